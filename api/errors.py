@@ -1,0 +1,84 @@
+"""The one place that turns exceptions into {"status_code": N, "errors": [{"error", "message"}]}."""
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    status_code = 400
+    error = "BadRequestError"
+
+    def __init__(self, *messages: str, status_code: int | None = None) -> None:
+        super().__init__(messages[0] if messages else "")
+        self.messages = list(dict.fromkeys(messages))  # each problem once, in order
+        if status_code is not None:
+            self.status_code = status_code
+
+
+class BadRequestError(ApiError):
+    pass
+
+
+class ValidationError(ApiError):
+    error = "ValidationError"
+
+
+class AuthError(ApiError):
+    error = "AuthError"
+    status_code = 403
+
+
+class NoResultFound(ApiError):
+    error = "NoResultFound"
+    status_code = 404
+
+    def __init__(self, message: str = "No result found") -> None:
+        super().__init__(message)
+
+
+class PDFNotReadyError(ApiError):
+    error = "PDFNotReadyError"
+
+
+class RateLimitError(ApiError):
+    error = "RateLimitError"
+    status_code = 429
+
+
+class TooManyRequestsError(ApiError):
+    error = "TooManyRequestsError"
+    status_code = 429
+
+
+def error_response(status_code: int, error: str, messages: list[str]) -> Response:
+    response = jsonify(
+        {"status_code": status_code, "errors": [{"error": error, "message": m} for m in messages]}
+    )
+    response.status_code = status_code
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError) -> Response:
+        return error_response(exc.status_code, exc.error, exc.messages)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        names = {404: ("ResourceNotFound", "The requested URL was not found on the server."),
+                 405: ("MethodNotAllowed", "The method is not allowed for the requested URL.")}
+        error, message = names.get(exc.code or 500, (type(exc).__name__, exc.description or exc.name))
+        response = error_response(exc.code or 500, error, [message])
+        if exc.code == 405 and exc.valid_methods:
+            response.headers["Allow"] = ", ".join(exc.valid_methods)
+        return response
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Response:
+        log.exception("unhandled exception")
+        return error_response(500, "Exception", ["Internal server error"])

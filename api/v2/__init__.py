@@ -1,0 +1,16 @@
+"""The public v2 API: every route authenticates with a service API key first."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+from api.auth import authenticate_service
+
+v2_blueprint = Blueprint("v2", __name__, url_prefix="/v2")
+
+
+@v2_blueprint.before_request
+def _authenticate() -> None:
+    authenticate_service()
+
+
+from api.v2.template import get_template, get_templates, post_preview  # noqa: E402,F401

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from flask import Response, g, jsonify
+
+from api.errors import NoResultFound
+from api.schema import validate
+from api.v2 import v2_blueprint
+from api.v2.template.serialise import template_json
+from api.v2.template.template_schemas import template_path
+from models.template import find_version
+
+
+def _found(template_id: str, version: int | None) -> Response:
+    validate(template_path, {"id": template_id})
+    found = find_version(g.caller.service, template_id, version)
+    if found is None:
+        raise NoResultFound("No Result Found")
+    return jsonify(template_json(found))
+
+
+@v2_blueprint.get("/template/<template_id>")
+def get_template(template_id: str) -> Response:
+    return _found(template_id, None)
+
+
+@v2_blueprint.get("/template/<template_id>/version/<int(signed=True):version>")
+def get_template_version(template_id: str, version: int) -> Response:
+    return _found(template_id, version)

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from flask import Response, g, jsonify
+
+from api.errors import BadRequestError, NoResultFound
+from api.request_body import json_body
+from api.schema import validate
+from api.v2 import v2_blueprint
+from api.v2.template.template_schemas import preview_request, template_path
+from models.template import find_version
+from pipeline.rendering import missing_personalisation, render
+
+
+@v2_blueprint.post("/template/<template_id>/preview")
+def preview_template(template_id: str) -> Response:
+    validate(template_path, {"id": template_id})
+    body = validate(preview_request, json_body())
+    version = find_version(g.caller.service, template_id)
+    if version is None:
+        raise NoResultFound("No Result Found")
+    values = body.get("personalisation") or {}
+    template_type = version.template.template_type
+    missing = missing_personalisation([version.subject or "", version.body], values)
+    if missing:
+        raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    rendered = render(template_type, version.body, version.subject, values)
+    return jsonify({
+        "id": str(version.template.id),
+        "type": template_type,
+        "version": version.version,
+        "body": rendered.body,
+        "subject": rendered.subject if template_type != "sms" else None,
+        "postage": version.postage if template_type == "letter" else None,
+        "html": rendered.html if template_type == "email" else None,
+    })

@@ -1,0 +1,33 @@
+"""The Template resource as the clients read it."""
+from __future__ import annotations
+
+from typing import Any
+
+from api.formatting import iso
+from models.template import TemplateVersion
+from pipeline.rendering import personalisation_map
+
+
+def template_json(version: TemplateVersion) -> dict[str, Any]:
+    template = version.template
+    return {
+        "id": str(template.id),
+        "name": version.name,
+        "type": template.template_type,
+        "created_at": iso(template.created_at),
+        "updated_at": iso(version.created_at) if version.version > 1 else None,
+        "created_by": version.created_by,
+        "version": version.version,
+        "body": version.body,
+        "subject": version.subject if template.template_type != "sms" else None,
+        "postage": version.postage if template.template_type == "letter" else None,
+        "letter_contact_block": version.letter_contact_block if template.template_type == "letter" else None,
+        "personalisation": personalisation_map(*_texts(version)),
+    }
+
+
+def _texts(version: TemplateVersion) -> list[str]:
+    texts = [version.subject or "", version.body]
+    if version.template.template_type == "letter" and version.letter_contact_block:
+        texts.append(version.letter_contact_block)
+    return texts

@@ -1,0 +1,62 @@
+"""The Flask app: authenticates, validates, records, enqueues, answers."""
+from __future__ import annotations
+
+import logging
+
+import peewee
+import redis
+from flask import Flask, Response, jsonify
+
+from api.errors import register_error_handlers
+from config import get_settings, redis_url
+from models.db import database, init_database, open_connection, release_connection
+
+
+def create_app() -> Flask:
+    settings = get_settings()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    if database.obj is None:
+        init_database(settings.database_url)
+    app = Flask(__name__, static_folder=None)
+    app.json.sort_keys = False
+    app.config["SETTINGS"] = settings
+
+    # Importing the broker binds the actors the API enqueues to (after commit) to Redis.
+    import workers.broker  # noqa: F401
+    from api.admin import admin_blueprint
+    from api.v2 import v2_blueprint
+    from cli import register_cli
+
+    app.register_blueprint(v2_blueprint)
+    app.register_blueprint(admin_blueprint)
+    register_error_handlers(app)
+    register_cli(app)
+
+    @app.before_request
+    def _connect() -> None:
+        open_connection()
+
+    @app.teardown_request
+    def _release(_exc: BaseException | None) -> None:
+        release_connection()
+
+    status_redis = redis.Redis.from_url(redis_url(settings), socket_timeout=2, socket_connect_timeout=2)
+
+    @app.get("/_status")
+    def status() -> tuple[Response, int]:
+        checks = {"database": "ok", "redis": "ok"}
+        try:
+            database.execute_sql("SELECT 1")
+        except peewee.PeeweeException as exc:
+            checks["database"] = f"unavailable: {type(exc).__name__}"
+        try:
+            status_redis.ping()
+        except redis.RedisError as exc:
+            checks["redis"] = f"unavailable: {type(exc).__name__}"
+        healthy = all(v == "ok" for v in checks.values())
+        return jsonify({"status": "ok" if healthy else "unavailable", **checks}), 200 if healthy else 503
+
+    return app
+
+
+app = create_app()

@@ -1,0 +1,101 @@
+"""One settings object built from environment variables, shared by web, workers and scheduler."""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+def _instance_dir() -> Path:
+    path = Path(os.environ.get("INSTANCE_DIR", ROOT / "instance"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _persistent_secret(name: str, env_var: str) -> str:
+    """An env var, else a value generated once and kept under instance/ so every process agrees."""
+    value = os.environ.get(env_var)
+    if value:
+        return value
+    path = _instance_dir() / name
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    redis_url: str | None  # None: the embedded Redis under instance/
+    admin_client_id: str
+    admin_client_secret: str
+    secret_key: str
+    base_url: str
+    admin_url: str
+    port: int
+    instance_dir: Path
+    queue_namespace: str
+    smtp_url: str | None
+    sms_gateway_url: str | None
+    sms_gateway_token: str | None
+    provider_webhook_token: str
+    clamd_url: str | None
+    print_drop_dir: Path
+    file_storage_dir: Path
+
+
+def load_settings() -> Settings:
+    instance = _instance_dir()
+    port = int(os.environ.get("PORT", "6011"))
+    base_url = os.environ.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/")
+    return Settings(
+        database_url=os.environ.get("DATABASE_URL") or f"sqlite:///{instance / 'notify.db'}",
+        redis_url=os.environ.get("REDIS_URL") or None,
+        admin_client_id=os.environ.get("ADMIN_CLIENT_ID", "notify-admin"),
+        admin_client_secret=_persistent_secret("admin-client-secret", "ADMIN_CLIENT_SECRET"),
+        secret_key=_persistent_secret("secret-key", "SECRET_KEY"),
+        base_url=base_url,
+        admin_url=os.environ.get("ADMIN_URL", base_url).rstrip("/"),
+        port=port,
+        instance_dir=instance,
+        queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
+        smtp_url=os.environ.get("SMTP_URL") or None,
+        sms_gateway_url=os.environ.get("SMS_GATEWAY_URL") or None,
+        sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,
+        provider_webhook_token=_persistent_secret("provider-webhook-token", "PROVIDER_WEBHOOK_TOKEN"),
+        clamd_url=os.environ.get("CLAMD_URL") or None,
+        print_drop_dir=Path(os.environ.get("PRINT_DROP_DIR", instance / "print")),
+        file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
+    )
+
+
+_settings: Settings | None = None
+
+
+def get_settings() -> Settings:
+    """The process-wide settings, read from the environment on first use."""
+    global _settings
+    if _settings is None:
+        _settings = load_settings()
+    return _settings
+
+
+def reset_settings() -> None:
+    """Forget the cached settings (tests change the environment between apps)."""
+    global _settings
+    _settings = None
+
+
+def redis_url(settings: Settings) -> str:
+    if settings.redis_url:
+        return settings.redis_url
+    import embedded_redis
+
+    return embedded_redis.ensure_running(settings.instance_dir)

@@ -1,0 +1,75 @@
+"""The database handle shared by every model, switched between SQLite and PostgreSQL by URL."""
+from __future__ import annotations
+
+import datetime
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import peewee
+from playhouse import db_url
+
+database = peewee.DatabaseProxy()
+
+
+def utcnow() -> datetime.datetime:
+    """Naive UTC: the database stores UTC without a zone; the API adds the Z on the way out."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class JSONField(peewee.TextField):
+    """JSON kept as text, so one schema serves SQLite and PostgreSQL alike."""
+
+    def db_value(self, value: Any) -> str | None:
+        return None if value is None else json.dumps(value, separators=(",", ":"))
+
+    def python_value(self, value: str | None) -> Any:
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(peewee.Model):
+    class Meta:
+        database = database
+
+
+def uuid_pk() -> peewee.UUIDField:
+    return peewee.UUIDField(primary_key=True, default=uuid.uuid4)
+
+
+def connect_url(url: str) -> peewee.Database:
+    if url.startswith("sqlite:///"):
+        path = Path(url[len("sqlite:///"):])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # WAL lets web and worker processes read while one writes; busy_timeout waits for the
+        # writer lock instead of failing at once under concurrent sends.
+        return peewee.SqliteDatabase(
+            str(path),
+            pragmas={"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 10000, "synchronous": "normal"},
+            check_same_thread=False,
+        )
+    if url.startswith(("postgresql://", "postgres://")):
+        url = "postgres+pool://" + url.split("://", 1)[1]
+        return db_url.connect(url, max_connections=64, stale_timeout=300, timeout=10)
+    return db_url.connect(url)
+
+
+def init_database(url: str) -> peewee.Database:
+    db = connect_url(url)
+    database.initialize(db)
+    return db
+
+
+def is_pooled() -> bool:
+    return not isinstance(database.obj, peewee.SqliteDatabase)
+
+
+def open_connection() -> None:
+    database.connect(reuse_if_open=True)
+
+
+def release_connection() -> None:
+    """Pooled PostgreSQL connections go back to the pool; SQLite keeps one per thread open
+    because closing the last connection checkpoints the WAL and halves throughput."""
+    if is_pooled() and not database.is_closed():
+        database.close()

@@ -1,0 +1,73 @@
+"""Versioned schema migrations: each step runs once, in order, recorded in schema_version.
+
+`python -m models.migrations` (the Procfile's release process) is idempotent: an existing database
+is upgraded in place, a current one is left alone.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import peewee
+
+from models.api_key import ApiKey
+from models.db import BaseModel, database, utcnow
+from models.notification import Notification, ReceivedText
+from models.service import (
+    GuestListEntry,
+    InboundNumber,
+    LetterContact,
+    ReplyToAddress,
+    Service,
+    ServiceCallback,
+    SmsSender,
+    TeamMember,
+)
+from models.template import Template, TemplateVersion
+
+
+class SchemaVersion(BaseModel):
+    version = peewee.IntegerField(primary_key=True)
+    name = peewee.CharField()
+    applied_at = peewee.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "schema_version"
+
+
+def _initial_schema() -> None:
+    database.create_tables(
+        [
+            Service, TeamMember, GuestListEntry, SmsSender, ReplyToAddress, LetterContact,
+            InboundNumber, ServiceCallback, ApiKey, Template, TemplateVersion, Notification,
+            ReceivedText,
+        ]
+    )
+
+
+MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
+    (1, "initial schema", _initial_schema),
+]
+
+
+def migrate() -> list[int]:
+    """Apply pending migrations; returns the versions applied."""
+    applied: list[int] = []
+    with database.connection_context():
+        database.create_tables([SchemaVersion])
+        done = {row.version for row in SchemaVersion.select()}
+        for version, name, step in MIGRATIONS:
+            if version in done:
+                continue
+            with database.atomic():
+                step()
+                SchemaVersion.create(version=version, name=name)
+            applied.append(version)
+    return applied
+
+
+if __name__ == "__main__":
+    from config import get_settings
+    from models.db import init_database
+
+    init_database(get_settings().database_url)
+    print(f"schema migrations applied: {migrate() or 'none (up to date)'}")

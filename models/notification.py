@@ -1,0 +1,61 @@
+"""Notifications: the source of truth for every message and its status."""
+from __future__ import annotations
+
+import peewee
+
+from models.db import BaseModel, JSONField, utcnow, uuid_pk
+from models.service import Service
+
+
+class Notification(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="notifications", on_delete="CASCADE", index=False)
+    api_key_id = peewee.UUIDField(null=True)
+    key_type = peewee.CharField()
+    notification_type = peewee.CharField()
+    template_id = peewee.UUIDField(null=True)  # null for precompiled letters
+    template_version = peewee.IntegerField(null=True)
+    to = peewee.TextField()  # as supplied by the caller (letters: the address lines joined)
+    normalised_to = peewee.TextField(null=True)
+    reference = peewee.CharField(max_length=1000, null=True)
+    status = peewee.CharField()
+    body = peewee.TextField(null=True)
+    subject = peewee.TextField(null=True)
+    reply_to_text = peewee.TextField(null=True)  # from_number / reply-to address / contact block
+    created_at = peewee.DateTimeField(default=utcnow)
+    sent_at = peewee.DateTimeField(null=True)
+    completed_at = peewee.DateTimeField(null=True)
+    updated_at = peewee.DateTimeField(null=True)
+    scheduled_for = peewee.DateTimeField(null=True)
+    sent_by = peewee.CharField(null=True)  # provider name
+    provider_reference = peewee.CharField(null=True, index=True)
+    international = peewee.BooleanField(default=False)
+    phone_prefix = peewee.CharField(null=True)
+    rate_multiplier = peewee.IntegerField(null=True)
+    billable_units = peewee.IntegerField(null=True)  # sms fragments or letter sheets
+    postage = peewee.CharField(null=True)
+    address = JSONField(null=True)  # letters: {"lines": [...], "postcode": ...}
+    one_click_unsubscribe_url = peewee.TextField(null=True)
+    created_by_name = peewee.CharField(null=True)
+    precompiled = peewee.BooleanField(default=False)
+
+    class Meta:
+        indexes = (
+            # Paging a service's notifications newest first, per key type: the list query's index.
+            (("service", "key_type", "created_at", "id"), False),
+            (("status", "created_at"), False),
+            (("created_at",), False),
+        )
+
+
+class ReceivedText(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="received_texts", on_delete="CASCADE", index=False)
+    notify_number = peewee.CharField()
+    user_number = peewee.CharField()
+    content = peewee.TextField()
+    provider_reference = peewee.CharField(null=True)
+    created_at = peewee.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("service", "created_at", "id"), False),)

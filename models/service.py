@@ -1,0 +1,102 @@
+"""A service and the settings that hang off it: team, guest list, senders, contact blocks, callbacks."""
+from __future__ import annotations
+
+import peewee
+
+from models.db import BaseModel, JSONField, utcnow, uuid_pk
+
+PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "upload_document")
+DEFAULT_PERMISSIONS = ["email", "sms", "international_sms"]
+CHANNELS = ("email", "sms", "letter")
+
+
+class Service(BaseModel):
+    id = uuid_pk()
+    name = peewee.CharField(unique=True)
+    active = peewee.BooleanField(default=True)
+    trial_mode = peewee.BooleanField(default=True)
+    permissions = JSONField(default=lambda: list(DEFAULT_PERMISSIONS))
+    rate_limit = peewee.IntegerField(default=3000)
+    sms_daily_limit = peewee.IntegerField(default=250000)
+    email_daily_limit = peewee.IntegerField(default=250000)
+    letter_daily_limit = peewee.IntegerField(default=20000)
+    international_sms_daily_limit = peewee.IntegerField(default=100)
+    email_retention_days = peewee.IntegerField(default=7)
+    sms_retention_days = peewee.IntegerField(default=7)
+    letter_retention_days = peewee.IntegerField(default=7)
+    file_download_contact = peewee.CharField(null=True)
+    created_at = peewee.DateTimeField(default=utcnow)
+    updated_at = peewee.DateTimeField(null=True)
+
+    def has_permission(self, permission: str) -> bool:
+        return permission in (self.permissions or [])
+
+    def retention_days(self, channel: str) -> int:
+        return getattr(self, f"{channel}_retention_days")
+
+    def daily_limit(self, kind: str) -> int:
+        return getattr(self, f"{kind}_daily_limit")
+
+
+class TeamMember(BaseModel):
+    service = peewee.ForeignKeyField(Service, backref="team_members", on_delete="CASCADE")
+    email_address = peewee.CharField(null=True)
+    mobile_number = peewee.CharField(null=True)
+    created_at = peewee.DateTimeField(default=utcnow)
+
+
+class GuestListEntry(BaseModel):
+    service = peewee.ForeignKeyField(Service, backref="guest_list", on_delete="CASCADE")
+    recipient = peewee.CharField()  # normalised: lower-case email or E.164 number
+    recipient_type = peewee.CharField()  # "email" or "mobile"
+    created_at = peewee.DateTimeField(default=utcnow)
+
+
+class SmsSender(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="sms_senders", on_delete="CASCADE")
+    sms_sender = peewee.CharField()
+    is_default = peewee.BooleanField(default=False)
+    created_at = peewee.DateTimeField(default=utcnow)
+
+
+class ReplyToAddress(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="reply_to_addresses", on_delete="CASCADE")
+    email_address = peewee.CharField()
+    is_default = peewee.BooleanField(default=False)
+    created_at = peewee.DateTimeField(default=utcnow)
+
+
+class LetterContact(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="letter_contacts", on_delete="CASCADE")
+    contact_block = peewee.TextField()
+    is_default = peewee.BooleanField(default=False)
+    created_at = peewee.DateTimeField(default=utcnow)
+
+
+class InboundNumber(BaseModel):
+    id = uuid_pk()
+    number = peewee.CharField(unique=True)
+    service = peewee.ForeignKeyField(Service, backref="inbound_numbers", null=True, on_delete="SET NULL")
+    active = peewee.BooleanField(default=True)
+    created_at = peewee.DateTimeField(default=utcnow)
+
+
+class ServiceCallback(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")
+    kind = peewee.CharField()  # "delivery-status" or "inbound-sms"
+    url = peewee.CharField()
+    bearer_token_encrypted = peewee.TextField()
+    updated_at = peewee.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("service", "kind"), True),)
+
+
+def default_of(model: type[BaseModel], service: Service) -> BaseModel | None:
+    """The service's default sender/reply-to/contact; the oldest one when none is marked default."""
+    rows = list(model.select().where(model.service == service).order_by(model.is_default.desc(), model.created_at))
+    return rows[0] if rows else None

@@ -1,0 +1,102 @@
+"""Test set-up: real SQLite or PostgreSQL (DATABASE_URL), real Redis (REDIS_URL, else embedded).
+
+The environment is fixed before the app is imported, because settings, the database handle and the
+Dramatiq broker are process-wide, as they are in the web and worker processes.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import threading
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+_instance = tempfile.mkdtemp(prefix="notify-tests-")
+os.environ["INSTANCE_DIR"] = _instance
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{_instance}/test.db")
+os.environ["QUEUE_NAMESPACE"] = f"notify-test-{uuid.uuid4().hex[:8]}"
+os.environ["ADMIN_CLIENT_SECRET"] = "test-admin-client-secret"
+os.environ["SECRET_KEY"] = "test-secret-key"
+os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
+
+from app import app as flask_app  # noqa: E402
+from models.db import database, is_pooled  # noqa: E402
+from models.migrations import migrate  # noqa: E402
+from workers.broker import broker  # noqa: E402
+
+
+def _all_tables() -> list[str]:
+    return [t for t in database.get_tables() if t != "schema_version"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _schema() -> Iterator[None]:
+    with database.connection_context():
+        # Start every run from an empty schema so earlier runs against a shared database count for nothing.
+        for table in database.get_tables():
+            database.execute_sql(f'DROP TABLE IF EXISTS "{table}"' + (" CASCADE" if is_pooled() else ""))
+    migrate()
+    yield
+    broker.flush_all()
+    broker.close()
+    if not os.environ.get("REDIS_URL"):
+        import embedded_redis
+
+        embedded_redis.stop(Path(_instance))
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> Iterator[None]:
+    yield
+    broker.flush_all()
+    with database.connection_context():
+        tables = _all_tables()
+        if is_pooled():
+            database.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
+        else:
+            database.execute_sql("PRAGMA foreign_keys = OFF")
+            for table in tables:
+                database.execute_sql(f'DELETE FROM "{table}"')
+            database.execute_sql("PRAGMA foreign_keys = ON")
+
+
+@pytest.fixture(autouse=True)
+def _connection() -> Iterator[None]:
+    database.connect(reuse_if_open=True)
+    yield
+    if is_pooled() and not database.is_closed():
+        database.close()
+
+
+@pytest.fixture(scope="session")
+def app():
+    return flask_app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_server(app) -> Iterator[str]:
+    """The app on a real socket, for the official clients."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", _free_port(), app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
