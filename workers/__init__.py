@@ -1,0 +1,3 @@
+"""Dramatiq broker set-up and actors; `dramatiq workers` imports this package to find them all."""
+from workers import broker  # noqa: F401
+from workers import periodic  # noqa: F401

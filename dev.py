@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""The two commands of the README, needing nothing but Python 3.11 on the machine.
+
+    python3 dev.py run    install into .venv, migrate, start web + worker + scheduler (Procfile)
+    python3 dev.py test   install into .venv, run the test suite
+
+DATABASE_URL and REDIS_URL choose PostgreSQL and a Redis server; unset, a SQLite file and an
+embedded Redis under instance/ are used.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PYTHON = VENV / "bin" / "python"
+
+
+SHOW_ADMIN = """
+from config import get_settings
+s = get_settings()
+print(f"API and admin API at {s.base_url}")
+print(f"admin client id:     {s.admin_client_id}")
+print(f"admin client secret: {s.admin_client_secret}")
+print("create a service:    .venv/bin/flask --app app create-service --name 'My service'")
+"""
+
+
+def _ensure_venv() -> None:
+    if not PYTHON.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    wanted = hashlib.sha256((ROOT / "requirements.txt").read_bytes()).hexdigest()
+    marker = VENV / ".requirements.sha256"
+    if not marker.exists() or marker.read_text() != wanted:
+        subprocess.run([str(PYTHON), "-m", "pip", "install", "-q", "-r", str(ROOT / "requirements.txt")], check=True)
+        marker.write_text(wanted)
+
+
+def _ensure_node_client() -> None:
+    """The Node contract tests need the official client; skipped when Node is not installed."""
+    if not shutil.which("npm"):
+        return
+    node_dir = ROOT / "tests" / "contract" / "node"
+    if not (node_dir / "node_modules" / "notifications-node-client").exists():
+        subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=node_dir, check=True)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def run() -> int:
+    env = _env()
+    # Start the embedded Redis once here, so web, worker and scheduler all find the same server.
+    url = subprocess.run(
+        [str(PYTHON), "-c", "from config import get_settings, redis_url; print(redis_url(get_settings()))"],
+        cwd=ROOT, env=env, check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    env["REDIS_URL"] = url
+    subprocess.run([str(PYTHON), "-m", "models.migrations"], cwd=ROOT, env=env, check=True)
+    subprocess.run([str(PYTHON), "-c", SHOW_ADMIN], cwd=ROOT, env=env, check=True)
+    return subprocess.call([str(VENV / "bin" / "honcho"), "start", "web", "worker", "scheduler"], cwd=ROOT, env=env)
+
+
+def test(args: list[str]) -> int:
+    _ensure_node_client()
+    code = subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=_env())
+    # pytest's 5 means no test ran: that is a failure, never a pass.
+    return 1 if code == 5 else code
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"run", "test"}:
+        print(__doc__)
+        return 2
+    _ensure_venv()
+    return run() if sys.argv[1] == "run" else test(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
