@@ -38,6 +38,10 @@ class Notification(BaseModel):
     one_click_unsubscribe_url = peewee.TextField(null=True)
     created_by_name = peewee.CharField(null=True)
     precompiled = peewee.BooleanField(default=False)
+    personalisation = JSONField(null=True)  # kept for rendering the HTML email at dispatch; purged with the row
+    # Set when a worker starts the provider call: a redelivered message that finds it set never calls
+    # the provider again (at most one provider call per notification).
+    dispatch_started_at = peewee.DateTimeField(null=True)
 
     class Meta:
         indexes = (
