@@ -1,0 +1,49 @@
+"""Pure validation of message recipients: NL mobile numbers, email addresses, postal addresses.
+
+Nothing here touches the database or the network; the HTTP layer turns the
+exceptions below into ValidationError responses by prefixing the field name
+(``phone_number`` / ``email_address``); address messages are used as they are.
+"""
+
+from __future__ import annotations
+
+
+class InvalidRecipient(ValueError):
+    """A phone number or email address failed validation.
+
+    ``message`` is the exact spec text without the field prefix, e.g. "Too many digits".
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# The submodules import InvalidRecipient from this package, so it must be defined
+# before they are imported (hence the imports below the class, not at the top).
+from pipeline.recipients.email_address import (  # noqa: E402
+    format_email_for_comparison,
+    validate_email_address,
+)
+from pipeline.recipients.phone import (  # noqa: E402
+    PhoneNumber,
+    format_phone_for_comparison,
+    validate_phone_number,
+)
+from pipeline.recipients.postal_address import (  # noqa: E402
+    AddressErrors,
+    PostalAddress,
+    validate_postal_address,
+)
+
+__all__ = [
+    "AddressErrors",
+    "InvalidRecipient",
+    "PhoneNumber",
+    "PostalAddress",
+    "format_email_for_comparison",
+    "format_phone_for_comparison",
+    "validate_email_address",
+    "validate_phone_number",
+    "validate_postal_address",
+]
