@@ -1,8 +1,89 @@
-"""Operator commands: `flask --app app <command>`, each printing JSON."""
+"""Operator commands: `flask --app app <command>`, each printing JSON.
+
+Each command calls the same function as the matching admin route, with the options as the request
+body, so the CLI validates and answers exactly as the API does. Errors print the API's error body
+on stderr and exit with status 1.
+"""
 from __future__ import annotations
 
+import json
+from typing import Any, Callable
+
+import click
 from flask import Flask
+
+from api.admin import api_keys, services, templates
+from api.auth import create_token
+from api.errors import ApiError
+from config import get_settings
+from models.db import open_connection, release_connection
+
+
+def _run(operation: Callable[[], Any]) -> None:
+    open_connection()
+    try:
+        result = operation()
+    except ApiError as error:
+        body = {"status_code": error.status_code,
+                "errors": [{"error": error.error, "message": message} for message in error.messages]}
+        click.echo(json.dumps(body, indent=2), err=True)
+        raise click.exceptions.Exit(1) from None
+    finally:
+        release_connection()
+    click.echo(json.dumps(result, indent=2))
+
+
+def _split(values: str | None) -> list[str] | None:
+    return None if values is None else [value.strip() for value in values.split(",") if value.strip()]
 
 
 def register_cli(app: Flask) -> None:
-    pass
+    @app.cli.command("create-service")
+    @click.option("--name", required=True)
+    @click.option("--live", is_flag=True, help="Create it out of trial mode.")
+    @click.option("--permissions", help="Comma-separated, e.g. email,sms,letter (default email,sms,international_sms).")
+    def create_service(name: str, live: bool, permissions: str | None) -> None:
+        """Create a service (in trial mode unless --live)."""
+        data: dict[str, Any] = {"name": name, "trial_mode": not live}
+        if permissions is not None:
+            data["permissions"] = _split(permissions)
+        _run(lambda: services.create_service(data))
+
+    @app.cli.command("create-api-key")
+    @click.option("--service-id", required=True)
+    @click.option("--name", required=True)
+    @click.option("--key-type", required=True, help="live, team or test")
+    def create_api_key(service_id: str, name: str, key_type: str) -> None:
+        """Create an API key; the printed key is not shown again."""
+        _run(lambda: api_keys.create_key(service_id, {"name": name, "key_type": key_type}))
+
+    @app.cli.command("create-template")
+    @click.option("--service-id", required=True)
+    @click.option("--type", "template_type", required=True, help="sms, email or letter")
+    @click.option("--name", required=True)
+    @click.option("--body", required=True)
+    @click.option("--subject", help="Email subject or letter heading.")
+    @click.option("--postage", help="Letters: first, second (default), economy, europe, rest-of-world.")
+    def create_template(service_id: str, template_type: str, name: str, body: str,
+                        subject: str | None, postage: str | None) -> None:
+        """Create a template (version 1)."""
+        data = {"type": template_type, "name": name, "body": body, "subject": subject, "postage": postage}
+        # Options left out are left out of the body, as an API caller would.
+        _run(lambda: templates.add_template(service_id, {k: v for k, v in data.items() if v is not None}))
+
+    @app.cli.command("go-live")
+    @click.option("--service-id", required=True)
+    def go_live(service_id: str) -> None:
+        """Take a service out of trial mode."""
+        _run(lambda: services.go_live(service_id))
+
+    @app.cli.command("list-services")
+    def list_services() -> None:
+        """List every service with its settings."""
+        _run(services.list_services)
+
+    @app.cli.command("admin-token")
+    def admin_token() -> None:
+        """Print a fresh admin JWT (valid for 30 seconds), bare so it can go into a header."""
+        settings = get_settings()
+        click.echo(create_token(settings.admin_client_id, settings.admin_client_secret))

@@ -100,3 +100,24 @@ def default_of(model: type[BaseModel], service: Service) -> BaseModel | None:
     """The service's default sender/reply-to/contact; the oldest one when none is marked default."""
     rows = list(model.select().where(model.service == service).order_by(model.is_default.desc(), model.created_at))
     return rows[0] if rows else None
+
+
+# Helpers for the admin API and the operator CLI (appended; the models above are unchanged).
+
+
+def find_service_by_name(name: str, *, excluding: Service | None = None) -> Service | None:
+    """The service with this name ignoring case: "Tax office" and "tax office" would confuse people."""
+    query = Service.select().where(peewee.fn.LOWER(Service.name) == name.lower())
+    if excluding is not None:
+        query = query.where(Service.id != excluding.id)
+    return query.first()
+
+
+def add_service_setting(model: type[BaseModel], service: Service, *, is_default: bool, **fields: object) -> BaseModel:
+    """Add an SMS sender, reply-to address or letter contact. The first of its kind is the default
+    whatever was asked, and a new default takes over, so a service has exactly one default of each."""
+    with Service._meta.database.atomic():
+        first = not model.select().where(model.service == service).exists()
+        if is_default or first:
+            model.update(is_default=False).where((model.service == service) & (model.is_default == True)).execute()  # noqa: E712
+        return model.create(service=service, is_default=is_default or first, **fields)

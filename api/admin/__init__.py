@@ -11,3 +11,7 @@ admin_blueprint = Blueprint("admin", __name__, url_prefix="/admin")
 @admin_blueprint.before_request
 def _authenticate() -> None:
     authenticate_admin()
+
+
+# Routes register themselves on the blueprint when imported (after it exists, hence at the bottom).
+from api.admin import api_keys, senders, services, templates, users  # noqa: E402,F401

@@ -1,0 +1,169 @@
+"""JSON Schemas of the admin (provisioning) API, kept as data.
+
+Every schema here is a module-level constant: api.schema caches compiled validators by id(), so a
+schema built per call could collide with a freed one.
+"""
+from __future__ import annotations
+
+import re
+
+from api.schema import FormatProblem, format_checker, uuid_property
+from models.api_key import KEY_TYPES
+from models.service import PERMISSIONS
+from models.template import TEMPLATE_TYPES
+
+POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
+MAX_RETENTION_DAYS = 3650
+
+# Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
+_SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
+_SEPARATORS = re.compile(r"[\s()\-]")
+
+
+@format_checker.checks("sms-sender", raises=FormatProblem)
+def _is_sms_sender(value: object) -> bool:
+    if isinstance(value, str) and not _SMS_SENDER.fullmatch(value.strip()):
+        raise FormatProblem("must be up to 11 letters, digits and spaces, or a phone number")
+    return True
+
+
+@format_checker.checks("inbound-number", raises=FormatProblem)
+def _is_inbound_number(value: object) -> bool:
+    if isinstance(value, str) and not re.fullmatch(r"\+?[0-9]{3,15}", _SEPARATORS.sub("", value)):
+        raise FormatProblem("must be a phone number of 3 to 15 digits, optionally starting with +")
+    return True
+
+
+@format_checker.checks("non-blank", raises=FormatProblem)
+def _is_non_blank(value: object) -> bool:
+    # One readable message for "" and "   " alike, instead of jsonschema's "'' should be non-empty".
+    if isinstance(value, str) and not value.strip():
+        raise FormatProblem("cannot be blank")
+    return True
+
+
+def strip_separators(number: str) -> str:
+    """The stored form of inbound numbers: what the format check above accepted, minus separators."""
+    return _SEPARATORS.sub("", number)
+
+
+_name = {"type": "string", "format": "non-blank", "maxLength": 255}
+_limit = {"type": "integer", "minimum": 0}
+_days = {"type": "integer", "minimum": 1, "maximum": MAX_RETENTION_DAYS}
+
+_service_settings = {
+    "name": _name,
+    "trial_mode": {"type": "boolean"},
+    "active": {"type": "boolean"},
+    "rate_limit": {"type": "integer", "minimum": 1},
+    "sms_daily_limit": _limit,
+    "email_daily_limit": _limit,
+    "letter_daily_limit": _limit,
+    "international_sms_daily_limit": _limit,
+    "permissions": {"type": "array", "items": {"enum": list(PERMISSIONS)}, "uniqueItems": True},
+    "file_download_contact": {"type": ["string", "null"], "maxLength": 255},
+    # A partial object on PATCH changes only the channels it names.
+    "data_retention_days": {
+        "type": "object",
+        "properties": {"email": _days, "sms": _days, "letter": _days},
+        "additionalProperties": False,
+    },
+}
+
+create_service = {
+    "type": "object",
+    "required": ["name"],
+    "properties": _service_settings,
+    "additionalProperties": False,
+}
+
+update_service = {
+    "type": "object",
+    "properties": _service_settings,
+    "additionalProperties": False,
+}
+
+create_api_key = {
+    "type": "object",
+    "required": ["name", "key_type"],
+    "properties": {"name": _name, "key_type": {"enum": list(KEY_TYPES)}},
+    "additionalProperties": False,
+}
+
+_nullable_text = {"type": ["string", "null"], "maxLength": 255}
+
+create_user = {
+    "type": "object",
+    "properties": {"email_address": _nullable_text, "mobile_number": _nullable_text},
+    "additionalProperties": False,
+}
+
+create_guest_list_entry = {
+    "type": "object",
+    "required": ["recipient"],
+    "properties": {"recipient": {"type": "string", "format": "non-blank", "maxLength": 255}},
+    "additionalProperties": False,
+}
+
+_template_fields = {
+    "name": _name,
+    "body": {"type": "string", "format": "non-blank"},
+    "subject": {"type": ["string", "null"], "format": "non-blank"},
+    "postage": {"enum": POSTAGE},
+    "letter_contact_id": {"type": ["string", "null"], "format": "uuid"},
+    "created_by": _name,
+}
+
+create_template = {
+    "type": "object",
+    "required": ["name", "type", "body"],
+    "properties": {"type": {"enum": list(TEMPLATE_TYPES)}, **_template_fields},
+    "additionalProperties": False,
+    # Emails and letters need a subject (a letter's is its heading); type-specific bans are in code.
+    "allOf": [{
+        "if": {"required": ["type"], "properties": {"type": {"enum": ["email", "letter"]}}},
+        "then": {"required": ["subject"]},
+    }],
+}
+
+update_template = {
+    "type": "object",
+    "properties": _template_fields,
+    "additionalProperties": False,
+}
+
+_is_default = {"type": "boolean"}
+
+create_sms_sender = {
+    "type": "object",
+    "required": ["sms_sender"],
+    "properties": {"sms_sender": {"type": "string", "format": "sms-sender"}, "is_default": _is_default},
+    "additionalProperties": False,
+}
+
+create_reply_to_address = {
+    "type": "object",
+    "required": ["email_address"],
+    "properties": {"email_address": {"type": "string", "maxLength": 255}, "is_default": _is_default},
+    "additionalProperties": False,
+}
+
+create_letter_contact = {
+    "type": "object",
+    "required": ["contact_block"],
+    "properties": {"contact_block": {"type": "string", "format": "non-blank", "maxLength": 1000},
+                   "is_default": _is_default},
+    "additionalProperties": False,
+}
+
+assign_inbound_number = {
+    "type": "object",
+    "required": ["number"],
+    "properties": {"number": {"type": "string", "format": "inbound-number"}},
+    "additionalProperties": False,
+}
+
+# Path segments: a malformed id is a 400 "<name> is not a valid UUID", an unknown one a 404.
+service_path = {"type": "object", "properties": {"service_id": uuid_property()}}
+api_key_path = {"type": "object", "properties": {"key_id": uuid_property()}}
+template_path = {"type": "object", "properties": {"template_id": uuid_property()}}

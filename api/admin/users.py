@@ -1,0 +1,116 @@
+"""Team members and the guest list: who a service in trial mode may send to.
+
+Both are stored normalised (lower-cased email, E.164 phone number) so that the trial-mode check
+only has to normalise the recipient of a send the same way and compare strings.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, jsonify
+
+from api.admin import admin_blueprint, admin_schemas
+from api.admin.services import find_service
+from api.errors import ValidationError
+from api.formatting import iso
+from api.request_body import json_body
+from api.schema import validate
+from models.service import GuestListEntry, TeamMember
+
+
+def _email(field: str, raw: str) -> str:
+    # Imported here so the admin API does not pull in the recipients pipeline at start-up.
+    from pipeline.recipients import InvalidRecipient, format_email_for_comparison, validate_email_address
+
+    try:
+        validate_email_address(raw)
+    except InvalidRecipient as problem:
+        raise ValidationError(f"{field} {problem.message}") from None
+    return format_email_for_comparison(raw)
+
+
+def _phone(field: str, raw: str) -> str:
+    from pipeline.recipients import InvalidRecipient, validate_phone_number
+
+    try:
+        # Validating rather than only formatting: a number that can never match a send is a mistake.
+        return validate_phone_number(raw).e164
+    except InvalidRecipient as problem:
+        raise ValidationError(f"{field} {problem.message}") from None
+
+
+def team_member_json(member: TeamMember) -> dict[str, Any]:
+    return {"id": member.id, "email_address": member.email_address, "mobile_number": member.mobile_number,
+            "created_at": iso(member.created_at)}
+
+
+def guest_list_json(entry: GuestListEntry) -> dict[str, Any]:
+    return {"id": entry.id, "recipient": entry.recipient, "recipient_type": entry.recipient_type,
+            "created_at": iso(entry.created_at)}
+
+
+def add_team_member(service_id: str, data: Any) -> dict[str, Any]:
+    service = find_service(service_id)
+    validate(admin_schemas.create_user, data)
+    email, mobile = data.get("email_address"), data.get("mobile_number")
+    if email is None and mobile is None:
+        raise ValidationError("email_address or mobile_number must be provided")
+    values, problems = {}, []
+    for field, raw, normalise in (("email_address", email, _email), ("mobile_number", mobile, _phone)):
+        try:
+            values[field] = normalise(field, raw) if raw is not None else None
+        except ValidationError as problem:
+            problems += problem.messages  # report both fields' problems at once, as schemas do
+    if problems:
+        raise ValidationError(*problems)
+    return team_member_json(TeamMember.create(service=service, **values))
+
+
+def list_team_members(service_id: str) -> dict[str, Any]:
+    service = find_service(service_id)
+    members = TeamMember.select().where(TeamMember.service == service).order_by(TeamMember.id)
+    return {"users": [team_member_json(member) for member in members]}
+
+
+def add_guest(service_id: str, data: Any) -> tuple[dict[str, Any], bool]:
+    """Add a recipient; returns (entry JSON, created). An entry already listed is returned as is,
+    because the guest list is a set of recipients."""
+    service = find_service(service_id)
+    validate(admin_schemas.create_guest_list_entry, data)
+    raw = data["recipient"]
+    if "@" in raw:
+        recipient, kind = _email("recipient", raw), "email"
+    else:
+        recipient, kind = _phone("recipient", raw), "mobile"
+    existing = GuestListEntry.get_or_none((GuestListEntry.service == service) & (GuestListEntry.recipient == recipient))
+    if existing is not None:
+        return guest_list_json(existing), False
+    entry = GuestListEntry.create(service=service, recipient=recipient, recipient_type=kind)
+    return guest_list_json(entry), True
+
+
+def list_guests(service_id: str) -> dict[str, Any]:
+    service = find_service(service_id)
+    entries = GuestListEntry.select().where(GuestListEntry.service == service).order_by(GuestListEntry.id)
+    return {"guest_list": [guest_list_json(entry) for entry in entries]}
+
+
+@admin_blueprint.post("/services/<service_id>/users")
+def post_user(service_id: str) -> tuple[Response, int]:
+    return jsonify(add_team_member(service_id, json_body())), 201
+
+
+@admin_blueprint.get("/services/<service_id>/users")
+def get_users(service_id: str) -> Response:
+    return jsonify(list_team_members(service_id))
+
+
+@admin_blueprint.post("/services/<service_id>/guest-list")
+def post_guest(service_id: str) -> tuple[Response, int]:
+    entry, created = add_guest(service_id, json_body())
+    return jsonify(entry), 201 if created else 200
+
+
+@admin_blueprint.get("/services/<service_id>/guest-list")
+def get_guest_list(service_id: str) -> Response:
+    return jsonify(list_guests(service_id))
