@@ -1,0 +1,147 @@
+"""Email over SMTP with smtplib.
+
+The URL says how to connect:
+    smtp://[user:pass@]host[:25]            plain (credentials, if given, are sent in the clear)
+    smtp+starttls://[user:pass@]host[:587]  upgraded with STARTTLS before any credentials
+    smtps://[user:pass@]host[:465]          implicit TLS
+User and password are percent-decoded. Certificates are always verified against the system trust
+store unless the caller passes its own `tls_context` (tests pass one that trusts a test CA).
+
+Each worker thread keeps one open connection and checks it with NOOP before reuse: a TLS handshake
+and AUTH per email would cost more than the email itself. Any failure drops that connection.
+"""
+from __future__ import annotations
+
+import logging
+import smtplib
+import socket
+import ssl
+import threading
+from email.message import EmailMessage
+from urllib.parse import unquote, urlsplit
+
+from pipeline.providers.email.message import build_email
+from pipeline.providers.errors import (
+    PERMANENT_FAILURE,
+    TECHNICAL_FAILURE,
+    EmailMessageData,
+    FinalProviderError,
+    RetryableProviderError,
+)
+
+log = logging.getLogger(__name__)
+
+_DEFAULT_PORTS = {"smtp": 25, "smtp+starttls": 587, "smtps": 465}
+
+
+class SmtpProvider:
+    name = "smtp"
+
+    def __init__(self, url: str, *, timeout: float = 30.0, tls_context: ssl.SSLContext | None = None) -> None:
+        """`timeout` in seconds applies to connecting and to each SMTP command."""
+        parts = urlsplit(url)
+        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+            raise ValueError(f"SMTP URL must be smtp://, smtp+starttls:// or smtps:// with a host, not {url!r}")
+        self.scheme = parts.scheme
+        self.host = parts.hostname
+        self.port = parts.port or _DEFAULT_PORTS[parts.scheme]
+        self.username = unquote(parts.username) if parts.username else None
+        self.password = unquote(parts.password) if parts.password else ""
+        self.timeout = timeout
+        self.tls_context = tls_context or ssl.create_default_context()
+        # getfqdn() may wait on reverse DNS; once per provider, not once per connection.
+        self._local_hostname = socket.getfqdn()
+        self._local = threading.local()
+
+    def send_email(self, message: EmailMessageData) -> str:
+        """Send one message; return its Message-ID (angle brackets included, as in the header)."""
+        email = build_email(message)
+        envelope_from = email["From"].addresses[0].addr_spec
+        try:
+            self._send(email, envelope_from, message.to)
+        except smtplib.SMTPRecipientsRefused as error:
+            code, reply = next(iter(error.recipients.values()))
+            if code >= 500:
+                raise FinalProviderError(PERMANENT_FAILURE, f"recipient refused: {code} {_text(reply)}") from error
+            raise RetryableProviderError(f"recipient deferred: {code} {_text(reply)}") from error
+        except smtplib.SMTPAuthenticationError as error:
+            if error.smtp_code < 500:  # 454: the server could not check credentials just now
+                raise RetryableProviderError(f"SMTP authentication deferred: {error.smtp_code}") from error
+            raise FinalProviderError(TECHNICAL_FAILURE, f"SMTP authentication failed: {error.smtp_code}") from error
+        except smtplib.SMTPNotSupportedError as error:
+            # STARTTLS, AUTH or SMTPUTF8 missing on the server: a configuration problem, not a blip.
+            raise FinalProviderError(TECHNICAL_FAILURE, f"SMTP server lacks a needed extension: {error}") from error
+        except (smtplib.SMTPServerDisconnected, smtplib.SMTPConnectError) as error:
+            raise RetryableProviderError(f"SMTP connection lost: {error}") from error
+        except smtplib.SMTPResponseException as error:  # MAIL FROM, DATA or HELO answered with an error
+            raise _sort_reply(error.smtp_code, error.smtp_error) from error
+        except smtplib.SMTPException as error:  # e.g. "no suitable authentication method": configuration
+            raise FinalProviderError(TECHNICAL_FAILURE, f"SMTP: {error}") from error
+        except OSError as error:  # refused, reset, timed out, TLS handshake or certificate failure
+            raise RetryableProviderError(f"SMTP connection to {self.host}:{self.port} failed: {error!r}") from error
+        return str(email["Message-ID"])
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends or on error)."""
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            try:
+                connection.quit()
+            except (smtplib.SMTPException, OSError):
+                connection.close()
+
+    def _send(self, email: EmailMessage, envelope_from: str, to: str) -> None:
+        connection = self._checkout()
+        try:
+            connection.send_message(email, from_addr=envelope_from, to_addrs=[to])
+        except BaseException:
+            # Refused, broken, or interrupted mid-DATA (e.g. by a worker time limit): the session
+            # is in an unknown state, so it is closed rather than handed to the next message.
+            connection.close()
+            raise
+        self._local.connection = connection
+
+    def _checkout(self) -> smtplib.SMTP:
+        """This thread's open connection if the server still answers NOOP, else a new one."""
+        connection: smtplib.SMTP | None = getattr(self._local, "connection", None)
+        self._local.connection = None
+        if connection is not None:
+            try:
+                if connection.noop()[0] == 250:
+                    return connection
+            except (smtplib.SMTPException, OSError):
+                pass  # the server closed an idle connection: open a fresh one below
+            connection.close()
+        return self._open()
+
+    def _open(self) -> smtplib.SMTP:
+        if self.scheme == "smtps":
+            connection: smtplib.SMTP = smtplib.SMTP_SSL(
+                self.host, self.port, local_hostname=self._local_hostname, timeout=self.timeout,
+                context=self.tls_context,
+            )
+        else:
+            connection = smtplib.SMTP(self.host, self.port, local_hostname=self._local_hostname, timeout=self.timeout)
+        try:
+            if self.scheme == "smtp+starttls":
+                connection.starttls(context=self.tls_context)  # raises SMTPNotSupportedError if not offered
+            if self.username:
+                connection.login(self.username, self.password)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+
+def _sort_reply(code: int, reply: bytes | str) -> FinalProviderError | RetryableProviderError:
+    if code < 500:
+        return RetryableProviderError(f"SMTP temporary failure: {code} {_text(reply)}")
+    # A 5xx after DATA with an enhanced status 5.1.x (RFC 3463 "addressing status") is still about
+    # the recipient; any other 5xx means the server will not take what we sent.
+    status = PERMANENT_FAILURE if _text(reply).startswith("5.1.") else TECHNICAL_FAILURE
+    return FinalProviderError(status, f"SMTP refused: {code} {_text(reply)}")
+
+
+def _text(reply: bytes | str) -> str:
+    return reply.decode("utf-8", "replace") if isinstance(reply, bytes) else str(reply)

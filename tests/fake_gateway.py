@@ -1,0 +1,152 @@
+"""A real HTTP server on 127.0.0.1 that plays an SMS gateway, for tests.
+
+    with FakeGateway(token="gw-token") as gateway:          # or the `fake_gateway` fixture below
+        HttpSmsGateway(gateway.url, "gw-token", callback_url=...).send_sms(...)
+        [message] = gateway.wait_for_messages(1)
+        message.payload["to"], message.headers["Authorization"], message.id
+        gateway.send_receipt(message.payload["callback_url"], webhook_token, message.id, "delivered")
+
+It speaks the protocol documented in pipeline/providers/sms/http_gateway.py:
+- POST /messages: records the message and answers 201 {"id": "gw-<n>", "status": "accepted"};
+  with `token` set, a missing or wrong bearer token gets 401 and is not recorded.
+- fail_next(n, status=500, body=None): the next n POSTs get that answer and are not recorded
+  (a 400/422 comes with {"error": "Invalid recipient", "field": "to"} unless `body` says otherwise).
+- stall_next(n, seconds): the next n POSTs wait `seconds` before answering 504, not recorded: a client
+  timeout shorter than that sees a gateway that never answered.
+- send_receipt(url, token, gateway_id, state): posts a delivery receipt to `url` the way a gateway
+  does (format in pipeline/providers/sms/receipts.py); returns the requests.Response.
+Attributes: url, messages (accepted ReceivedMessage list, in order), attempts (POSTs seen).
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator, Mapping
+
+import pytest
+import requests
+from requests.structures import CaseInsensitiveDict
+
+
+@dataclass(frozen=True)
+class ReceivedMessage:
+    id: str  # the gateway id we answered with
+    payload: dict[str, Any]  # the JSON body exactly as posted
+    headers: Mapping[str, str]  # as received; names looked up case-insensitively
+
+
+class FakeGateway:
+    def __init__(self, *, token: str | None = None) -> None:
+        self.token = token
+        self.messages: list[ReceivedMessage] = []
+        self.attempts = 0
+        self._plan: list[tuple[str, Any, Any]] = []  # ("fail", status, body) or ("stall", seconds, None)
+        self._lock = threading.Condition()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> FakeGateway:
+        # A short poll interval: shutdown() waits for one poll, and tests stop servers often.
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeGateway:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def fail_next(self, n: int, status: int = 500, body: dict[str, Any] | None = None) -> None:
+        with self._lock:
+            self._plan.extend([("fail", status, body)] * n)
+
+    def stall_next(self, n: int, seconds: float) -> None:
+        with self._lock:
+            self._plan.extend([("stall", seconds, None)] * n)
+
+    def wait_for_messages(self, count: int, timeout: float = 5.0) -> list[ReceivedMessage]:
+        """Block until at least `count` messages were accepted; return them all (AssertionError on timeout)."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: len(self.messages) >= count, timeout):
+                raise AssertionError(f"gateway accepted {len(self.messages)} messages, expected {count}")
+            return list(self.messages)
+
+    def send_receipt(self, url: str, token: str, gateway_id: str, state: str) -> requests.Response:
+        reference = next((m.payload.get("reference") for m in self.messages if m.id == gateway_id), None)
+        receipt = {
+            "id": gateway_id,
+            "reference": reference,
+            "status": state,
+            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        }
+        return requests.post(url, json=receipt, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+
+    def _handle(self, headers: Mapping[str, str], raw: bytes) -> tuple[int, dict[str, Any], float]:
+        """(status, JSON answer, seconds to wait first) for one POST /messages."""
+        with self._lock:
+            self.attempts += 1
+            step = self._plan.pop(0) if self._plan else None
+            if step and step[0] == "stall":
+                return 504, {"error": "Gateway timeout"}, step[1]
+            if step:
+                default = {"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422) else {"error": "Failure"}
+                return step[1], step[2] if step[2] is not None else default, 0
+            if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
+                return 401, {"error": "Unauthorized"}, 0
+            try:
+                payload = json.loads(raw)
+            except ValueError:
+                return 400, {"error": "Body is not JSON", "field": None}, 0
+            message = ReceivedMessage(id=f"gw-{len(self.messages) + 1}", payload=payload, headers=headers)
+            self.messages.append(message)
+            self._lock.notify_all()
+            return 201, {"id": message.id, "status": "accepted"}, 0
+
+
+def _handler_for(gateway: FakeGateway) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the client's Session expects
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.rstrip("/") != "/messages":
+                self._answer(404, {"error": "Not found"})
+                return
+            status, answer, delay = gateway._handle(CaseInsensitiveDict(self.headers.items()), raw)
+            if delay:
+                time.sleep(delay)
+            self._answer(status, answer)
+
+        def _answer(self, status: int, answer: dict[str, Any]) -> None:
+            body = json.dumps(answer).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # a client that timed out has gone; nothing to tell it
+
+        def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+            pass
+
+    return Handler
+
+
+@pytest.fixture
+def fake_gateway() -> Iterator[FakeGateway]:
+    """A running FakeGateway without a token check; import this name into a test module to use it."""
+    with FakeGateway() as gateway:
+        yield gateway
