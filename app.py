@@ -24,11 +24,15 @@ def create_app() -> Flask:
     # Importing the broker binds the actors the API enqueues to (after commit) to Redis.
     import workers.broker  # noqa: F401
     from api.admin import admin_blueprint
+    from api.documents import documents_blueprint
+    from api.providers import providers_blueprint
     from api.v2 import v2_blueprint
     from cli import register_cli
 
     app.register_blueprint(v2_blueprint)
     app.register_blueprint(admin_blueprint)
+    app.register_blueprint(documents_blueprint)
+    app.register_blueprint(providers_blueprint)
     register_error_handlers(app)
     register_cli(app)
 

@@ -48,6 +48,14 @@ class Settings:
     provider_webhook_token: str
     clamd_url: str | None
     print_drop_dir: Path
+    print_provider: str  # "simulated" (default) or "directory": see pipeline/print_provider
+    print_batch_seconds: int  # how often accepted letters are handed to the print provider
+    email_from_domain: str
+    smtp_delivered_on_accept: bool
+    provider_max_retries: int
+    provider_min_backoff_ms: int
+    provider_max_backoff_ms: int
+    default_sms_sender: str
     file_storage_dir: Path
 
 
@@ -71,7 +79,15 @@ def load_settings() -> Settings:
         sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,
         provider_webhook_token=_persistent_secret("provider-webhook-token", "PROVIDER_WEBHOOK_TOKEN"),
         clamd_url=os.environ.get("CLAMD_URL") or None,
+        email_from_domain=os.environ.get("EMAIL_FROM_DOMAIN", "notify.localhost"),
+        smtp_delivered_on_accept=os.environ.get("SMTP_DELIVERED_ON_ACCEPT", "1") not in ("0", "false", "no"),
+        provider_max_retries=int(os.environ.get("PROVIDER_MAX_RETRIES", "10")),
+        provider_min_backoff_ms=int(os.environ.get("PROVIDER_MIN_BACKOFF_MS", "5000")),
+        provider_max_backoff_ms=int(os.environ.get("PROVIDER_MAX_BACKOFF_MS", "600000")),
+        default_sms_sender=os.environ.get("DEFAULT_SMS_SENDER", "Notify"),
         print_drop_dir=Path(os.environ.get("PRINT_DROP_DIR", instance / "print")),
+        print_provider=os.environ.get("PRINT_PROVIDER", "simulated").strip().lower() or "simulated",
+        print_batch_seconds=int(os.environ.get("PRINT_BATCH_SECONDS", "60")),
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
     )
 

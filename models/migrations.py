@@ -11,6 +11,7 @@ import peewee
 
 from models.api_key import ApiKey
 from models.db import BaseModel, database, utcnow
+from models.document import Document
 from models.notification import Notification, ReceivedText
 from models.service import (
     GuestListEntry,
@@ -44,8 +45,13 @@ def _initial_schema() -> None:
     )
 
 
+def _documents() -> None:
+    database.create_tables([Document])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
+    (2, "files sent by email", _documents),
 ]
 
 

@@ -15,11 +15,24 @@ from typing import Iterator
 
 import pytest
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 _instance = tempfile.mkdtemp(prefix="notify-tests-")
+_port = _free_port()  # the live server's port, known up front so BASE_URL (webhooks, links) points at it
+os.environ["BASE_URL"] = f"http://127.0.0.1:{_port}"
+os.environ["PROVIDER_MAX_RETRIES"] = "3"
+os.environ["PROVIDER_MIN_BACKOFF_MS"] = "50"
+os.environ["PROVIDER_MAX_BACKOFF_MS"] = "200"
+os.environ.pop("SMTP_URL", None)
+os.environ.pop("SMS_GATEWAY_URL", None)
 os.environ["INSTANCE_DIR"] = _instance
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{_instance}/test.db")
 os.environ["QUEUE_NAMESPACE"] = f"notify-test-{uuid.uuid4().hex[:8]}"
-os.environ["ADMIN_CLIENT_SECRET"] = "test-admin-client-secret"
+os.environ["ADMIN_CLIENT_SECRET"] = "test-admin-client-secret-of-at-least-32-bytes"
 os.environ["SECRET_KEY"] = "test-secret-key"
 os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 
@@ -82,21 +95,70 @@ def client(app):
     return app.test_client()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def live_server(app) -> Iterator[str]:
     """The app on a real socket, for the official clients."""
     from werkzeug.serving import make_server
 
-    server = make_server("127.0.0.1", _free_port(), app, threaded=True)
+    server = make_server("127.0.0.1", _port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
 
 
+
+
+@pytest.fixture
+def worker(live_server) -> Iterator[object]:
+    """A real Dramatiq worker on the real Redis broker, with the API listening for webhooks."""
+    from dramatiq import Worker
+
+    from dramatiq.worker import _WorkerMiddleware
+
+    running = Worker(broker, worker_threads=4, worker_timeout=50)
+    running.start()
+    yield running
+    running.stop()
+    # A Worker registers a middleware on the broker and never removes it; one test's stopped
+    # worker must not hear the next test's messages.
+    broker.middleware[:] = [m for m in broker.middleware if not isinstance(m, _WorkerMiddleware)]
+
+
+def wait_for(predicate, timeout: float = 15.0, interval: float = 0.05):
+    """Poll until predicate() is truthy; returns its value (fails the test on timeout)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout}s")
+
+
+def status_of(notification_id) -> str:
+    from models.notification import Notification
+
+    return Notification.get_by_id(notification_id).status
+
+
+@pytest.fixture
+def real_providers():
+    """Point the service at a real SMTP server and a real HTTP SMS gateway for one test."""
+    import dataclasses
+
+    import config
+    from tests.fake_gateway import FakeGateway
+    from tests.smtp_server import SmtpServer
+
+    with SmtpServer() as smtp, FakeGateway(token="gateway-token") as gateway:
+        before = config.get_settings()
+        config._settings = dataclasses.replace(
+            before, smtp_url=smtp.url, sms_gateway_url=gateway.url, sms_gateway_token="gateway-token"
+        )
+        try:
+            yield smtp, gateway
+        finally:
+            config._settings = before

@@ -32,3 +32,39 @@ def create_sample_template(*, service: Service, template_type: str = "sms", name
         postage = postage or "second"
     return create_template(service, template_type=template_type, name=name, body=body, subject=subject,
                            postage=postage, created_by="tests@example.nl", **extra)
+
+
+def auth_headers(key: str) -> dict[str, str]:
+    """Headers as the official clients send them, for the Flask test client."""
+    from api.auth import create_token
+
+    return {"Authorization": f"Bearer {create_token(key[-73:-37], key[-36:])}", "Content-Type": "application/json"}
+
+
+from models.notification import Notification  # noqa: E402  (appended: the imports above belong to others)
+
+
+def create_notification(*, service: Service, template: Template | None = None, notification_type: str | None = None,
+                        key_type: str = "live", status: str = "created", to: str | None = None,
+                        **fields: object) -> Notification:
+    """A notification row as the send path records it; any column can be overridden (created_at, ...)."""
+    import uuid
+
+    kind = notification_type or (template.template_type if template is not None else "sms")
+    defaults: dict[str, object] = {
+        "template_id": template.id if template is not None else uuid.uuid4(),
+        "template_version": template.current_version if template is not None else 1,
+        "body": "Hello there",
+    }
+    if kind == "sms":
+        defaults.update(to=to or "+31612345678", normalised_to=to or "+31612345678")
+    elif kind == "email":
+        defaults.update(to=to or "someone@example.nl", normalised_to=to or "someone@example.nl",
+                        subject="Subject")
+    else:
+        lines = (to or "A. Person\nDorpsstraat 1\n1234 AB  AMSTERDAM").splitlines()
+        defaults.update(to="\n".join(lines), subject="Letter heading", postage="second",
+                        address={"lines": lines, "postcode": None})
+    defaults.update(fields)
+    return Notification.create(service=service, key_type=key_type, notification_type=kind, status=status,
+                               **defaults)

@@ -1,3 +1,4 @@
 """Dramatiq broker set-up and actors; `dramatiq workers` imports this package to find them all."""
 from workers import broker  # noqa: F401
-from workers import periodic  # noqa: F401
+from workers import periodic, receipts, sending  # noqa: F401
+from workers import letters  # noqa: F401

@@ -14,3 +14,7 @@ def _authenticate() -> None:
 
 
 from api.v2.template import get_template, get_templates, post_preview  # noqa: E402,F401
+from api.v2.notifications import get_notification, get_notifications  # noqa: E402,F401
+from api.v2.received_text import get_received_texts  # noqa: E402,F401
+from api.v2.notifications import post_email, post_sms  # noqa: E402,F401
+from api.v2.notifications import get_pdf, post_letter  # noqa: E402,F401

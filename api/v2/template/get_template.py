@@ -24,5 +24,6 @@ def get_template(template_id: str) -> Response:
 
 
 @v2_blueprint.get("/template/<template_id>/version/<int(signed=True):version>")
+@v2_blueprint.get("/template/<template_id>/<int(signed=True):version>")  # the shape of template.uri
 def get_template_version(template_id: str, version: int) -> Response:
     return _found(template_id, version)

@@ -1,0 +1,76 @@
+"""Text messages sent to a service's inbound number, posted by the SMS gateway (or its simulator)."""
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+
+from flask import Response, jsonify
+
+from api.errors import NoResultFound
+from api.providers import providers_blueprint
+from api.request_body import json_body
+from api.schema import validate
+from models.db import database, utcnow
+from models.notification import ReceivedText
+from models.service import InboundNumber
+
+log = logging.getLogger(__name__)
+
+_SEPARATORS = re.compile(r"[\s()\-]")
+
+inbound_sms_request = {
+    "type": "object",
+    "required": ["to", "from", "message"],
+    "properties": {
+        "to": {"type": "string", "minLength": 1},
+        "from": {"type": "string", "minLength": 1},
+        "message": {"type": "string"},
+        "id": {"type": ["string", "null"]},  # the provider's message id, kept to drop redelivered posts
+    },
+    # Gateways add fields of their own (timestamps, encodings); they are not ours to refuse.
+}
+
+
+def _digits(number: str) -> str:
+    """Without separators, "+" or an "00" international prefix: "+31 97 0100" -> "31970100"."""
+    number = _SEPARATORS.sub("", number).lstrip("+")
+    return number[2:] if number.startswith("00") else number
+
+
+def find_inbound_number(to: str) -> InboundNumber | None:
+    """The active, assigned inbound number the text was sent to. Numbers are stored without separators,
+    with or without a leading "+", so both spellings are looked up (an indexed equality each)."""
+    digits = _digits(to)
+    return (InboundNumber.select().where(
+        InboundNumber.number.in_([digits, f"+{digits}"]) & (InboundNumber.active == True)  # noqa: E712
+        & InboundNumber.service.is_null(False)).first())
+
+
+def _already_stored(number: InboundNumber, provider_reference: str | None) -> bool:
+    if not provider_reference:
+        return False
+    # Received texts are readable for 7 days, so a redelivery is only looked for within them (index range).
+    since = utcnow() - datetime.timedelta(days=7)
+    return ReceivedText.select().where(
+        (ReceivedText.service == number.service_id) & (ReceivedText.created_at >= since)
+        & (ReceivedText.provider_reference == provider_reference)).exists()
+
+
+@providers_blueprint.post("/<provider>/inbound-sms")
+def receive_inbound_sms(provider: str) -> Response:
+    body = validate(inbound_sms_request, json_body())
+    number = find_inbound_number(body["to"])
+    if number is None:
+        # A number we do not route is a gateway misconfiguration: say so, instead of a silent success.
+        raise NoResultFound("Inbound number not found")
+    service = number.service
+    if not (service.active and service.has_permission("inbound_sms")):
+        # Answered as a success all the same, so the gateway does not retry a text we will never take.
+        log.info("inbound sms via %s for service %s dropped: receiving is off", provider, service.id)
+        return jsonify({"result": "success"})
+    with database.atomic():
+        if not _already_stored(number, body.get("id")):
+            ReceivedText.create(service=service, notify_number=number.number, user_number=_SEPARATORS.sub(
+                "", body["from"]), content=body["message"], provider_reference=body.get("id"))
+    return jsonify({"result": "success"})

@@ -1,0 +1,85 @@
+"""The service-level checks of a send: permission, template, who may receive, senders."""
+from __future__ import annotations
+
+import re
+
+from api.auth import Caller
+from api.errors import BadRequestError
+from config import get_settings
+from models.service import GuestListEntry, ReplyToAddress, Service, SmsSender, TeamMember, default_of
+from models.template import TemplateVersion, find_version
+from pipeline.recipients.email_address import format_email_for_comparison
+from pipeline.recipients.phone import format_phone_for_comparison
+
+CHANNEL_NAMES = {"sms": "text messages", "email": "emails", "letter": "letters"}
+
+
+def check_permission(service: Service, channel: str) -> None:
+    if not service.has_permission(channel):
+        raise BadRequestError(f"Service is not allowed to send {CHANNEL_NAMES[channel]}")
+
+
+def find_template(service: Service, template_id: str, channel: str) -> TemplateVersion:
+    version = find_version(service, template_id)
+    if version is None:
+        raise BadRequestError("Template not found")
+    if version.template.template_type != channel:
+        raise BadRequestError(
+            f"{version.template.template_type} template is not suitable for {channel} notification"
+        )
+    return version
+
+
+def _team_and_guest_list(service: Service, channel: str) -> set[str]:
+    if channel == "email":
+        team = {format_email_for_comparison(m.email_address)
+                for m in TeamMember.select().where(TeamMember.service == service) if m.email_address}
+    else:
+        team = {format_phone_for_comparison(m.mobile_number)
+                for m in TeamMember.select().where(TeamMember.service == service) if m.mobile_number}
+    guests = {g.recipient for g in GuestListEntry.select().where(GuestListEntry.service == service)}
+    return team | guests
+
+
+def check_recipient_allowed(caller: Caller, channel: str, recipient: str) -> None:
+    """Trial services and team keys reach only the team and the guest list; test keys reach anyone."""
+    if caller.key_type == "test" or not (caller.key_type == "team" or caller.service.trial_mode):
+        return
+    compare = format_email_for_comparison if channel == "email" else format_phone_for_comparison
+    if compare(recipient) in _team_and_guest_list(caller.service, channel):
+        return
+    if caller.key_type == "team":
+        raise BadRequestError("Cannot send to this recipient using a team-only API key.")
+    raise BadRequestError(
+        f"Cannot send to this recipient when service is in trial mode - see {get_settings().admin_url}/trial-mode"
+    )
+
+
+def sms_sender(service: Service, sms_sender_id: str | None) -> str:
+    if sms_sender_id:
+        sender = SmsSender.get_or_none((SmsSender.id == sms_sender_id) & (SmsSender.service == service))
+        if sender is None:
+            raise BadRequestError(f"sms_sender_id {sms_sender_id} does not exist in database for service id")
+        return sender.sms_sender
+    default = default_of(SmsSender, service)
+    return default.sms_sender if default else get_settings().default_sms_sender
+
+
+def reply_to(service: Service, email_reply_to_id: str | None) -> str | None:
+    if email_reply_to_id:
+        found = ReplyToAddress.get_or_none(
+            (ReplyToAddress.id == email_reply_to_id) & (ReplyToAddress.service == service)
+        )
+        if found is None:
+            raise BadRequestError(
+                f"email_reply_to_id {email_reply_to_id} does not exist in database for service id {service.id}"
+            )
+        return found.email_address
+    default = default_of(ReplyToAddress, service)
+    return default.email_address if default else None
+
+
+def from_email(service: Service) -> str:
+    """A sending address that is not a real inbox: the service name as a local part."""
+    local = re.sub(r"[^a-z0-9]+", ".", service.name.lower()).strip(".") or "notify"
+    return f"{local}@{get_settings().email_from_domain}"

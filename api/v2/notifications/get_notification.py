@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+import uuid
+
+from flask import Response, g, jsonify
+
+from api.errors import NoResultFound
+from api.schema import validate
+from api.v2 import v2_blueprint
+from api.v2.notifications.notification_schemas import notification_path
+from api.v2.notifications.serialise import notification_json
+from models.queries import find_notification
+
+
+@v2_blueprint.get("/notifications/<notification_id>")
+def get_notification_by_id(notification_id: str) -> Response:
+    validate(notification_path, {"id": notification_id})
+    # Any key type of the service may read any of its notifications; retention still applies.
+    notification = find_notification(g.caller.service, uuid.UUID(notification_id))
+    if notification is None:
+        raise NoResultFound("No result found")
+    return jsonify(notification_json(notification))

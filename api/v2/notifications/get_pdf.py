@@ -1,0 +1,39 @@
+"""GET /v2/notifications/<id>/pdf: a letter's PDF, rendered or as uploaded, once it is ready."""
+from __future__ import annotations
+
+import uuid
+
+from flask import Response, g
+
+from api.errors import BadRequestError, NoResultFound, PDFNotReadyError
+from api.schema import validate
+from api.v2 import v2_blueprint
+from api.v2.notifications.notification_schemas import notification_path
+from models.queries import find_notification
+from pipeline import statuses
+from pipeline.letters.stages import pdf_ready
+from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
+
+NOT_READY = "PDF not available yet, try again later"
+
+
+@v2_blueprint.get("/notifications/<notification_id>/pdf")
+def get_pdf_for_letter(notification_id: str) -> Response:
+    validate(notification_path, {"id": notification_id})
+    notification = find_notification(g.caller.service, uuid.UUID(notification_id))
+    if notification is None:
+        raise NoResultFound("No result found")
+    if notification.notification_type != "letter":
+        raise BadRequestError("Notification is not a letter")
+    if notification.status == statuses.VIRUS_SCAN_FAILED:
+        raise BadRequestError("File did not pass the virus scan")
+    if notification.status == statuses.TECHNICAL_FAILURE:
+        raise BadRequestError("PDF not available for letters in technical-failure")
+    storage = letter_storage()
+    if not pdf_ready(notification, storage):
+        raise PDFNotReadyError(NOT_READY)
+    try:
+        data = storage.get(letter_pdf_key(notification.id))
+    except BlobNotFound:  # removed between the check and the read (retention purge)
+        raise PDFNotReadyError(NOT_READY) from None
+    return Response(data, status=200, mimetype="application/pdf")

@@ -1,0 +1,165 @@
+"""Accepting a letter, from a template or as a precompiled PDF: check, record, enqueue after commit.
+
+Mirrors sending.py (sms and email) and reuses its checks, limits and response members. The slow
+work (rendering the PDF, the virus scan, printing) is left to the letter stages.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import uuid
+from typing import Any, Callable
+
+from flask import request
+
+from api.auth import Caller
+from api.errors import ApiError, BadRequestError, ValidationError
+from api.limits import Idempotency, check_rate_limit, release_daily, reserve_daily
+from api.request_body import json_body
+from api.schema import validate
+from api.v2.notifications import checks
+from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
+from api.v2.notifications.sending import _scheduled, response_base
+from config import get_settings
+from models.db import database, utcnow
+from models.notification import Notification
+from models.service import LetterContact, Service
+from models.template import TemplateVersion
+from pipeline import statuses
+from pipeline.letters.precompiled import NotAPdf, check_is_pdf
+from pipeline.recipients import AddressErrors, validate_postal_address
+from pipeline.rendering import missing_personalisation, render
+from pipeline.storage import letter_pdf_key, letter_storage
+
+Enqueue = Callable[[Notification], None]
+OPTIONAL_NULLABLE = ("personalisation", "reference", "letter_contact_id", "scheduled_for", "postage")
+DEFAULT_POSTAGE = "second"
+DOMESTIC_COUNTRY = "Netherlands"
+# As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
+PRECOMPILED_RECIPIENT = "Provided as PDF"
+PRECOMPILED_SUBJECT = "Pre-compiled PDF"
+_WHITESPACE = re.compile(rb"\s+")
+
+
+def accept_letter(caller: Caller, enqueue_pdf: Enqueue, enqueue_scan: Enqueue) -> tuple[dict, int]:
+    """201 and the send response; a retry with the same Idempotency-Key gets the first answer."""
+    idempotency = Idempotency(caller.service.id, request.headers.get("Idempotency-Key"))
+    replay = idempotency.replay()
+    if replay is not None:
+        status, saved = replay
+        return saved, status
+    try:
+        raw = json_body()
+        if isinstance(raw, dict):
+            raw = {k: v for k, v in raw.items() if not (k in OPTIONAL_NULLABLE and v is None)}
+        if isinstance(raw, dict) and "content" in raw and "template_id" not in raw:
+            body = _accept_precompiled(caller, raw, enqueue_scan)
+        else:
+            body = _accept_template_letter(caller, raw, enqueue_pdf)
+    except ApiError:
+        idempotency.forget()
+        raise
+    idempotency.store(201, body)
+    return body, 201
+
+
+def _check_can_send_letters(caller: Caller) -> None:
+    service = caller.service
+    checks.check_permission(service, "letter")
+    check_rate_limit(service.id, caller.key_type, service.rate_limit)
+    if caller.key_type == "team":
+        raise BadRequestError("Cannot send letters with a team api key", status_code=403)
+    if service.trial_mode and caller.key_type != "test":
+        raise BadRequestError(
+            f"Cannot send letters when service is in trial mode - see {get_settings().admin_url}/trial-mode")
+
+
+def _reserve_daily(caller: Caller) -> list[str]:
+    if caller.key_type == "test":
+        return []
+    return reserve_daily(caller.service.id, {"letter": caller.service.daily_limit("letter")})
+
+
+def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
+    if not letter_contact_id:
+        return version.letter_contact_block
+    contact = LetterContact.get_or_none((LetterContact.id == letter_contact_id) & (LetterContact.service == service))
+    if contact is None:
+        raise BadRequestError(
+            f"letter_contact_id {letter_contact_id} does not exist in database for service id {service.id}")
+    return contact.contact_block
+
+
+def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> dict[str, Any]:
+    body = validate(post_letter_request, raw)
+    service = caller.service
+    _check_can_send_letters(caller)
+    version = checks.find_template(service, body["template_id"], "letter")
+    values = body["personalisation"]
+    try:
+        address = validate_postal_address(values)
+    except AddressErrors as errors:
+        raise ValidationError(*errors.messages) from None
+    contact_block = _contact_block(service, version, body.get("letter_contact_id"))
+    missing = missing_personalisation([version.subject or "", version.body, contact_block or ""], values)
+    if missing:
+        raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    rendered = render("letter", version.body, version.subject, values)
+    contact = render("letter", contact_block, None, values).body if contact_block else None
+    to = "\n".join(address.lines)
+    counted = _reserve_daily(caller)
+    try:
+        with database.atomic():
+            notification = Notification.create(
+                service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
+                notification_type="letter", template_id=version.template.id, template_version=version.version,
+                to=to, normalised_to="".join(to.split()).lower(), reference=body.get("reference"),
+                status=statuses.CREATED, body=rendered.body, subject=rendered.subject, reply_to_text=contact,
+                created_at=utcnow(), scheduled_for=_scheduled(body), international=address.international,
+                # International mail is charged by zone; Dutch mail goes at the template's class.
+                postage=address.postage_zone or version.postage or DEFAULT_POSTAGE,
+                address={"lines": address.lines, "postcode": address.postcode,
+                         "country": address.country or DOMESTIC_COUNTRY},
+            )
+            enqueue_pdf(notification)
+    except BaseException:
+        release_daily(counted)
+        raise
+    return {**response_base(notification), "content": {"subject": rendered.subject, "body": rendered.body}}
+
+
+def _decode_pdf(content: str) -> bytes:
+    try:
+        # Line breaks inside base64 are common (MIME encoders wrap at 76): ignored, as decoders do.
+        data = base64.b64decode(_WHITESPACE.sub(b"", content.encode("ascii")), validate=True)
+        check_is_pdf(data)
+    except (UnicodeEncodeError, binascii.Error, NotAPdf):
+        raise BadRequestError("Letter content is not a valid PDF") from None
+    return data
+
+
+def _accept_precompiled(caller: Caller, raw: dict, enqueue_scan: Enqueue) -> dict[str, Any]:
+    body = validate(post_precompiled_letter_request, raw)
+    _check_can_send_letters(caller)
+    data = _decode_pdf(body["content"])
+    postage = body.get("postage") or DEFAULT_POSTAGE
+    notification_id = uuid.uuid4()
+    storage = letter_storage()
+    counted = _reserve_daily(caller)
+    try:
+        # Stored before the row commits, so the scan stage always finds the file it is sent for.
+        storage.put(letter_pdf_key(notification_id), data)
+        with database.atomic():
+            notification = Notification.create(
+                id=notification_id, service=caller.service, api_key_id=caller.api_key.id,
+                key_type=caller.key_type, notification_type="letter", to=PRECOMPILED_RECIPIENT,
+                reference=body["reference"], status=statuses.PENDING_VIRUS_CHECK, body="",
+                subject=PRECOMPILED_SUBJECT, created_at=utcnow(), postage=postage, precompiled=True,
+            )
+            enqueue_scan(notification)
+    except BaseException:
+        release_daily(counted)
+        storage.delete(letter_pdf_key(notification_id))
+        raise
+    return {"id": str(notification.id), "reference": notification.reference, "postage": postage}

@@ -1,0 +1,77 @@
+"""Schemas of the send endpoints, as data: requests are validated with them, tests check responses."""
+from api.schema import uuid_property
+
+_reference = {"type": "string", "maxLength": 1000}
+_common = {
+    "template_id": uuid_property(),
+    "personalisation": {"type": "object"},
+    "reference": _reference,
+    "scheduled_for": {"type": "string", "format": "datetime-within-24h"},
+}
+
+post_sms_request = {
+    "type": "object",
+    "properties": {**_common, "phone_number": {"type": "string"}, "sms_sender_id": uuid_property()},
+    "required": ["phone_number", "template_id"],
+    "additionalProperties": False,
+}
+
+post_email_request = {
+    "type": "object",
+    "properties": {
+        **_common,
+        "email_address": {"type": "string"},
+        "email_reply_to_id": uuid_property(),
+        "one_click_unsubscribe_url": {"type": "string", "format": "https-url"},
+        "sanitise_content_for": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["email_address", "template_id"],
+    "additionalProperties": False,
+}
+
+_uri = {"type": "string", "pattern": r"^https?://.+/v2/"}
+_template_ref = {
+    "type": "object",
+    "required": ["id", "version", "uri"],
+    "properties": {"id": uuid_property(), "version": {"type": "integer"}, "uri": _uri},
+}
+_nullable_string = {"type": ["string", "null"]}
+
+post_sms_response = {
+    "type": "object",
+    "required": ["id", "reference", "content", "uri", "template", "scheduled_for"],
+    "properties": {
+        "id": uuid_property(),
+        "reference": _nullable_string,
+        "content": {
+            "type": "object",
+            "required": ["body", "from_number"],
+            "properties": {"body": {"type": "string"}, "from_number": {"type": "string"}},
+        },
+        "uri": _uri,
+        "template": _template_ref,
+        "scheduled_for": _nullable_string,
+    },
+}
+
+post_email_response = {
+    "type": "object",
+    "required": ["id", "reference", "content", "uri", "template", "scheduled_for"],
+    "properties": {
+        "id": uuid_property(),
+        "reference": _nullable_string,
+        "content": {
+            "type": "object",
+            "required": ["body", "subject", "from_email", "one_click_unsubscribe_url"],
+            "properties": {
+                "body": {"type": "string"},
+                "subject": {"type": "string"},
+                "from_email": {"type": "string"},
+                "one_click_unsubscribe_url": _nullable_string,
+            },
+        },
+        "uri": _uri,
+        "template": _template_ref,
+        "scheduled_for": _nullable_string,
+    },
+}

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from flask import Response, g, jsonify
+
+from api.v2 import v2_blueprint
+from api.v2.notifications.post_schemas import post_sms_request
+from api.v2.notifications.sending import accept, response_base
+from models.notification import Notification
+from pipeline.rendering import Rendered
+from workers.sending import enqueue_delivery
+
+
+def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict:
+    return {**response_base(notification),
+            "content": {"body": rendered.body, "from_number": notification.reply_to_text}}
+
+
+@v2_blueprint.post("/notifications/sms")
+def post_sms() -> tuple[Response, int]:
+    body, status = accept(g.caller, "sms", post_sms_request, enqueue_delivery, _respond)
+    return jsonify(body), status

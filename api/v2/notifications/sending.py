@@ -1,0 +1,157 @@
+"""Accepting an sms or email: validate, check, record, enqueue after commit, answer 201."""
+from __future__ import annotations
+
+import datetime
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from flask import request
+
+from api.auth import Caller
+from api.formatting import iso
+from api.errors import ApiError, BadRequestError, ValidationError
+from api.limits import Idempotency, check_rate_limit, release_daily, reserve_daily
+from api.request_body import json_body
+from api.schema import validate
+from api.v2.notifications import checks
+from config import get_settings
+from models.db import database, utcnow
+from models.notification import Notification
+from models.template import TemplateVersion
+from pipeline.documents import prepare_files
+from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
+from pipeline.rendering import Rendered, missing_personalisation, render, sanitised_content
+
+EMAIL_MAX_BYTES = 2_000_000
+OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",
+                     "one_click_unsubscribe_url", "sanitise_content_for", "scheduled_for")
+
+
+@dataclass
+class Recipient:
+    raw: str
+    normalised: str
+    international: bool = False
+    prefix: str | None = None
+    rate_multiplier: int | None = None
+
+
+def _recipient(channel: str, body: dict) -> Recipient:
+    field = "phone_number" if channel == "sms" else "email_address"
+    try:
+        if channel == "sms":
+            number = validate_phone_number(body[field])
+            return Recipient(body[field], number.e164, number.international, number.country_prefix,
+                             number.rate_multiplier)
+        return Recipient(body[field], validate_email_address(body[field]))
+    except InvalidRecipient as exc:
+        raise ValidationError(f"{field} {exc.message}") from None
+
+
+def _render(channel: str, version: TemplateVersion, body: dict, values: dict) -> Rendered:
+    missing = missing_personalisation([version.subject or "", version.body], values)
+    if missing:
+        raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    rendered = render(channel, version.body, version.subject, values,
+                      sanitise_keys=body.get("sanitise_content_for") or ())
+    if channel == "sms" and sms_too_long(rendered.body):
+        raise BadRequestError(sms_too_long_message(len(rendered.body)))
+    if channel == "email":
+        size = len(rendered.body.encode()) + len((rendered.subject or "").encode())
+        if size > EMAIL_MAX_BYTES:
+            raise BadRequestError(f"Emails cannot be longer than {EMAIL_MAX_BYTES} bytes. Your message is {size} bytes.")
+    return rendered
+
+
+def _daily_limits(caller: Caller, channel: str, recipient: Recipient) -> list[str]:
+    if caller.key_type == "test":
+        return []
+    service = caller.service
+    kinds = [channel] + (["international_sms"] if recipient.international else [])
+    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds})
+
+
+def _scheduled(body: dict) -> datetime.datetime | None:
+    value = body.get("scheduled_for")
+    if not value:
+        return None
+    when = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if when.tzinfo is not None:
+        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return when
+
+
+def accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notification], None],
+           respond: Callable[[Notification, dict, Rendered], dict]) -> tuple[dict, int]:
+    idempotency = Idempotency(caller.service.id, request.headers.get("Idempotency-Key"))
+    replay = idempotency.replay()
+    if replay is not None:
+        status, saved = replay
+        return saved, status
+    try:
+        body, status = _accept(caller, channel, schema, enqueue, respond), 201
+    except ApiError:
+        idempotency.forget()
+        raise
+    idempotency.store(status, body)
+    return body, status
+
+
+def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notification], None],
+            respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
+    raw = json_body()
+    if isinstance(raw, dict):
+        raw = {k: v for k, v in raw.items() if not (k in OPTIONAL_NULLABLE and v is None)}
+    body = validate(schema, raw)
+    service = caller.service
+    checks.check_permission(service, channel)
+    check_rate_limit(service.id, caller.key_type, service.rate_limit)
+    version = checks.find_template(service, body["template_id"], channel)
+    recipient = _recipient(channel, body)
+    checks.check_recipient_allowed(caller, channel, recipient.normalised)
+    if recipient.international and not service.has_permission("international_sms"):
+        raise BadRequestError("Cannot send to international mobile numbers")
+    if channel == "sms":
+        reply_to_text = checks.sms_sender(service, body.get("sms_sender_id"))
+    else:
+        reply_to_text = checks.reply_to(service, body.get("email_reply_to_id"))
+    notification_id = uuid.uuid4()
+    files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
+    rendered = _render(channel, version, body, files.personalisation)
+    counted = _daily_limits(caller, channel, recipient)
+    try:
+        with database.atomic():
+            notification = Notification.create(
+                id=notification_id, service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
+                notification_type=channel, template_id=version.template.id, template_version=version.version,
+                to=recipient.raw, normalised_to=recipient.normalised, reference=body.get("reference"),
+                status="created", body=rendered.body, subject=rendered.subject, reply_to_text=reply_to_text,
+                created_at=utcnow(), scheduled_for=_scheduled(body), international=recipient.international,
+                phone_prefix=recipient.prefix, rate_multiplier=recipient.rate_multiplier,
+                personalisation=files.personalisation,
+                one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"),
+            )
+            files.save(notification)
+            enqueue(notification)
+    except BaseException:
+        release_daily(counted)
+        raise
+    response = respond(notification, body, rendered)
+    if body.get("sanitise_content_for"):
+        response["sanitised_content"] = sanitised_content(body.get("personalisation"), body["sanitise_content_for"])
+    return response
+
+
+def response_base(notification: Notification) -> dict[str, Any]:
+    """The members every send response shares."""
+    base = get_settings().base_url
+    return {
+        "id": str(notification.id),
+        "reference": notification.reference,
+        "uri": f"{base}/v2/notifications/{notification.id}",
+        "template": {"id": str(notification.template_id), "version": notification.template_version,
+                     "uri": f"{base}/v2/template/{notification.template_id}"},
+        "scheduled_for": iso(notification.scheduled_for),
+    }

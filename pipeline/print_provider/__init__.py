@@ -1,0 +1,56 @@
+"""Print providers: where accepted letters go to be printed and posted, and how their answers come back.
+
+A provider takes a batch of letters (each PDF plus a manifest entry: id, postage, sheets, country)
+and later answers, per letter, "dispatched" or "refused". The directory provider is a drop: batches
+are written to PRINT_DROP_DIR/outbox/<batch>/ and answers are read from PRINT_DROP_DIR/inbox/*.json
+(an SFTP drop is the same exchange over another transport). The simulated provider, the default and
+always the one for test keys, is the directory provider answering its own batches at once.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pipeline.print_provider.base import (
+    DISPATCHED,
+    REFUSED,
+    LetterResponse,
+    PrintBatch,
+    PrintLetter,
+    PrintProvider,
+    PrintTransferError,
+    ResponseFile,
+)
+from pipeline.print_provider.directory import DirectoryPrintProvider
+from pipeline.print_provider.simulated import SimulatedPrintProvider
+
+if TYPE_CHECKING:
+    from config import Settings
+
+PROVIDERS = ("simulated", "directory")
+
+
+def provider_for(settings: Settings, *, simulated: bool = False) -> PrintProvider:
+    """The configured provider; the simulator for test keys. A test-key letter never reaches the
+    real provider's outbox: when that is the directory drop, the simulator works in a subfolder."""
+    if settings.print_provider not in PROVIDERS:
+        raise ValueError(f"PRINT_PROVIDER must be one of {', '.join(PROVIDERS)}, not {settings.print_provider!r}")
+    if settings.print_provider == "simulated":
+        return SimulatedPrintProvider(settings.print_drop_dir)
+    if simulated:
+        return SimulatedPrintProvider(settings.print_drop_dir / "simulated")
+    return DirectoryPrintProvider(settings.print_drop_dir)
+
+
+def answering_providers(settings: Settings) -> list[PrintProvider]:
+    """Every provider whose answers are to be read: the configured one, plus the test-key simulator."""
+    configured = provider_for(settings)
+    if isinstance(configured, SimulatedPrintProvider):
+        return [configured]
+    return [configured, provider_for(settings, simulated=True)]
+
+
+__all__ = [
+    "DISPATCHED", "REFUSED", "DirectoryPrintProvider", "LetterResponse", "PrintBatch", "PrintLetter",
+    "PrintProvider", "PrintTransferError", "ResponseFile", "SimulatedPrintProvider", "answering_providers",
+    "provider_for",
+]

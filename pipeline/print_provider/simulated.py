@@ -1,0 +1,48 @@
+"""The simulated print provider: the directory drop, answered at once by the simulator itself.
+
+It drops each batch like the real exchange, then plays the print company: it reads every letter's
+first page, answers into the inbox, and collects the batch folder. The answer is "refused" when
+the first page carries the text "perm-fail" (in the address, say), like the simulated sms and
+email providers' perm-fail recipients; "dispatched" otherwise.
+"""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
+
+from pipeline.print_provider.base import DISPATCHED, REFUSED, PrintBatch, PrintLetter, PrintTransferError
+from pipeline.print_provider.directory import DirectoryPrintProvider, write_atomically
+
+REFUSE_MARKER = "perm-fail"
+
+
+def simulated_answer(letter: PrintLetter) -> dict[str, str | None]:
+    try:
+        text = PdfReader(io.BytesIO(letter.pdf)).pages[0].extract_text() or ""
+    except (PyPdfError, ValueError, KeyError, IndexError, TypeError):
+        text = ""  # a PDF the simulator cannot read still "prints": only the marker refuses
+    if REFUSE_MARKER in text.lower():
+        return {"id": letter.id, "status": REFUSED, "reason": "simulated refusal (perm-fail on the first page)"}
+    return {"id": letter.id, "status": DISPATCHED, "reason": None}
+
+
+class SimulatedPrintProvider(DirectoryPrintProvider):
+    name = "simulated"
+
+    def send_batch(self, batch: PrintBatch) -> None:
+        super().send_batch(batch)
+        answer = self.inbox / f"{batch.id}.json"
+        if answer.exists() or (self.inbox / "processed" / answer.name).exists():
+            return  # answered before this redelivery
+        body = {"batch": batch.id, "letters": [simulated_answer(letter) for letter in batch.letters]}
+        try:
+            self.inbox.mkdir(parents=True, exist_ok=True)
+            write_atomically(answer, json.dumps(body, indent=1).encode())
+        except OSError as error:
+            raise PrintTransferError(f"simulator could not answer batch {batch.id}: {error}") from error
+        # A print company takes the folder away; so does the simulator, or the drop grows forever.
+        shutil.rmtree(self.outbox / batch.id, ignore_errors=True)

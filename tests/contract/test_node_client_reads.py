@@ -1,0 +1,98 @@
+"""The reads through the official Node client (notifications-node-client 8.4), run by `node` on reads.js."""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from models.db import utcnow
+from models.notification import Notification, ReceivedText
+from tests.factories import create_key, create_notification, create_service
+
+NODE = shutil.which("node")
+SCRIPT = Path(__file__).parent / "node" / "reads.js"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+
+
+@pytest.fixture
+def service():
+    return create_service(permissions=["sms", "email", "letter", "inbound_sms"])
+
+
+@pytest.fixture
+def run(service, live_server):
+    key = create_key(service=service)
+
+    def run(operation: str, *args: str) -> tuple[int, dict]:
+        done = subprocess.run(
+            [NODE, str(SCRIPT), operation, *args], capture_output=True, text=True, timeout=60, check=False,
+            env={**os.environ, "NOTIFY_BASE_URL": live_server, "NOTIFY_API_KEY": key},
+        )
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        return result["status"], result["data"]
+
+    return run
+
+
+def test_get_notification_by_id(run, service):
+    n = create_notification(service=service, notification_type="letter", status="delivered", billable_units=1)
+    status, data = run("getNotificationById", str(n.id))
+    assert status == 200
+    assert (data["id"], data["type"], data["status"], data["line_1"], data["line_3"], data["cost_details"]) == (
+        str(n.id), "letter", "received", "A. Person", "1234 AB  AMSTERDAM",
+        {"billable_sheets_of_paper": 1, "postage": "second"})
+    assert run("getNotificationById", str(uuid.uuid4())) == (404, {
+        "status_code": 404, "errors": [{"error": "NoResultFound", "message": "No result found"}]})
+
+
+def test_get_notifications_filters_and_walk(run, service):
+    moment = utcnow() - datetime.timedelta(minutes=1)
+    Notification.insert_many([
+        {"id": uuid.uuid4(), "service": service.id, "key_type": "live", "notification_type": "sms",
+         "to": "+31612345678", "status": "delivered", "created_at": moment} for _ in range(261)
+    ]).execute()
+    email = create_notification(service=service, notification_type="email", status="sending", reference="nd-1")
+    create_notification(service=service, key_type="test")  # another key type: never listed
+    create_notification(service=create_service())  # another service: never listed
+
+    status, data = run("getNotifications", "email", "sending", "nd-1")
+    assert status == 200
+    assert [n["id"] for n in data["notifications"]] == [str(email.id)]
+
+    seen: list[str] = []
+    older_than = ""
+    while True:
+        _, data = run("getNotifications", "sms", "delivered", "", older_than)
+        if not data["notifications"]:
+            assert set(data["links"]) == {"current"}
+            break
+        seen += [n["id"] for n in data["notifications"]]
+        older_than = UUID.search(data["links"]["next"]).group(0)  # as a Node user finds the cursor
+    assert len(seen) == 261 == len(set(seen))
+
+    status, data = run("getNotifications", "fax")
+    assert (status, data["errors"]) == (400, [
+        {"error": "ValidationError", "message": "template_type fax is not one of [sms, email, letter]"}])
+
+
+def test_get_received_texts(run, service):
+    now = utcnow()
+    texts = [ReceivedText.create(service=service, notify_number="+3197010000001", user_number="+31612345678",
+                                 content=f"text {n}", created_at=now - datetime.timedelta(minutes=10 - n))
+             for n in range(3)]
+    status, data = run("getReceivedTexts")
+    assert status == 200
+    assert [t["content"] for t in data["received_text_messages"]] == ["text 2", "text 1", "text 0"]
+    assert UUID.search(data["links"]["next"]).group(0) == str(texts[0].id)
+    status, data = run("getReceivedTexts", str(texts[1].id))
+    assert [t["id"] for t in data["received_text_messages"]] == [str(texts[0].id)]

@@ -1,0 +1,134 @@
+"""Sends carried from the API to the providers and back by real workers on real Redis."""
+from __future__ import annotations
+
+import pytest
+from notifications_python_client.notifications import NotificationsAPIClient
+
+from config import get_settings
+from models.notification import Notification
+from tests.conftest import status_of, wait_for
+from tests.factories import create_key, create_sample_template, create_service
+
+
+@pytest.fixture
+def service():
+    return create_service()
+
+
+def client_for(service, live_server, key_type="live"):
+    return NotificationsAPIClient(create_key(service=service, key_type=key_type, name=key_type), base_url=live_server)
+
+
+def test_test_key_sms_goes_through_the_simulated_provider_to_delivered(service, live_server, worker):
+    template = create_sample_template(service=service, body="Code ((code))")
+    response = client_for(service, live_server, "test").send_sms_notification("0612345678", str(template.id), {"code": 42})
+    wait_for(lambda: status_of(response["id"]) == "delivered")
+    stored = Notification.get_by_id(response["id"])
+    assert stored.sent_by == "simulated" and stored.billable_units == 1 and stored.sent_at is not None
+
+
+def test_test_key_email_reaches_delivered_and_never_the_smtp_server(service, live_server, worker, real_providers):
+    smtp, _ = real_providers
+    template = create_sample_template(service=service, template_type="email", subject="Hello", body="Hi ((name))")
+    response = client_for(service, live_server, "test").send_email_notification("a@example.nl", str(template.id), {"name": "x"})
+    wait_for(lambda: status_of(response["id"]) == "delivered")
+    assert smtp.messages == []
+
+
+def test_simulated_failures_by_recipient(service, live_server, worker):
+    template = create_sample_template(service=service, template_type="email", subject="Hello", body="Hi")
+    api = client_for(service, live_server, "test")
+    temp = api.send_email_notification("temp-fail@example.nl", str(template.id))
+    perm = api.send_email_notification("perm-fail@example.nl", str(template.id))
+    wait_for(lambda: status_of(temp["id"]) == "temporary-failure")
+    wait_for(lambda: status_of(perm["id"]) == "permanent-failure")
+
+
+def test_live_sms_arrives_at_the_gateway_once_and_receipts_move_its_status(service, live_server, worker, real_providers):
+    _, gateway = real_providers
+    template = create_sample_template(service=service, body="Hello ((name))")
+    response = client_for(service, live_server).send_sms_notification("06 12345678", str(template.id), {"name": "Piet"})
+    [message] = gateway.wait_for_messages(1)
+    assert message.payload["to"] == "+31612345678"
+    assert message.payload["body"] == "Hello Piet"
+    assert message.payload["from"] == "Notify"
+    assert message.payload["reference"] == response["id"]
+    assert message.headers["Authorization"] == "Bearer gateway-token"
+    wait_for(lambda: status_of(response["id"]) == "sending")
+    token = get_settings().provider_webhook_token
+    assert gateway.send_receipt(message.payload["callback_url"], token, message.id, "buffered").status_code == 200
+    wait_for(lambda: status_of(response["id"]) == "pending")
+    gateway.send_receipt(message.payload["callback_url"], token, message.id, "delivered")
+    wait_for(lambda: status_of(response["id"]) == "delivered")
+    assert len(gateway.messages) == 1 and gateway.attempts == 1
+
+
+def test_international_sms_ends_sent(service, live_server, worker, real_providers):
+    _, gateway = real_providers
+    template = create_sample_template(service=service, body="Hi")
+    response = client_for(service, live_server).send_sms_notification("+44 7900 900123", str(template.id))
+    gateway.wait_for_messages(1)
+    wait_for(lambda: status_of(response["id"]) == "sent")
+    stored = Notification.get_by_id(response["id"])
+    assert stored.international and stored.rate_multiplier == 3
+
+
+def test_gateway_errors_are_retried_then_succeed(service, live_server, worker, real_providers):
+    _, gateway = real_providers
+    gateway.fail_next(2, status=503)
+    template = create_sample_template(service=service, body="Hi")
+    response = client_for(service, live_server).send_sms_notification("0612345678", str(template.id))
+    gateway.wait_for_messages(1)
+    wait_for(lambda: status_of(response["id"]) == "sending")
+    assert gateway.attempts == 3 and len(gateway.messages) == 1
+
+
+def test_exhausted_retries_mark_technical_failure(service, live_server, worker, real_providers):
+    _, gateway = real_providers
+    gateway.fail_next(10, status=500)
+    template = create_sample_template(service=service, body="Hi")
+    response = client_for(service, live_server).send_sms_notification("0612345678", str(template.id))
+    wait_for(lambda: status_of(response["id"]) == "technical-failure")
+    assert gateway.messages == [] and gateway.attempts == 4  # the first try and 3 retries
+
+
+def test_gateway_refusing_the_recipient_is_a_permanent_failure(service, live_server, worker, real_providers):
+    _, gateway = real_providers
+    gateway.fail_next(1, status=400)
+    template = create_sample_template(service=service, body="Hi")
+    response = client_for(service, live_server).send_sms_notification("0612345678", str(template.id))
+    wait_for(lambda: status_of(response["id"]) == "permanent-failure")
+    assert gateway.attempts == 1
+
+
+def test_live_email_arrives_over_smtp_with_headers(service, live_server, worker, real_providers):
+    from models.service import ReplyToAddress
+
+    smtp, _ = real_providers
+    ReplyToAddress.create(service=service, email_address="replies@gemeente.nl", is_default=True)
+    template = create_sample_template(service=service, template_type="email", subject="Over ((topic))",
+                                      body="Beste ((name)),\n\n* een\n* twee")
+    response = client_for(service, live_server).send_email_notification(
+        "Burger@Example.nl", str(template.id), {"name": "Jan", "topic": "uw aanvraag"},
+        one_click_unsubscribe_url="https://gemeente.nl/unsubscribe?u=1",
+    )
+    [received] = smtp.wait_for_messages(1)
+    message = received.message
+    assert list(received.rcpt_tos) == ["Burger@Example.nl"]
+    assert message["Subject"] == "Over uw aanvraag"
+    assert message["Reply-To"] == "replies@gemeente.nl"
+    assert message["List-Unsubscribe"] == "<https://gemeente.nl/unsubscribe?u=1>"
+    assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    text = message.get_body(("plain",)).get_content()
+    html = message.get_body(("html",)).get_content()
+    assert "Beste Jan," in text and "<li" in html and "Jan" in html
+    wait_for(lambda: status_of(response["id"]) == "delivered")
+    assert len(smtp.messages) == 1
+
+
+def test_smtp_refusing_the_recipient_is_a_permanent_failure(service, live_server, worker, real_providers):
+    smtp, _ = real_providers
+    smtp.fail_next(1, reply="550 5.1.1 No such user")
+    template = create_sample_template(service=service, template_type="email", subject="Hello", body="Hi")
+    response = client_for(service, live_server).send_email_notification("nobody@example.nl", str(template.id))
+    wait_for(lambda: status_of(response["id"]) == "permanent-failure")

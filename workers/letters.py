@@ -1,0 +1,104 @@
+"""Actors of the letter stages: create-letter-pdf, virus-scan, send-letters, and the periodic print jobs."""
+from __future__ import annotations
+
+import datetime
+import logging
+
+import dramatiq
+import peewee
+
+from config import get_settings
+from models.db import database, utcnow
+from models.notification import Notification
+from pipeline import statuses
+from pipeline.letters import printing, stages
+from pipeline.print_provider import PrintTransferError, answering_providers, provider_for
+from pipeline.storage import letter_storage
+from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
+from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.enqueue import enqueue_after_commit
+
+log = logging.getLogger(__name__)
+_settings = get_settings()
+_DATABASE_ERRORS = (peewee.OperationalError, peewee.InterfaceError)
+STUCK_AFTER = datetime.timedelta(minutes=2)  # a letter this long in a stage has lost its message
+
+
+def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict:
+    # Only the named errors are retried; anything else is a bug, failed at once by `exhausted`.
+    return {"max_retries": _settings.provider_max_retries, "min_backoff": _settings.provider_min_backoff_ms,
+            "max_backoff": _settings.provider_max_backoff_ms, "on_retry_exhausted": exhausted,
+            "retry_when": lambda retries, exc: isinstance(exc, retryable) and retries < _settings.provider_max_retries}
+
+
+def _fail(notification_id: str) -> None:
+    try:
+        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+    except statuses.IllegalTransition:
+        pass  # moved on meanwhile; the refusal is logged by the transition table
+
+
+@dramatiq.actor(queue_name="create-letter-pdf", **_retries(_DATABASE_ERRORS, "letter_stage_failed"))
+def create_letter_pdf(notification_id: str) -> None:
+    stages.create_letter_pdf(notification_id, letter_storage())
+
+
+@dramatiq.actor(queue_name="virus-scan", **_retries((ScannerUnavailable, *_DATABASE_ERRORS), "letter_stage_failed"))
+def scan_precompiled_letter(notification_id: str) -> None:
+    stages.scan_precompiled(notification_id, letter_storage(), scanner_from_url(_settings.clamd_url))
+
+
+@dramatiq.actor(queue_name="create-letter-pdf", max_retries=3)
+def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
+    log.warning("%s gave up on letter %s", message_data["actor_name"], message_data["args"][0])
+    _fail(message_data["args"][0])
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def print_letters() -> None:
+    """Claim the letters ready to print into batches, each sent on to send_print_batch."""
+    with database.atomic():
+        for batch_id, simulated in printing.claim_batches():
+            enqueue_after_commit(send_print_batch, batch_id, simulated)
+
+
+@dramatiq.actor(queue_name="send-letters", **_retries((PrintTransferError, *_DATABASE_ERRORS), "print_batch_failed"))
+def send_print_batch(batch_id: str, simulated: bool) -> None:
+    provider = provider_for(_settings, simulated=simulated)
+    if printing.send_batch(batch_id, provider, letter_storage()) and provider.name == "simulated":
+        enqueue_after_commit(read_print_answers)  # the simulator has answered already: don't wait for the poll
+
+
+@dramatiq.actor(queue_name="send-letters", max_retries=3)
+def print_batch_failed(message_data: dict, retry_info: dict) -> None:
+    batch_id = message_data["args"][0]
+    log.warning("print batch %s could not be handed over: %d letters failed", batch_id, printing.fail_batch(batch_id))
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def read_print_answers() -> None:
+    for provider in answering_providers(_settings):
+        printing.apply_answers(provider)
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def sweep_stuck_letters() -> None:
+    """Letters whose stage message was lost (Redis restarted empty) get it again; stages are idempotent."""
+    before = utcnow() - STUCK_AFTER
+    letters = Notification.select(Notification.id, Notification.status).where(
+        (Notification.notification_type == "letter") & (Notification.created_at < before)
+        & (((Notification.status == statuses.CREATED) & Notification.billable_units.is_null()
+            & (Notification.precompiled == False))  # noqa: E712
+           | (Notification.status == statuses.PENDING_VIRUS_CHECK))
+    ).limit(10_000)
+    for row in letters:
+        stage = scan_precompiled_letter if row.status == statuses.PENDING_VIRUS_CHECK else create_letter_pdf
+        enqueue_after_commit(stage, str(row.id))
+
+
+def enqueue_letter_pdf(notification: Notification) -> None:
+    enqueue_after_commit(create_letter_pdf, str(notification.id))
+
+
+def enqueue_virus_scan(notification: Notification) -> None:
+    enqueue_after_commit(scan_precompiled_letter, str(notification.id))

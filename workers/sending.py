@@ -1,0 +1,79 @@
+"""Actors of the send-sms and send-email queues: claim, call the provider once, record."""
+from __future__ import annotations
+
+import datetime
+import logging
+
+import dramatiq
+import peewee
+
+from config import get_settings
+from models.db import utcnow
+from models.notification import Notification
+from pipeline import dispatch, statuses
+from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
+from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.enqueue import enqueue_after_commit
+from workers.receipts import process_receipt, simulate_receipt
+
+log = logging.getLogger(__name__)
+_settings = get_settings()
+RETRIES = {
+    "max_retries": _settings.provider_max_retries,
+    "min_backoff": _settings.provider_min_backoff_ms,
+    "max_backoff": _settings.provider_max_backoff_ms,
+    # Provider timeouts and 5xx, and a database that is briefly unreachable, are worth retrying;
+    # anything else is a bug, reported once and failed rather than retried for hours.
+    "retry_when": lambda retries, exc: isinstance(exc, (RetryableProviderError, peewee.OperationalError,
+                                                        peewee.InterfaceError))
+    and retries < _settings.provider_max_retries,
+    "on_retry_exhausted": "delivery_retries_exhausted",
+}
+
+
+def _deliver(notification_id: str) -> None:
+    notification = dispatch.claim(notification_id)
+    if notification is None:
+        return  # already dispatched, or another worker holds it
+    try:
+        sent = dispatch.send(notification)
+    except RetryableProviderError:
+        dispatch.release(notification_id)
+        raise
+    except FinalProviderError as exc:
+        statuses.transition(notification_id, exc.status)
+        return
+    dispatch.record_sent(notification, sent)
+    if sent.simulated:
+        simulate_receipt.send(sent.provider, simulated_receipt(sent.reference, notification_id, notification.normalised_to))
+    elif notification.notification_type == "email" and _settings.smtp_delivered_on_accept:
+        # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery receipt.
+        process_receipt.send(sent.provider, {"id": sent.reference, "reference": notification_id, "status": "delivered"})
+
+
+@dramatiq.actor(queue_name="send-sms", **RETRIES)
+def deliver_sms(notification_id: str) -> None:
+    _deliver(notification_id)
+
+
+@dramatiq.actor(queue_name="send-email", **RETRIES)
+def deliver_email(notification_id: str) -> None:
+    _deliver(notification_id)
+
+
+@dramatiq.actor(queue_name="send-sms", max_retries=3)
+def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
+    notification_id = message_data["args"][0]
+    log.warning("provider retries exhausted for %s", notification_id)
+    statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+
+
+def delay_until(when: datetime.datetime | None) -> int | None:
+    if when is None:
+        return None
+    return max(0, int((when - utcnow()).total_seconds() * 1000)) or None
+
+
+def enqueue_delivery(notification: Notification) -> None:
+    actor = deliver_sms if notification.notification_type == "sms" else deliver_email
+    enqueue_after_commit(actor, str(notification.id), delay_ms=delay_until(notification.scheduled_for))
