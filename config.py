@@ -42,6 +42,10 @@ class Settings:
     port: int
     instance_dir: Path
     queue_namespace: str
+    # How long a worker may be silent before its unacknowledged messages go to another worker,
+    # and how often (per million commands) brokers run that clean-up.
+    queue_heartbeat_timeout_ms: int
+    queue_maintenance_chance: int
     smtp_url: str | None
     sms_gateway_url: str | None
     sms_gateway_token: str | None
@@ -74,6 +78,8 @@ def load_settings() -> Settings:
         port=port,
         instance_dir=instance,
         queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
+        queue_heartbeat_timeout_ms=int(os.environ.get("QUEUE_HEARTBEAT_TIMEOUT_MS", "60000")),
+        queue_maintenance_chance=int(os.environ.get("QUEUE_MAINTENANCE_CHANCE", "1000")),
         smtp_url=os.environ.get("SMTP_URL") or None,
         sms_gateway_url=os.environ.get("SMS_GATEWAY_URL") or None,
         sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,

@@ -5,6 +5,7 @@ Dramatiq broker are process-wide, as they are in the web and worker processes.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import tempfile
@@ -25,6 +26,9 @@ _instance = tempfile.mkdtemp(prefix="notify-tests-")
 _port = _free_port()  # the live server's port, known up front so BASE_URL (webhooks, links) points at it
 os.environ["BASE_URL"] = f"http://127.0.0.1:{_port}"
 os.environ["PROVIDER_MAX_RETRIES"] = "3"
+# Messages of a killed worker come back after 3 s instead of a minute (tests kill workers).
+os.environ["QUEUE_HEARTBEAT_TIMEOUT_MS"] = "3000"
+os.environ["QUEUE_MAINTENANCE_CHANCE"] = "100000"
 os.environ["PROVIDER_MIN_BACKOFF_MS"] = "50"
 os.environ["PROVIDER_MAX_BACKOFF_MS"] = "200"
 os.environ.pop("SMTP_URL", None)
@@ -107,22 +111,28 @@ def live_server(app) -> Iterator[str]:
     server.shutdown()
 
 
-
-
-@pytest.fixture
-def worker(live_server) -> Iterator[object]:
-    """A real Dramatiq worker on the real Redis broker, with the API listening for webhooks."""
+@contextlib.contextmanager
+def running_worker() -> Iterator[object]:
+    """A real Dramatiq worker on the real Redis broker, in this process."""
     from dramatiq import Worker
-
     from dramatiq.worker import _WorkerMiddleware
 
     running = Worker(broker, worker_threads=4, worker_timeout=50)
     running.start()
-    yield running
-    running.stop()
-    # A Worker registers a middleware on the broker and never removes it; one test's stopped
-    # worker must not hear the next test's messages.
-    broker.middleware[:] = [m for m in broker.middleware if not isinstance(m, _WorkerMiddleware)]
+    try:
+        yield running
+    finally:
+        running.stop()
+        # A Worker registers a middleware on the broker and never removes it; one test's stopped
+        # worker must not hear the next test's messages.
+        broker.middleware[:] = [m for m in broker.middleware if not isinstance(m, _WorkerMiddleware)]
+
+
+@pytest.fixture
+def worker(live_server) -> Iterator[object]:
+    """A worker, with the API listening for the webhooks the pipeline posts to."""
+    with running_worker() as running:
+        yield running
 
 
 def wait_for(predicate, timeout: float = 15.0, interval: float = 0.05):

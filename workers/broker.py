@@ -36,7 +36,11 @@ def build_broker() -> RedisBroker:
     settings = get_settings()
     if database.obj is None:
         init_database(settings.database_url)
-    broker = RedisBroker(url=redis_url(settings), namespace=settings.queue_namespace)
+    broker = RedisBroker(
+        url=redis_url(settings), namespace=settings.queue_namespace,
+        heartbeat_timeout=settings.queue_heartbeat_timeout_ms,
+        maintenance_chance=settings.queue_maintenance_chance,
+    )
     broker.add_middleware(DatabaseConnections())
     return broker
 

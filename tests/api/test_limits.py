@@ -1,0 +1,142 @@
+"""Rate limits, daily limits and idempotency, held in Redis and shared by every web process."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import requests
+
+from models.notification import Notification
+from tests.factories import auth_headers, create_key, create_sample_template, create_service
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _sms(service):
+    template = create_sample_template(service=service, body="Hi")
+    return {"phone_number": "0612345678", "template_id": str(template.id)}
+
+
+def _errors(response):
+    return response.status_code, [(e["error"], e["message"]) for e in response.get_json()["errors"]]
+
+
+def test_rate_limit_per_key_type(client):
+    service = create_service(rate_limit=3)
+    body = _sms(service)
+    live, test = create_key(service=service), create_key(service=service, key_type="test", name="t")
+    for _ in range(3):
+        assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(live)).status_code == 201
+    refused = client.post("/v2/notifications/sms", json=body, headers=auth_headers(live))
+    assert _errors(refused) == (429, [("RateLimitError",
+                                       "Exceeded rate limit for key type live of 3 requests per 60 seconds")])
+    assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(test)).status_code == 201
+    assert client.get("/v2/notifications", headers=auth_headers(live)).status_code == 200  # GETs are not limited
+
+
+def test_daily_limit_and_test_keys_do_not_count(client):
+    service = create_service(sms_daily_limit=2)
+    body = _sms(service)
+    live, test = create_key(service=service), create_key(service=service, key_type="test", name="t")
+    for _ in range(3):
+        assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(test)).status_code == 201
+    for _ in range(2):
+        assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(live)).status_code == 201
+    refused = client.post("/v2/notifications/sms", json=body, headers=auth_headers(live))
+    assert _errors(refused) == (429, [("TooManyRequestsError", "Exceeded send limits (sms: 2) for today")])
+    assert Notification.select().where(Notification.key_type == "live").count() == 2
+
+
+def test_international_daily_limit(client):
+    service = create_service(international_sms_daily_limit=1)
+    body = {**_sms(service), "phone_number": "+44 7900 900123"}
+    key = create_key(service=service)
+    assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(key)).status_code == 201
+    refused = client.post("/v2/notifications/sms", json=body, headers=auth_headers(key))
+    assert _errors(refused) == (429, [("TooManyRequestsError", "Exceeded send limits (international_sms: 1) for today")])
+    domestic = client.post("/v2/notifications/sms", json=_sms(service), headers=auth_headers(key))
+    assert domestic.status_code == 201
+
+
+def test_refused_sends_do_not_use_up_the_daily_limit(client):
+    service = create_service(sms_daily_limit=1)
+    body = _sms(service)
+    key = create_key(service=service)
+    bad = client.post("/v2/notifications/sms", json={**body, "phone_number": "0201234567"}, headers=auth_headers(key))
+    assert bad.status_code == 400
+    assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(key)).status_code == 201
+
+
+def test_idempotency_key_returns_the_first_response(client):
+    service = create_service()
+    body = _sms(service)
+    key = create_key(service=service)
+    headers = {**auth_headers(key), "Idempotency-Key": "order-17"}
+    first = client.post("/v2/notifications/sms", json=body, headers=headers)
+    again = client.post("/v2/notifications/sms", json=body, headers={**auth_headers(key), "Idempotency-Key": "order-17"})
+    assert first.status_code == again.status_code == 201
+    assert first.get_json() == again.get_json()
+    assert Notification.select().count() == 1
+    other = client.post("/v2/notifications/sms", json=body, headers={**auth_headers(key), "Idempotency-Key": "order-18"})
+    assert other.get_json()["id"] != first.get_json()["id"]
+
+
+def test_a_refused_request_is_not_remembered(client):
+    service = create_service()
+    body = _sms(service)
+    key = create_key(service=service)
+    headers = lambda: {**auth_headers(key), "Idempotency-Key": "k1"}  # noqa: E731
+    assert client.post("/v2/notifications/sms", json={**body, "phone_number": "x"}, headers=headers()).status_code == 400
+    assert client.post("/v2/notifications/sms", json=body, headers=headers()).status_code == 201
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def gunicorn_url():
+    """The app under gunicorn with several worker processes, as in production."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}", "--workers", "3"],
+        cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"{url}/_status", timeout=5).status_code == 200:
+                break
+        except requests.RequestException:
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
+    service = create_service(rate_limit=20)
+    body = _sms(service)
+    key = create_key(service=service)
+
+    def post(headers: dict) -> requests.Response:
+        return requests.post(f"{gunicorn_url}/v2/notifications/sms", json=body, headers=headers, timeout=10)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        same_key = list(pool.map(post, [{**auth_headers(key), "Idempotency-Key": "once"} for _ in range(8)]))
+    assert {r.status_code for r in same_key} <= {201, 409}
+    assert len({r.json()["id"] for r in same_key if r.status_code == 201}) == 1
+    assert Notification.select().count() == 1
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        codes = [r.status_code for r in pool.map(post, [auth_headers(key) for _ in range(30)])]
+    assert codes.count(201) == 19 and codes.count(429) == 11  # 20 per window, one used above

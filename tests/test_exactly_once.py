@@ -1,0 +1,85 @@
+"""A provider is called at most once per notification, whatever happens to queue messages or workers."""
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from notifications_python_client.notifications import NotificationsAPIClient
+
+from models.notification import Notification
+from tests.conftest import running_worker, status_of, wait_for
+from tests.factories import create_key, create_sample_template, create_service
+from workers.broker import broker
+from workers.periodic import sweep_stuck_notifications
+from workers.sending import deliver_sms
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _send(live_server):
+    service = create_service()
+    template = create_sample_template(service=service, body="Hi")
+    api = NotificationsAPIClient(create_key(service=service), base_url=live_server)
+    return api.send_sms_notification("0612345678", str(template.id))["id"]
+
+
+def test_duplicated_messages_make_one_provider_call(live_server, real_providers, worker):
+    _, gateway = real_providers
+    notification_id = _send(live_server)
+    for _ in range(5):
+        deliver_sms.send(notification_id)
+    wait_for(lambda: status_of(notification_id) == "sending")
+    broker.join("send-sms", timeout=10_000)
+    assert gateway.attempts == 1 and len(gateway.messages) == 1
+
+
+def _pending_messages(queue: str) -> int:
+    return broker.client.hlen(f"{broker.namespace}:{queue}.msgs")
+
+
+def test_worker_killed_during_dispatch_never_sends_twice(live_server, real_providers):
+    _, gateway = real_providers
+    gateway.stall_next(1, 15)  # the provider call hangs: the worker is killed inside it
+    notification_id = _send(live_server)
+    env = dict(os.environ, SMS_GATEWAY_URL=gateway.url, SMS_GATEWAY_TOKEN="gateway-token")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dramatiq", "workers", "--processes", "1", "--threads", "1", "--queues", "send-sms"],
+        cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: gateway.attempts == 1, timeout=30)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert _pending_messages("send-sms") == 1  # unacknowledged: the broker will hand it out again
+
+    with running_worker():
+        # The dead worker's message comes back after the heartbeat timeout and finds the claim.
+        wait_for(lambda: _pending_messages("send-sms") == 0, timeout=30)
+    stored = Notification.get_by_id(notification_id)
+    assert stored.status == "created" and stored.dispatch_started_at is not None
+    assert gateway.attempts == 1
+
+    # The sweep fails an abandoned claim instead of sending again.
+    Notification.update(dispatch_started_at=stored.dispatch_started_at - datetime.timedelta(hours=1)).where(
+        Notification.id == notification_id).execute()
+    sweep_stuck_notifications.fn()
+    assert status_of(notification_id) == "technical-failure"
+    assert gateway.attempts == 1
+
+
+def test_a_notification_whose_message_was_lost_is_sent_by_the_sweep(live_server, real_providers):
+    _, gateway = real_providers
+    notification_id = _send(live_server)
+    broker.flush("send-sms")  # the message is lost (say, Redis restarted without persistence)
+    stored = Notification.get_by_id(notification_id)
+    Notification.update(created_at=stored.created_at - datetime.timedelta(minutes=5)).where(
+        Notification.id == notification_id).execute()
+    sweep_stuck_notifications.fn()
+    with running_worker():
+        wait_for(lambda: status_of(notification_id) == "sending")
+    assert gateway.attempts == 1
