@@ -42,6 +42,7 @@ class Settings:
     port: int
     instance_dir: Path
     queue_namespace: str
+    cache_ttl_seconds: float
     # How long a worker may be silent before its unacknowledged messages go to another worker,
     # and how often (per million commands) brokers run that clean-up.
     queue_heartbeat_timeout_ms: int
@@ -78,6 +79,7 @@ def load_settings() -> Settings:
         port=port,
         instance_dir=instance,
         queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
+        cache_ttl_seconds=float(os.environ.get("CACHE_TTL_SECONDS", "2")),
         queue_heartbeat_timeout_ms=int(os.environ.get("QUEUE_HEARTBEAT_TIMEOUT_MS", "60000")),
         queue_maintenance_chance=int(os.environ.get("QUEUE_MAINTENANCE_CHANCE", "1000")),
         smtp_url=os.environ.get("SMTP_URL") or None,

@@ -14,6 +14,7 @@ from api.errors import AuthError
 from config import get_settings
 from models import crypto
 from models.api_key import ApiKey
+from models.cache import cached
 from models.service import Service
 
 CLOCK_TOLERANCE_SECONDS = 30
@@ -90,10 +91,11 @@ def authenticate_service() -> Caller:
         service_id = uuid.UUID(issuer)
     except ValueError:
         raise AuthError("Invalid token: service not found") from None
-    service = Service.get_or_none((Service.id == service_id) & (Service.active == True))  # noqa: E712
-    if service is None:
+    service = cached(("service", service_id), lambda: Service.get_or_none(Service.id == service_id))
+    if service is None or not service.active:
         raise AuthError("Invalid token: service not found")
-    keys = list(ApiKey.select().where(ApiKey.service == service).order_by(ApiKey.revoked_at.is_null(False)))
+    keys = cached(("api-keys", service_id), lambda: list(
+        ApiKey.select().where(ApiKey.service == service_id).order_by(ApiKey.revoked_at.is_null(False))))
     key = _matching_key(token, keys)
     if key is None:
         raise AuthError("Invalid token: API key not found")

@@ -26,6 +26,7 @@ _instance = tempfile.mkdtemp(prefix="notify-tests-")
 _port = _free_port()  # the live server's port, known up front so BASE_URL (webhooks, links) points at it
 os.environ["BASE_URL"] = f"http://127.0.0.1:{_port}"
 os.environ["PROVIDER_MAX_RETRIES"] = "3"
+os.environ["CACHE_TTL_SECONDS"] = "0"  # tests change rows directly and expect to see it at once
 # Messages of a killed worker come back after 3 s instead of a minute (tests kill workers).
 os.environ["QUEUE_HEARTBEAT_TIMEOUT_MS"] = "3000"
 os.environ["QUEUE_MAINTENANCE_CHANCE"] = "100000"

@@ -29,7 +29,7 @@ DOWNLOAD_TOKEN_SECONDS = 30 * 60
 
 ENTER_ADDRESS = "Enter your email address"
 WRONG_ADDRESS = "This is not the email address the file was sent to"
-TOO_MANY_ATTEMPTS = "You have entered the wrong email address too many times. Try again in an hour."
+TOO_MANY_ATTEMPTS = "Too many attempts to confirm your email address. Try again in an hour."
 TOKEN_EXPIRED = "Your download link has expired. Enter your email address again."
 _CONTROL_OR_PATH = re.compile(r'[\x00-\x1f\x7f/\\"]')
 
@@ -127,8 +127,7 @@ def _page(found: Found, *, download: str | None = None, error: str | None = None
 
 
 def _html(template: str, status: int, **context: object) -> Response:
-    response = Response(render_template(template, **context), status=status, mimetype="text/html")
-    return response
+    return Response(render_template(template, **context), status=status, mimetype="text/html")
 
 
 def _download_url(found: Found, token: str | None = None) -> str:

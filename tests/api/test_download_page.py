@@ -81,7 +81,7 @@ def test_attempts_are_limited_per_file(client, service):
     for _ in range(10):
         assert client.post(url, data={"email_address": "guess@example.nl"}).status_code == 400
     limited = client.post(url, data={"email_address": RECIPIENT})
-    assert limited.status_code == 429 and "too many times" in limited.get_data(as_text=True)
+    assert limited.status_code == 429 and "Too many attempts" in limited.get_data(as_text=True)
     other = link(service)  # another file has its own count
     assert client.post(other, data={"email_address": RECIPIENT}).status_code == 200
 

@@ -101,7 +101,8 @@ def _unsupported(file_type: str) -> str:
 
 
 @pytest.mark.parametrize("upload, message", [
-    (lambda: prepare_upload(io.BytesIO(PDF), filename="a" * 101 + ".pdf"), "filename cannot be longer than 100 characters"),
+    (lambda: prepare_upload(io.BytesIO(PDF), filename="a" * 101 + ".pdf"),
+     "filename cannot be longer than 100 characters"),
     (lambda: prepare_upload(io.BytesIO(PDF), filename="besluit"),
      "filename must end with a file extension. For example, filename.csv"),
     (lambda: prepare_upload(io.BytesIO(PDF), filename="besluit.exe"), _unsupported(".exe")),

@@ -15,11 +15,13 @@ from pipeline.documents import crypto, prepare_files
 from pipeline.documents.access import find, read, recipient_matches
 from pipeline.documents.cleanup import delete_orphaned_files
 from pipeline.documents.storage import keys_older_than, storage
-from pipeline.virus_scan import EICAR
+from pipeline.virus_scan import EICAR, ScannerUnavailable
 from tests.factories import create_notification, create_service
 from tests.pipeline.test_documents_filetypes import CSV, GIF, PDF, PNG, unsupported_message
 
 ADMIN = get_settings().admin_url
+RETENTION = "Unsupported value for retention_period '{}'. Supported periods are from 1 to 78 weeks."
+CONFIRM = "Unsupported value for confirm_email_before_download: '{}'. Use a boolean true or false value."
 
 
 @pytest.fixture
@@ -70,12 +72,12 @@ def test_no_files_is_a_no_op(service):
     ({"filename": "report."}, "filename must end with a file extension. For example, filename.csv"),
     ({"filename": 12}, "filename must end with a file extension. For example, filename.csv"),
     ({"filename": "setup.exe"}, unsupported_message(".exe")),
-    ({"retention_period": "0 weeks"}, "Unsupported value for retention_period '0 weeks'. Supported periods are from 1 to 78 weeks."),
-    ({"retention_period": "79 weeks"}, "Unsupported value for retention_period '79 weeks'. Supported periods are from 1 to 78 weeks."),
-    ({"retention_period": "2 months"}, "Unsupported value for retention_period '2 months'. Supported periods are from 1 to 78 weeks."),
-    ({"retention_period": 4}, "Unsupported value for retention_period '4'. Supported periods are from 1 to 78 weeks."),
-    ({"confirm_email_before_download": "yes"}, "Unsupported value for confirm_email_before_download: 'yes'. Use a boolean true or false value."),
-    ({"confirm_email_before_download": 1}, "Unsupported value for confirm_email_before_download: '1'. Use a boolean true or false value."),
+    ({"retention_period": "0 weeks"}, RETENTION.format("0 weeks")),
+    ({"retention_period": "79 weeks"}, RETENTION.format("79 weeks")),
+    ({"retention_period": "2 months"}, RETENTION.format("2 months")),
+    ({"retention_period": 4}, RETENTION.format("4")),
+    ({"confirm_email_before_download": "yes"}, CONFIRM.format("yes")),
+    ({"confirm_email_before_download": 1}, CONFIRM.format("1")),
     ({"file": "not base64!"}, "Document is not base64 encoded"),
     ({"file": 1234}, "Document is not base64 encoded"),
 ])
@@ -121,7 +123,7 @@ def test_stored_encrypted_without_the_key(service):
     assert (document.notification_id, document.filename, document.mimetype, document.size) == \
         (notification.id, "Overzicht 2026.csv", "text/csv", len(CSV))
     assert document.confirm_email is True  # the default
-    assert abs(document.expires_at - (document.created_at + datetime.timedelta(weeks=4))) < datetime.timedelta(seconds=5)
+    assert document.expires_at - document.created_at == datetime.timedelta(weeks=4)
     blob = storage().get(document.storage_key)
     assert CSV not in blob and key_of(url) not in str(document.__data__)
     found = find(str(service.id), str(document.id), key_of(url))
@@ -184,3 +186,14 @@ def test_failed_save_removes_what_it_wrote(service, monkeypatch):
     with pytest.raises(RuntimeError):
         files.save(create_notification(service=service, notification_type="email"))
     assert stored(service) == []
+
+
+def test_scanner_down_is_a_503_not_a_pass(service, monkeypatch):
+    class Down:
+        def scan(self, data: bytes):
+            raise ScannerUnavailable("clamd at tcp://127.0.0.1:1: refused")
+
+    monkeypatch.setattr("pipeline.documents.prepare.scanner_from_url", lambda url: Down())
+    with pytest.raises(ApiError) as exc:
+        prepare_files(service, "email", uuid.uuid4(), {"doc": upload()})
+    assert (exc.value.status_code, exc.value.messages) == (503, ["Antivirus API error"])

@@ -6,6 +6,7 @@ import re
 from api.auth import Caller
 from api.errors import BadRequestError
 from config import get_settings
+from models.cache import cached
 from models.service import GuestListEntry, ReplyToAddress, Service, SmsSender, TeamMember, default_of
 from models.template import TemplateVersion, find_version
 from pipeline.recipients.email_address import format_email_for_comparison
@@ -20,7 +21,7 @@ def check_permission(service: Service, channel: str) -> None:
 
 
 def find_template(service: Service, template_id: str, channel: str) -> TemplateVersion:
-    version = find_version(service, template_id)
+    version = cached(("template", service.id, template_id), lambda: find_version(service, template_id))
     if version is None:
         raise BadRequestError("Template not found")
     if version.template.template_type != channel:
@@ -61,7 +62,7 @@ def sms_sender(service: Service, sms_sender_id: str | None) -> str:
         if sender is None:
             raise BadRequestError(f"sms_sender_id {sms_sender_id} does not exist in database for service id")
         return sender.sms_sender
-    default = default_of(SmsSender, service)
+    default = cached(("sms-sender", service.id), lambda: default_of(SmsSender, service))
     return default.sms_sender if default else get_settings().default_sms_sender
 
 
@@ -75,7 +76,7 @@ def reply_to(service: Service, email_reply_to_id: str | None) -> str | None:
                 f"email_reply_to_id {email_reply_to_id} does not exist in database for service id {service.id}"
             )
         return found.email_address
-    default = default_of(ReplyToAddress, service)
+    default = cached(("reply-to", service.id), lambda: default_of(ReplyToAddress, service))
     return default.email_address if default else None
 
 

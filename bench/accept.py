@@ -1,0 +1,63 @@
+"""Accept-path benchmark: accepted sends per second against a bare Flask JSON endpoint.
+
+Both are served the same way (gunicorn gthread, 2 workers x 4 threads, as the Procfile), loaded by
+wrk on the same machine in the same run. Reports absolute figures and the ratio.
+
+    python bench/accept.py [--seconds 10] [--connections 16] [--postgres postgresql://...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from api.auth import create_token  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn, service_env, wrk_post  # noqa: E402
+
+
+def measure_bare(seconds: int, connections: int) -> float:
+    env = service_env(Path(tempfile.mkdtemp()), PYTHONPATH=str(ROOT / "bench"))
+    with gunicorn("bare_app:app", env, free_port(), "/json") as url:
+        result = wrk_post(url + "/json", '{"phone_number": "0612345678", "template_id": "x"}',
+                          {"Content-Type": "application/json"}, seconds=seconds, connections=connections)
+    return result["rps"]
+
+
+def measure_service(database_url: str | None, seconds: int, connections: int) -> dict:
+    instance = Path(tempfile.mkdtemp(prefix="bench-"))
+    env = service_env(instance, **({"DATABASE_URL": database_url} if database_url else {}))
+    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", "test"], cwd=ROOT, env=env,
+                                     capture_output=True, text=True, check=True).stdout)
+    body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
+                       "personalisation": {"code": "123456"}, "reference": "bench"})
+    with gunicorn("app:app", env, free_port(), "/_status") as url:
+        token = create_token(made["key"][-73:-37], made["key"][-36:])  # valid 30 s; runs are shorter
+        return wrk_post(url + "/v2/notifications/sms", body,
+                        {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+                        seconds=seconds, connections=connections)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--postgres", default=None, help="also measure on this PostgreSQL URL")
+    args = parser.parse_args()
+    if args.seconds > 25:
+        sys.exit("--seconds must stay under the 30 s token lifetime")
+    bare = measure_bare(args.seconds, args.connections)
+    print(f"bare Flask JSON endpoint: {bare:8.0f} req/s")
+    runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
+    for name, url in runs:
+        result = measure_service(url, args.seconds, args.connections)
+        print(f"accept path on {name:10}: {result['rps']:8.0f} sends/s  ratio {result['rps'] / bare:5.1%}"
+              f"  (non-2xx: {result['non_2xx']})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Shared pieces of the benchmarks: processes started as the Procfile starts them, and wrk."""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+GUNICORN = ["--worker-class", "gthread", "--workers", "2", "--threads", "4"]  # as in the Procfile
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}", *GUNICORN],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.request("GET", url + ready_path, timeout=5)
+                break
+            except requests.RequestException:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: int, connections: int) -> dict:
+    """Requests per second and status counts of a wrk run posting body to url."""
+    if not shutil.which("wrk"):
+        sys.exit("wrk is needed for the benchmarks: apt-get install wrk")
+    lines = ['wrk.method = "POST"', f"wrk.body = [[{body}]]"]
+    lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
+    lines += [
+        "statuses = {}",
+        "response = function(status, headers, body) statuses[status] = (statuses[status] or 0) + 1 end",
+    ]
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write("\n".join(lines))
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "-s", script.name, url],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    os.unlink(script.name)
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": rate, "non_2xx": int(non2xx.group(1)) if non2xx else 0}
+
+
+def service_env(instance: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL",)}
+    env.update({"INSTANCE_DIR": str(instance), "QUEUE_NAMESPACE": f"bench-{os.getpid()}", "PYTHONPATH": str(ROOT),
+                **extra})
+    return env
