@@ -14,6 +14,7 @@ from reportlab.lib.pagesizes import A4, A5
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
+from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.letters import printing, stages
@@ -219,3 +220,43 @@ def test_answer_for_a_letter_not_yet_marked_sending_is_kept(service, storage, tm
     printing.send_batch(batch_id, provider, storage)
     assert printing.apply_answers(provider) == 1
     assert status_of(notification.id) == "delivered" and not (inbox / "early.json").exists()
+
+
+def test_lost_stage_messages_are_sent_again(service, worker):
+    """Redis restarted empty: the sweep resends each letter's stage message, and the stages run."""
+    from pipeline.storage import letter_storage
+    from tests.conftest import wait_for
+    from workers.letters import sweep_stuck_letters
+    from workers.periodic import SCHEDULE
+
+    assert {"print-letters", "read-print-answers", "sweep-stuck-letters"} <= {name for name, _, _ in SCHEDULE}
+    long_ago = utcnow() - datetime.timedelta(minutes=5)
+    rendered_late = template_letter(service, created_at=long_ago)
+    recent = template_letter(service)
+    scanned_late = uploaded(service, letter_storage(), a_pdf(), created_at=long_ago)
+    sweep_stuck_letters.send()
+    wait_for(lambda: Notification.get_by_id(rendered_late.id).billable_units == 1)
+    wait_for(lambda: status_of(scanned_late.id) == "created")
+    assert Notification.get_by_id(recent.id).billable_units is None  # its own message may still come
+
+
+def test_transfer_retried_then_failed_by_the_workers(service, worker, monkeypatch):
+    """A drop that stays unreachable: Dramatiq retries the hand-over, then the letters end technical-failure."""
+    from pipeline.storage import letter_storage
+    from tests.conftest import wait_for
+    from workers import letters
+
+    attempts = []
+
+    class Unreachable:
+        name = "directory"
+
+        def send_batch(self, batch):
+            attempts.append(batch.id)
+            raise PrintTransferError("drop unreachable")
+
+    monkeypatch.setattr(letters, "provider_for", lambda settings, simulated=False: Unreachable())
+    notification = ready_letter(service, letter_storage())
+    letters.print_letters.send()
+    wait_for(lambda: status_of(notification.id) == "technical-failure")
+    assert len(attempts) == 1 + get_settings().provider_max_retries and len(set(attempts)) == 1
