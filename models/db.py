@@ -28,6 +28,30 @@ class JSONField(peewee.TextField):
         return None if value is None else json.loads(value)
 
 
+class EncryptedTextField(peewee.TextField):
+    """Text encrypted with the configured SECRET_KEY: a database dump alone does not reveal it
+    (a rendered email body holds download links whose key opens the attached file)."""
+
+    def db_value(self, value: str | None) -> str | None:
+        from models import crypto
+
+        return None if value is None else crypto.encrypt(value)
+
+    def python_value(self, value: str | None) -> str | None:
+        from models import crypto
+
+        return None if value is None else crypto.decrypt(value)
+
+
+class EncryptedJSONField(EncryptedTextField):
+    def db_value(self, value: Any) -> str | None:
+        return None if value is None else super().db_value(json.dumps(value, separators=(",", ":")))
+
+    def python_value(self, value: str | None) -> Any:
+        text = super().python_value(value)
+        return None if text is None else json.loads(text)
+
+
 class BaseModel(peewee.Model):
     class Meta:
         database = database

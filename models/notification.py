@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import peewee
 
-from models.db import BaseModel, JSONField, utcnow, uuid_pk
+from models.db import BaseModel, EncryptedJSONField, EncryptedTextField, JSONField, utcnow, uuid_pk
 from models.service import Service
 
 
@@ -19,7 +19,7 @@ class Notification(BaseModel):
     normalised_to = peewee.TextField(null=True)
     reference = peewee.CharField(max_length=1000, null=True)
     status = peewee.CharField()
-    body = peewee.TextField(null=True)
+    body = EncryptedTextField(null=True)
     subject = peewee.TextField(null=True)
     reply_to_text = peewee.TextField(null=True)  # from_number / reply-to address / contact block
     created_at = peewee.DateTimeField(default=utcnow)
@@ -38,7 +38,7 @@ class Notification(BaseModel):
     one_click_unsubscribe_url = peewee.TextField(null=True)
     created_by_name = peewee.CharField(null=True)
     precompiled = peewee.BooleanField(default=False)
-    personalisation = JSONField(null=True)  # kept for rendering the HTML email at dispatch; purged with the row
+    personalisation = EncryptedJSONField(null=True)  # for rendering the HTML email at dispatch; purged with the row
     # Set when a worker starts the provider call: a redelivered message that finds it set never calls
     # the provider again (at most one provider call per notification).
     dispatch_started_at = peewee.DateTimeField(null=True)

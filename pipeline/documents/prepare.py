@@ -76,12 +76,17 @@ class PreparedFiles:
             raise
 
 
+def is_prepared_file(value: object) -> bool:
+    """A personalisation value made by the clients' prepare_upload."""
+    return isinstance(value, dict) and "file" in value
+
+
 def prepare_files(service: Service, channel: str, notification_id: uuid.UUID, personalisation: dict) -> PreparedFiles:
     """Check and encrypt every prepared file in personalisation; see the module docstring.
 
     notification_id is part of the hook's contract but unused: the rows take the id from the
     notification handed to save(), which is the one that actually committed."""
-    file_keys = [name for name, value in personalisation.items() if isinstance(value, dict) and "file" in value]
+    file_keys = [name for name, value in personalisation.items() if is_prepared_file(value)]
     if not file_keys:
         return PreparedFiles(personalisation)
     if channel != "email":

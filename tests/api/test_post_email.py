@@ -109,3 +109,15 @@ def test_scheduled_for(client, service, key):
     late = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=25)).isoformat()
     response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id), "scheduled_for": late})
     assert errors(response) == (400, [("ValidationError", "scheduled_for datetime can only be 24 hours in the future")])
+
+
+def test_body_and_personalisation_are_encrypted_at_rest(client, service, key):
+    from models.db import database
+
+    template = create_sample_template(service=service, template_type="email", subject="s", body="Secret ((code))")
+    response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id),
+                                  "personalisation": {"code": "swordfish"}})
+    notification_id = response.get_json()["id"]
+    raw = database.execute_sql("SELECT body, personalisation FROM notification").fetchall()
+    assert raw and all("swordfish" not in (column or "") for row in raw for column in row)
+    assert Notification.get_by_id(notification_id).body == "Secret swordfish"

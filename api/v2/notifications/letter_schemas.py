@@ -1,6 +1,6 @@
 """Schemas of POST /v2/notifications/letter, as data: a template letter or a precompiled PDF."""
 from api.schema import FormatProblem, format_checker, uuid_property
-from api.v2.notifications.post_schemas import _template_ref, _uri
+from api.v2.notifications.post_schemas import template_ref, uri_string
 
 PRECOMPILED_POSTAGE = ("first", "second", "economy")
 LETTER_POSTAGE = (*PRECOMPILED_POSTAGE, "europe", "rest-of-world")
@@ -54,8 +54,8 @@ post_letter_response = {
             "properties": {"subject": {"type": "string"}, "body": {"type": "string"}},
             "additionalProperties": False,
         },
-        "uri": _uri,
-        "template": _template_ref,
+        "uri": uri_string,
+        "template": template_ref,
         "scheduled_for": _nullable_string,
     },
 }

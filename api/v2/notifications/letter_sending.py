@@ -20,7 +20,7 @@ from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
 from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
-from api.v2.notifications.sending import _scheduled, response_base
+from api.v2.notifications.sending import scheduled_for_utc, response_base
 from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
@@ -29,6 +29,7 @@ from models.template import TemplateVersion
 from pipeline import statuses
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.recipients import AddressErrors, validate_postal_address
+from pipeline.documents import prepare_files
 from pipeline.rendering import missing_personalisation, render
 from pipeline.storage import letter_pdf_key, letter_storage
 
@@ -105,6 +106,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
     missing = missing_personalisation([version.subject or "", version.body, contact_block or ""], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
     rendered = render("letter", version.body, version.subject, values)
     contact = render("letter", contact_block, None, values).body if contact_block else None
     to = "\n".join(address.lines)
@@ -116,7 +118,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
                 notification_type="letter", template_id=version.template.id, template_version=version.version,
                 to=to, normalised_to="".join(to.split()).lower(), reference=body.get("reference"),
                 status=statuses.CREATED, body=rendered.body, subject=rendered.subject, reply_to_text=contact,
-                created_at=utcnow(), scheduled_for=_scheduled(body), international=address.international,
+                created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=address.international,
                 # International mail is charged by zone; Dutch mail goes at the template's class.
                 postage=address.postage_zone or version.postage or DEFAULT_POSTAGE,
                 address={"lines": address.lines, "postcode": address.postcode,

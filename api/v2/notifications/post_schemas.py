@@ -29,11 +29,11 @@ post_email_request = {
     "additionalProperties": False,
 }
 
-_uri = {"type": "string", "pattern": r"^https?://.+/v2/"}
-_template_ref = {
+uri_string = {"type": "string", "pattern": r"^https?://.+/v2/"}
+template_ref = {
     "type": "object",
     "required": ["id", "version", "uri"],
-    "properties": {"id": uuid_property(), "version": {"type": "integer"}, "uri": _uri},
+    "properties": {"id": uuid_property(), "version": {"type": "integer"}, "uri": uri_string},
 }
 _nullable_string = {"type": ["string", "null"]}
 
@@ -48,8 +48,8 @@ post_sms_response = {
             "required": ["body", "from_number"],
             "properties": {"body": {"type": "string"}, "from_number": {"type": "string"}},
         },
-        "uri": _uri,
-        "template": _template_ref,
+        "uri": uri_string,
+        "template": template_ref,
         "scheduled_for": _nullable_string,
     },
 }
@@ -70,8 +70,8 @@ post_email_response = {
                 "one_click_unsubscribe_url": _nullable_string,
             },
         },
-        "uri": _uri,
-        "template": _template_ref,
+        "uri": uri_string,
+        "template": template_ref,
         "scheduled_for": _nullable_string,
     },
 }

@@ -19,7 +19,7 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from models.template import TemplateVersion
-from pipeline.documents import prepare_files
+from pipeline.documents import is_prepared_file, prepare_files
 from pipeline.cost import sms_too_long, sms_too_long_message
 from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
 from pipeline.rendering import Rendered, missing_personalisation, render, sanitised_content
@@ -54,8 +54,10 @@ def _render(channel: str, version: TemplateVersion, body: dict, values: dict) ->
     missing = missing_personalisation([version.subject or "", version.body], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
-    rendered = render(channel, version.body, version.subject, values,
-                      sanitise_keys=body.get("sanitise_content_for") or ())
+    raw_values = body.get("personalisation") or {}
+    # A file's download link is ours, not the caller's text: it is never sanitised away.
+    sanitise = [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
+    rendered = render(channel, version.body, version.subject, values, sanitise_keys=sanitise)
     if channel == "sms" and sms_too_long(rendered.body):
         raise BadRequestError(sms_too_long_message(len(rendered.body)))
     if channel == "email":
@@ -73,7 +75,7 @@ def _daily_limits(caller: Caller, channel: str, recipient: Recipient) -> list[st
     return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds})
 
 
-def _scheduled(body: dict) -> datetime.datetime | None:
+def scheduled_for_utc(body: dict) -> datetime.datetime | None:
     value = body.get("scheduled_for")
     if not value:
         return None
@@ -128,7 +130,7 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
                 notification_type=channel, template_id=version.template.id, template_version=version.version,
                 to=recipient.raw, normalised_to=recipient.normalised, reference=body.get("reference"),
                 status="created", body=rendered.body, subject=rendered.subject, reply_to_text=reply_to_text,
-                created_at=utcnow(), scheduled_for=_scheduled(body), international=recipient.international,
+                created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=recipient.international,
                 phone_prefix=recipient.prefix, rate_multiplier=recipient.rate_multiplier,
                 personalisation=files.personalisation,
                 one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"),
@@ -140,7 +142,9 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
         raise
     response = respond(notification, body, rendered)
     if body.get("sanitise_content_for"):
-        response["sanitised_content"] = sanitised_content(body.get("personalisation"), body["sanitise_content_for"])
+        raw_values = body.get("personalisation") or {}
+        keys = [k for k in body["sanitise_content_for"] if not is_prepared_file(raw_values.get(k))]
+        response["sanitised_content"] = sanitised_content(files.personalisation, keys)
     return response
 
 
