@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import functools
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterable
 
 import jwt
 from flask import g, request
@@ -52,8 +53,8 @@ def _issuer(token: str) -> str:
     return str(issuer)
 
 
-def _verify(token: str, secret: str) -> bool:
-    """True when secret signed the token and its iat is within tolerance; False for another key."""
+def _verify(token: str, secret: str) -> float | None:
+    """The token's iat when secret signed it and its iat is within tolerance; None for another key."""
     try:
         claims = jwt.decode(
             token, secret, algorithms=["HS256"],
@@ -62,13 +63,19 @@ def _verify(token: str, secret: str) -> bool:
     except jwt.InvalidAlgorithmError:
         raise AuthError("Invalid token: algorithm used is not HS256") from None
     except jwt.InvalidSignatureError:
-        return False
+        return None
     except jwt.PyJWTError:
         raise AuthError("Invalid token: signature") from None
     iat = claims.get("iat")
-    if not isinstance(iat, (int, float)) or abs(time.time() - iat) > CLOCK_TOLERANCE_SECONDS:
+    if not isinstance(iat, (int, float)):
         raise AuthError(CLOCK_MESSAGE)
-    return True
+    _check_clock(iat)
+    return iat
+
+
+def _check_clock(iat: float) -> None:
+    if abs(time.time() - iat) > CLOCK_TOLERANCE_SECONDS:
+        raise AuthError(CLOCK_MESSAGE)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -77,28 +84,56 @@ def _secret(encrypted: str) -> str:
     return crypto.decrypt(encrypted)
 
 
-def _matching_key(token: str, keys: Iterable[ApiKey]) -> ApiKey | None:
-    for key in keys:
-        if _verify(token, _secret(key.secret_encrypted)):
-            return key
-    return None
+# Tokens already verified, by their exact text: (service id, key id, iat). The clients mint one
+# token per second at most, so busy callers repeat them; a repeat skips the two JWT decodes but is
+# still checked against the clock and the key's revocation.
+_verified: OrderedDict[str, tuple[uuid.UUID, uuid.UUID, float]] = OrderedDict()
+_VERIFIED_MAX = 10_000
 
 
-def authenticate_service() -> Caller:
-    token = _bearer_token()
-    issuer = _issuer(token)
-    try:
-        service_id = uuid.UUID(issuer)
-    except ValueError:
-        raise AuthError("Invalid token: service not found") from None
+_verified_lock = threading.Lock()
+
+
+def _remember(token: str, service_id: uuid.UUID, key: ApiKey, iat: float) -> None:
+    with _verified_lock:
+        _verified[token] = (service_id, key.id, iat)
+        if len(_verified) > _VERIFIED_MAX:
+            _verified.popitem(last=False)
+
+
+def _load(service_id: uuid.UUID) -> tuple[Service, list[ApiKey]]:
     service = cached(("service", service_id), lambda: Service.get_or_none(Service.id == service_id))
     if service is None or not service.active:
         raise AuthError("Invalid token: service not found")
     keys = cached(("api-keys", service_id), lambda: list(
         ApiKey.select().where(ApiKey.service == service_id).order_by(ApiKey.revoked_at.is_null(False))))
-    key = _matching_key(token, keys)
-    if key is None:
-        raise AuthError("Invalid token: API key not found")
+    return service, keys
+
+
+def _authenticate(token: str) -> tuple[Service, ApiKey]:
+    known = _verified.get(token)
+    if known is not None:
+        service_id, key_id, iat = known
+        _check_clock(iat)
+        service, keys = _load(service_id)
+        key = next((k for k in keys if k.id == key_id), None)
+        if key is not None:
+            return service, key
+    try:
+        service_id = uuid.UUID(_issuer(token))
+    except ValueError:
+        raise AuthError("Invalid token: service not found") from None
+    service, keys = _load(service_id)
+    for key in keys:
+        iat = _verify(token, _secret(key.secret_encrypted))
+        if iat is not None:
+            _remember(token, service_id, key, iat)
+            return service, key
+    raise AuthError("Invalid token: API key not found")
+
+
+def authenticate_service() -> Caller:
+    service, key = _authenticate(_bearer_token())
     if key.revoked_at is not None:
         raise AuthError("Invalid token: API key revoked")
     caller = Caller(service=service, api_key=key)
@@ -111,7 +146,7 @@ def authenticate_admin() -> None:
     settings = get_settings()
     if _issuer(token) != settings.admin_client_id:
         raise AuthError("Invalid token: client not found")
-    if not _verify(token, settings.admin_client_secret):
+    if _verify(token, settings.admin_client_secret) is None:
         raise AuthError("Invalid token: signature")
 
 

@@ -16,7 +16,7 @@ from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
 from config import get_settings
-from models.db import database, utcnow
+from models.db import database, fast_insert, utcnow
 from models.notification import Notification
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
@@ -125,7 +125,8 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
     counted = _daily_limits(caller, channel, recipient)
     try:
         with database.atomic():
-            notification = Notification.create(
+            notification = fast_insert(
+                Notification,
                 id=notification_id, service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
                 notification_type=channel, template_id=version.template.id, template_version=version.version,
                 to=recipient.raw, normalised_to=recipient.normalised, reference=body.get("reference"),
