@@ -9,7 +9,7 @@ from flask import Flask, Response, jsonify
 
 from api.errors import register_error_handlers
 from config import get_settings, redis_url
-from models.db import database, init_database, open_connection, release_connection
+from models.db import database, init_database, open_connection
 
 
 def create_app() -> Flask:
@@ -39,10 +39,6 @@ def create_app() -> Flask:
     @app.before_request
     def _connect() -> None:
         open_connection()
-
-    @app.teardown_request
-    def _release(_exc: BaseException | None) -> None:
-        release_connection()
 
     status_redis = redis.Redis.from_url(redis_url(settings), socket_timeout=2, socket_connect_timeout=2)
 

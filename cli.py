@@ -16,20 +16,18 @@ from api.admin import api_keys, services, templates
 from api.auth import create_token
 from api.errors import ApiError
 from config import get_settings
-from models.db import open_connection, release_connection
+from models.db import database
 
 
 def _run(operation: Callable[[], Any]) -> None:
-    open_connection()
     try:
-        result = operation()
+        with database.connection_context():
+            result = operation()
     except ApiError as error:
         body = {"status_code": error.status_code,
                 "errors": [{"error": error.error, "message": message} for message in error.messages]}
         click.echo(json.dumps(body, indent=2), err=True)
         raise click.exceptions.Exit(1) from None
-    finally:
-        release_connection()
     click.echo(json.dumps(result, indent=2))
 
 

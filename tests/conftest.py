@@ -32,6 +32,8 @@ os.environ["QUEUE_HEARTBEAT_TIMEOUT_MS"] = "3000"
 os.environ["QUEUE_MAINTENANCE_CHANCE"] = "100000"
 os.environ["PROVIDER_MIN_BACKOFF_MS"] = "50"
 os.environ["PROVIDER_MAX_BACKOFF_MS"] = "200"
+os.environ["CALLBACKS_ALLOW_HTTP_LOOPBACK"] = "1"  # the tests' callback receivers are plain http on 127.0.0.1
+os.environ["CALLBACK_MIN_BACKOFF_MS"] = "50"
 os.environ.pop("SMTP_URL", None)
 os.environ.pop("SMS_GATEWAY_URL", None)
 os.environ["INSTANCE_DIR"] = _instance
@@ -42,7 +44,7 @@ os.environ["SECRET_KEY"] = "test-secret-key"
 os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 
 from app import app as flask_app  # noqa: E402
-from models.db import database, is_pooled  # noqa: E402
+from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
 from workers.broker import broker  # noqa: E402
 
@@ -56,7 +58,7 @@ def _schema() -> Iterator[None]:
     with database.connection_context():
         # Start every run from an empty schema so earlier runs against a shared database count for nothing.
         for table in database.get_tables():
-            database.execute_sql(f'DROP TABLE IF EXISTS "{table}"' + (" CASCADE" if is_pooled() else ""))
+            database.execute_sql(f'DROP TABLE IF EXISTS "{table}"' + (" CASCADE" if is_postgres() else ""))
     migrate()
     yield
     broker.flush_all()
@@ -73,7 +75,7 @@ def _clean() -> Iterator[None]:
     broker.flush_all()
     with database.connection_context():
         tables = _all_tables()
-        if is_pooled():
+        if is_postgres():
             database.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
         else:
             database.execute_sql("PRAGMA foreign_keys = OFF")
@@ -86,8 +88,6 @@ def _clean() -> Iterator[None]:
 def _connection() -> Iterator[None]:
     database.connect(reuse_if_open=True)
     yield
-    if is_pooled() and not database.is_closed():
-        database.close()
 
 
 @pytest.fixture(scope="session")

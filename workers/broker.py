@@ -4,19 +4,17 @@ Imported before any actor is declared: actors bind to the broker set here.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.middleware import Middleware
 
 from config import get_settings, redis_url
-from models.db import database, init_database, open_connection, release_connection
+from models.db import database, init_database, open_connection
 
 
 class DatabaseConnections(Middleware):
-    """Each worker thread opens its connection lazily and hands it back after every message;
-    forked worker processes drop any connection inherited from the parent."""
+    """Each worker thread keeps one connection, replaced when the server dropped it; forked
+    worker processes drop any connection inherited from the parent."""
 
     def after_process_boot(self, broker: dramatiq.Broker) -> None:
         if database.obj is not None:
@@ -24,12 +22,6 @@ class DatabaseConnections(Middleware):
 
     def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
         open_connection()
-
-    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message, *,
-                              result: Any = None, exception: BaseException | None = None) -> None:
-        release_connection()
-
-    after_skip_message = after_process_message
 
 
 def build_broker() -> RedisBroker:

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from models.db import database, is_pooled, utcnow
+from models.db import database, is_postgres, utcnow
 from models.notification import Notification
 from models.queries import NotificationFilters, notifications_page_query
 from tests.factories import create_service
@@ -43,13 +43,13 @@ def services():
 
 def plan(query) -> str:
     sql, params = query.sql()
-    if is_pooled():
+    if is_postgres():
         return "\n".join(row[0] for row in database.execute_sql("EXPLAIN " + sql, params).fetchall())
     return "\n".join(row[-1] for row in database.execute_sql("EXPLAIN QUERY PLAN " + sql, params).fetchall())
 
 
 def assert_index_range_without_sort(text: str) -> None:
-    if is_pooled():
+    if is_postgres():
         assert f"Index Scan Backward using {INDEX} on notification" in text, text
         assert "Sort" not in text and "Seq Scan" not in text, text
     else:
@@ -69,7 +69,7 @@ def test_page_after_a_cursor_uses_the_index(services):
     query = notifications_page_query(services[1], "live", NotificationFilters(), newest[-1].id)
     text = plan(query)
     assert_index_range_without_sort(text)
-    if is_pooled():
+    if is_postgres():
         # The cursor is part of the index condition, not a filter over rows already read.
         assert "ROW(created_at, id) <" in text, text
     else:

@@ -16,7 +16,7 @@ from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
 from config import get_settings
-from models.db import database, fast_insert, utcnow
+from models.db import database, fast_insert, single_statement, utcnow
 from models.notification import Notification
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
@@ -124,7 +124,8 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
     rendered = _render(channel, version, body, files.personalisation)
     counted = _daily_limits(caller, channel, recipient)
     try:
-        with database.atomic():
+        # One INSERT is atomic on its own; a transaction (two more round trips) only when files add rows.
+        with database.atomic() if files.pending else single_statement():
             notification = fast_insert(
                 Notification,
                 id=notification_id, service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
