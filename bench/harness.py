@@ -27,9 +27,10 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[str]:
+    log = open(Path(env["INSTANCE_DIR"]) / "gunicorn.log", "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}", *GUNICORN],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -46,6 +47,7 @@ def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Itera
     finally:
         process.terminate()
         process.wait(timeout=30)
+        log.close()
 
 
 def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: int, connections: int) -> dict:

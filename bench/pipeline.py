@@ -1,0 +1,132 @@
+"""Pipeline benchmark: notifications per second from accepted to delivered, against no-op Dramatiq.
+
+Both run as the Procfile runs workers (`dramatiq --processes 2 --threads 8`) on the same Redis. The
+messages are queued first, then the workers start; the rate is taken between the first and the
+last completion, so worker start-up counts for neither. Test-key sms go through every stage:
+dispatch to the simulated provider, its receipt posted to the web process, the receipt applied.
+
+    python bench/pipeline.py [--count 2000] [--postgres postgresql://...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import redis
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from api.auth import create_token  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn, service_env  # noqa: E402
+
+WORKERS = ["--processes", "2", "--threads", "8"]  # as in the Procfile
+
+
+def _rate(done_at: list[float]) -> float:
+    return (len(done_at) - 1) / (done_at[-1] - done_at[0])
+
+
+def _watch(count_done, total: int, timeout: float = 600) -> list[float]:
+    """Times at which the completed count grew, until all are done."""
+    stamps: list[float] = []
+    seen = 0
+    deadline = time.monotonic() + timeout
+    while seen < total:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{seen} of {total} done")
+        now_done = count_done()
+        stamps += [time.monotonic()] * (now_done - seen)
+        seen = now_done
+        time.sleep(0.01)
+    return stamps
+
+
+def measure_noop(redis_url: str, count: int) -> float:
+    namespace = f"bench-noop-{uuid.uuid4().hex[:6]}"
+    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url, QUEUE_NAMESPACE=namespace)
+    sender = subprocess.run(
+        [sys.executable, "-c", f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)"],
+        cwd=ROOT, env=env, check=True,
+    )
+    assert sender.returncode == 0
+    client = redis.Redis.from_url(redis_url)
+    workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "bench.noop_actors", *WORKERS], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        stamps = _watch(lambda: int(client.get(f"{namespace}:done") or 0), count)
+    finally:
+        workers.terminate()
+        workers.wait(timeout=60)
+    return _rate(stamps)
+
+
+def measure_pipeline(redis_url: str, database_url: str | None, count: int) -> float:
+    instance = Path(tempfile.mkdtemp(prefix="bench-"))
+    port = free_port()
+    env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
+                      **({"DATABASE_URL": database_url} if database_url else {}))
+    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", "test"], cwd=ROOT, env=env,
+                                     capture_output=True, text=True, check=True).stdout)
+    body = {"phone_number": "0612345678", "template_id": made["template_id"], "personalisation": {"code": "1"}}
+    with gunicorn("app:app", env, port, "/_status") as url:
+        session = requests.Session()
+
+        def send(_: int) -> None:
+            token = create_token(made["key"][-73:-37], made["key"][-36:])
+            response = session.post(f"{url}/v2/notifications/sms", json=body,
+                                    headers={"Authorization": f"Bearer {token}"}, timeout=30)
+            response.raise_for_status()
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(send, range(count)))
+        count_sql = ("SELECT count(*) FROM notification WHERE service_id = %s AND status = 'delivered'"
+                     if database_url else
+                     "SELECT count(*) FROM notification WHERE service_id = ? AND status = 'delivered'")
+        log = open(instance / "workers.log", "w")
+        workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "workers", *WORKERS], cwd=ROOT, env=env,
+                                   stdout=log, stderr=subprocess.STDOUT)
+        try:
+            stamps = _watch(_delivered_counter(env, count_sql, made["service_id"]), count)
+        finally:
+            workers.terminate()
+            workers.wait(timeout=60)
+            log.close()
+    return _rate(stamps)
+
+
+def _delivered_counter(env: dict, sql: str, service_id: str):
+    import os
+
+    os.environ.update({k: env[k] for k in ("INSTANCE_DIR",) if k in env})
+    from models.db import connect_url
+
+    db = connect_url(env.get("DATABASE_URL") or f"sqlite:///{env['INSTANCE_DIR']}/notify.db")
+    db.connect()
+    service_key = service_id if "DATABASE_URL" in env else uuid.UUID(service_id).hex
+    return lambda: db.execute_sql(sql, (service_key,)).fetchone()[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
+    parser.add_argument("--postgres", default=None)
+    args = parser.parse_args()
+    noop = measure_noop(args.redis, args.count * 3)
+    print(f"no-op Dramatiq:                 {noop:8.0f} messages/s")
+    for name, url in [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else []):
+        rate = measure_pipeline(args.redis, url, args.count)
+        print(f"pipeline on {name:10}:         {rate:8.0f} notifications/s accepted->delivered"
+              f"  ratio {rate / noop:5.1%}")
+
+
+if __name__ == "__main__":
+    main()
