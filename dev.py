@@ -65,9 +65,13 @@ def run() -> int:
         cwd=ROOT, env=env, check=True, capture_output=True, text=True,
     ).stdout.strip()
     env["REDIS_URL"] = url
+    # honcho gives each process its own PORT; every process must agree on the web's address.
+    port = env.get("PORT", "6011")
+    env.setdefault("BASE_URL", f"http://127.0.0.1:{port}")
     subprocess.run([str(PYTHON), "-m", "models.migrations"], cwd=ROOT, env=env, check=True)
     subprocess.run([str(PYTHON), "-c", SHOW_ADMIN], cwd=ROOT, env=env, check=True)
-    return subprocess.call([str(VENV / "bin" / "honcho"), "start", "web", "worker", "scheduler"], cwd=ROOT, env=env)
+    honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port, "web", "worker", "scheduler"]
+    return subprocess.call(honcho, cwd=ROOT, env=env)
 
 
 def test(args: list[str]) -> int:
