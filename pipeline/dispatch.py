@@ -28,13 +28,14 @@ class Dispatched:
 
 def claim(notification_id: str) -> Notification | None:
     """The notification when this worker now owns its dispatch; None when done or owned elsewhere."""
-    claimed = (
+    claimed = list(
         Notification.update(dispatch_started_at=utcnow())
         .where((Notification.id == notification_id) & (Notification.status == statuses.CREATED)
                & (Notification.dispatch_started_at.is_null()))
+        .returning(Notification)  # the row comes back with the claim: no second query
         .execute()
     )
-    return Notification.get_by_id(notification_id) if claimed else None
+    return claimed[0] if claimed else None
 
 
 def release(notification_id: str) -> None:
