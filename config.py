@@ -62,6 +62,10 @@ class Settings:
     provider_max_backoff_ms: int
     default_sms_sender: str
     file_storage_dir: Path
+    # Callbacks to services: plain http only to a loopback host and only when this is on (tests,
+    # local development); the first retry waits this long, each next one twice as long.
+    callbacks_allow_http_loopback: bool
+    callback_min_backoff_ms: int
 
 
 def load_settings() -> Settings:
@@ -97,6 +101,8 @@ def load_settings() -> Settings:
         print_provider=os.environ.get("PRINT_PROVIDER", "simulated").strip().lower() or "simulated",
         print_batch_seconds=int(os.environ.get("PRINT_BATCH_SECONDS", "60")),
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
+        callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
+        callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
     )
 
 

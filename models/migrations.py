@@ -10,6 +10,8 @@ from typing import Callable
 import peewee
 
 from models.api_key import ApiKey
+from models.callback_attempt import CallbackAttempt
+from models.daily_count import DailyCount
 from models.db import BaseModel, database, utcnow
 from models.document import Document
 from models.notification import Notification, ReceivedText
@@ -49,9 +51,14 @@ def _documents() -> None:
     database.create_tables([Document])
 
 
+def _callbacks_and_reporting() -> None:
+    database.create_tables([CallbackAttempt, DailyCount])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
+    (3, "callback attempts and daily counts", _callbacks_and_reporting),
 ]
 
 

@@ -6,7 +6,7 @@ workers racing on one notification cannot both move it, and an illegal move is r
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from models.db import utcnow
 from models.notification import Notification
@@ -74,6 +74,20 @@ class IllegalTransition(Exception):
     pass
 
 
+# Called as listener(notification_id, new_status) after every transition that changed a row (callbacks
+# to services hang off this). A listener may run inside the caller's transaction, so anything it sends
+# out must wait for the commit (workers.enqueue.enqueue_after_commit).
+StatusListener = Callable[[str, str], None]
+_listeners: list[StatusListener] = []
+
+
+def on_change(listener: StatusListener) -> StatusListener:
+    """Register a listener for status changes; usable as a decorator."""
+    if listener not in _listeners:  # registering the same function twice still notifies it once
+        _listeners.append(listener)
+    return listener
+
+
 def public_status(notification_type: str, status: str) -> str:
     if notification_type == "letter":
         return LETTER_PUBLIC.get(status, status)
@@ -97,6 +111,8 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
         .execute()
     )
     if changed:
+        for listener in _listeners:
+            listener(str(notification_id), new_status)
         return True
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
     if current is not None and current.status == new_status:

@@ -90,3 +90,8 @@ SCHEDULE.extend([
     ("read-print-answers", _get_settings().print_batch_seconds, read_print_answers),
     ("sweep-stuck-letters", 60, sweep_stuck_letters),
 ])
+
+# Retention (workers/retention.py): once a day, past-retention notifications, received texts, attempts.
+from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402
+
+SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))

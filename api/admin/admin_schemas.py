@@ -167,3 +167,52 @@ assign_inbound_number = {
 service_path = {"type": "object", "properties": {"service_id": uuid_property()}}
 api_key_path = {"type": "object", "properties": {"key_id": uuid_property()}}
 template_path = {"type": "object", "properties": {"template_id": uuid_property()}}
+
+
+# Callbacks to services (api/admin/callbacks.py).
+CALLBACK_KINDS = ["delivery-status", "inbound-sms"]
+MAX_ATTEMPTS_LIMIT = 500
+
+
+@format_checker.checks("callback-url", raises=FormatProblem)
+def _is_callback_url(value: object) -> bool:
+    # https only: the request carries the service's bearer token. Plain http is allowed to a loopback
+    # host when CALLBACKS_ALLOW_HTTP_LOOPBACK is on (tests and local development), never elsewhere.
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    from config import get_settings
+
+    if not isinstance(value, str):
+        return True
+    parts = urlsplit(value)
+    scheme_ok = parts.scheme == "https"
+    if parts.scheme == "http" and get_settings().callbacks_allow_http_loopback:
+        try:
+            scheme_ok = parts.hostname == "localhost" or ipaddress.ip_address(parts.hostname or "").is_loopback
+        except ValueError:
+            scheme_ok = False
+    if not scheme_ok or not parts.hostname or any(c.isspace() for c in value):
+        raise FormatProblem("is not a valid https url")
+    return True
+
+
+put_callback = {
+    "type": "object",
+    "required": ["url", "bearer_token"],
+    "properties": {
+        "url": {"type": "string", "format": "callback-url", "maxLength": 2000},
+        "bearer_token": {"type": "string", "minLength": 10, "maxLength": 2000},
+    },
+    "additionalProperties": False,
+}
+
+callback_path = {
+    "type": "object",
+    "properties": {"service_id": uuid_property(), "kind": {"enum": CALLBACK_KINDS}},
+}
+
+callback_attempts_query = {
+    "type": "object",
+    "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_ATTEMPTS_LIMIT}},
+}

@@ -14,6 +14,7 @@ from api.schema import validate
 from models.db import database, utcnow
 from models.notification import ReceivedText
 from models.service import InboundNumber
+from workers.callbacks import enqueue_inbound_sms
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ def receive_inbound_sms(provider: str) -> Response:
         return jsonify({"result": "success"})
     with database.atomic():
         if not _already_stored(number, body.get("id")):
-            ReceivedText.create(service=service, notify_number=number.number, user_number=_SEPARATORS.sub(
+            text = ReceivedText.create(service=service, notify_number=number.number, user_number=_SEPARATORS.sub(
                 "", body["from"]), content=body["message"], provider_reference=body.get("id"))
+            enqueue_inbound_sms(text)  # sent once the text is committed
     return jsonify({"result": "success"})

@@ -1,0 +1,113 @@
+"""Callbacks to a service: where delivery statuses and received texts are posted, and every attempt.
+
+The bearer token is stored encrypted (models.crypto) and never returned.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import peewee
+from flask import Response, jsonify, request
+
+from api.admin import admin_blueprint, admin_schemas
+from api.admin.services import find_service
+from api.errors import NoResultFound
+from api.formatting import iso
+from api.request_body import json_body
+from api.schema import validate
+from models.callback_attempt import CallbackAttempt
+from models.crypto import encrypt
+from models.db import database, utcnow
+from models.service import Service, ServiceCallback
+
+DEFAULT_ATTEMPTS_LIMIT = 50
+# The attempts listing names its subject by what it is.
+_SUBJECT = {"delivery-status": "notification_id", "inbound-sms": "received_text_id"}
+
+
+def callback_json(callback: ServiceCallback) -> dict[str, Any]:
+    return {"id": str(callback.id), "kind": callback.kind, "url": callback.url, "updated_at": iso(callback.updated_at)}
+
+
+def attempt_json(attempt: CallbackAttempt) -> dict[str, Any]:
+    return {
+        "id": attempt.id,
+        _SUBJECT[attempt.kind]: str(attempt.subject_id),
+        "event": attempt.event,
+        "url": attempt.url,
+        "attempt": attempt.attempt,
+        "status_code": attempt.status_code,
+        "error": attempt.error,
+        "duration_ms": attempt.duration_ms,
+        "attempted_at": iso(attempt.attempted_at),
+    }
+
+
+def _service_and_kind(service_id: str, kind: str) -> Service:
+    service = find_service(service_id)
+    validate(admin_schemas.callback_path, {"kind": kind})
+    return service
+
+
+def _find(service: Service, kind: str) -> ServiceCallback:
+    callback = ServiceCallback.get_or_none((ServiceCallback.service == service) & (ServiceCallback.kind == kind))
+    if callback is None:
+        raise NoResultFound()
+    return callback
+
+
+def set_callback(service_id: str, kind: str, data: Any) -> dict[str, Any]:
+    """Create or replace the service's callback of this kind."""
+    service = _service_and_kind(service_id, kind)
+    validate(admin_schemas.put_callback, data)
+    fields = {"url": data["url"], "bearer_token_encrypted": encrypt(data["bearer_token"]), "updated_at": utcnow()}
+    try:
+        with database.atomic():
+            callback = ServiceCallback.create(service=service, kind=kind, **fields)
+    except peewee.IntegrityError:  # the unique (service, kind): there is one already, replace it
+        callback = _find(service, kind)
+        ServiceCallback.update(fields).where(ServiceCallback.id == callback.id).execute()
+        callback = _find(service, kind)
+    return callback_json(callback)
+
+
+def list_attempts(service_id: str, kind: str, limit: Any) -> dict[str, Any]:
+    service = _service_and_kind(service_id, kind)
+    validate(admin_schemas.callback_attempts_query, {"limit": limit})
+    attempts = (CallbackAttempt.select()
+                .where((CallbackAttempt.service == service) & (CallbackAttempt.kind == kind))
+                .order_by(CallbackAttempt.attempted_at.desc(), CallbackAttempt.id.desc()).limit(limit))
+    return {"callback_attempts": [attempt_json(attempt) for attempt in attempts]}
+
+
+def _limit_argument() -> Any:
+    raw = request.args.get("limit")
+    if raw is None:
+        return DEFAULT_ATTEMPTS_LIMIT
+    # A non-number is passed on as text, for the schema's "limit x is not of type integer".
+    return int(raw) if raw.strip().lstrip("-").isdigit() else raw
+
+
+_RULE = "/services/<service_id>/callbacks/<kind>"
+
+
+@admin_blueprint.put(_RULE)
+def put_callback(service_id: str, kind: str) -> Response:
+    return jsonify(set_callback(service_id, kind, json_body()))
+
+
+@admin_blueprint.get(_RULE)
+def get_callback(service_id: str, kind: str) -> Response:
+    return jsonify(callback_json(_find(_service_and_kind(service_id, kind), kind)))
+
+
+@admin_blueprint.delete(_RULE)
+def delete_callback(service_id: str, kind: str) -> tuple[str, int]:
+    callback = _find(_service_and_kind(service_id, kind), kind)
+    ServiceCallback.delete().where(ServiceCallback.id == callback.id).execute()
+    return "", 204
+
+
+@admin_blueprint.get(_RULE + "/attempts")
+def get_callback_attempts(service_id: str, kind: str) -> Response:
+    return jsonify(list_attempts(service_id, kind, _limit_argument()))

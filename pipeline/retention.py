@@ -1,0 +1,119 @@
+"""The retention purge: notifications past their service's retention, received texts and callback
+attempts past 7 days are deleted; notification counts survive in the daily-count table.
+
+Deletes go in batches of at most `batch_size` ids, each its own short transaction, so the database
+stays responsive and a purge stopped half-way (a worker killed, a deploy) is simply resumed by the
+next run. Files sent by email have their own expiry job (pipeline/documents/cleanup.py).
+"""
+from __future__ import annotations
+
+import datetime
+import logging
+from collections import Counter
+from dataclasses import dataclass
+
+import peewee
+
+from models.api_key import KEY_TYPES
+from models.callback_attempt import CallbackAttempt
+from models.daily_count import CountKey, add_counts
+from models.db import database, utcnow
+from models.notification import Notification, ReceivedText
+from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
+from models.service import CHANNELS, Service
+from pipeline.storage import Storage, letter_pdf_key, letter_storage
+
+log = logging.getLogger(__name__)
+
+BATCH = 5000
+CALLBACK_ATTEMPT_DAYS = 7
+CALLBACK_KINDS = ("delivery-status", "inbound-sms")
+
+
+@dataclass
+class Purged:
+    notifications: int = 0
+    letter_pdfs: int = 0
+    received_texts: int = 0
+    callback_attempts: int = 0
+
+
+def _purge_notification_batch(rows: list[Notification], storage: Storage, purged: Purged) -> bool:
+    """Count and delete one batch; False when it must be selected again (see below)."""
+    ids = [row.id for row in rows]
+    letters = [row.id for row in rows if row.notification_type == "letter"]
+    # Files first: a letter row left without its PDF is already past retention (never read again),
+    # while a PDF left without its row could never be found again.
+    for letter_id in letters:
+        storage.delete(letter_pdf_key(letter_id))
+        storage.delete(f"quarantine/{letter_pdf_key(letter_id)}")
+    counts: Counter[CountKey] = Counter(
+        (row.service_id, row.created_at.date(), row.notification_type, row.key_type, row.status) for row in rows)
+    with database.atomic() as transaction:
+        if Notification.delete().where(Notification.id.in_(ids)).execute() != len(ids):
+            # A concurrent purge took some of these rows: counting them here would count them twice.
+            transaction.rollback()
+            return False
+        # Counted in the transaction that deletes: a rerun finds the rows gone and adds nothing.
+        add_counts(counts)
+    purged.notifications += len(ids)
+    purged.letter_pdfs += len(letters)
+    return True
+
+
+def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int = BATCH,
+                        storage: Storage | None = None, purged: Purged | None = None) -> Purged:
+    """Delete each service's notifications created before its retention cutoff for their channel."""
+    now, storage, purged = now or utcnow(), storage or letter_storage(), purged or Purged()
+    for service in list(Service.select()):  # read up front: the loop commits between batches
+        for channel in CHANNELS:
+            cutoff = retention_cutoff(service, channel, now)
+            for key_type in KEY_TYPES:
+                # Equality on service and key type, a range on created_at: the list index
+                # (service, key_type, created_at, id) serves it, whatever the table's size.
+                query = (Notification.select(Notification.id, Notification.service, Notification.created_at,
+                                             Notification.notification_type, Notification.key_type,
+                                             Notification.status)
+                         .where((Notification.service == service) & (Notification.key_type == key_type)
+                                & (Notification.created_at < cutoff)
+                                & (Notification.notification_type == channel))
+                         .limit(batch_size))
+                while rows := list(query.clone()):  # a clone: peewee caches an executed query's rows
+                    _purge_notification_batch(rows, storage, purged)
+    return purged
+
+
+def _delete_in_batches(model: type[peewee.Model], condition: peewee.Expression, batch_size: int) -> int:
+    deleted = 0
+    while ids := [row.id for row in model.select(model.id).where(condition).limit(batch_size)]:
+        with database.atomic():
+            deleted += model.delete().where(model.id.in_(ids)).execute()
+    return deleted
+
+
+def purge_received_texts(*, now: datetime.datetime | None = None, batch_size: int = BATCH) -> int:
+    """Received texts are readable for 7 days whatever the service's retention; then they go."""
+    cutoff = (now or utcnow()) - datetime.timedelta(days=RECEIVED_TEXT_DAYS)
+    # Per service, so the (service, created_at, id) index bounds each range.
+    return sum(_delete_in_batches(ReceivedText, (ReceivedText.service == service)
+                                  & (ReceivedText.created_at < cutoff), batch_size)
+               for service in list(Service.select(Service.id)))
+
+
+def purge_callback_attempts(*, now: datetime.datetime | None = None, batch_size: int = BATCH) -> int:
+    cutoff = (now or utcnow()) - datetime.timedelta(days=CALLBACK_ATTEMPT_DAYS)
+    # Per service and kind, so the (service, kind, attempted_at) index bounds each range.
+    return sum(_delete_in_batches(CallbackAttempt, (CallbackAttempt.service == service)
+                                  & (CallbackAttempt.kind == kind) & (CallbackAttempt.attempted_at < cutoff),
+                                  batch_size)
+               for service in list(Service.select(Service.id)) for kind in CALLBACK_KINDS)
+
+
+def purge_expired(*, now: datetime.datetime | None = None, batch_size: int = BATCH) -> Purged:
+    """The nightly job: everything past its retention, in batches."""
+    now = now or utcnow()
+    purged = purge_notifications(now=now, batch_size=batch_size)
+    purged.received_texts = purge_received_texts(now=now, batch_size=batch_size)
+    purged.callback_attempts = purge_callback_attempts(now=now, batch_size=batch_size)
+    log.info("retention purge: %s", purged)
+    return purged
