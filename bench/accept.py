@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,17 +47,28 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
     parser.add_argument("--postgres", default=None, help="also measure on this PostgreSQL URL")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
-    bare = measure_bare(args.seconds, args.connections)
-    print(f"bare Flask JSON endpoint: {bare:8.0f} req/s")
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
-    for name, url in runs:
-        result = measure_service(url, args.seconds, args.connections)
-        print(f"accept path on {name:10}: {result['rps']:8.0f} sends/s  ratio {result['rps'] / bare:5.1%}"
-              f"  (non-2xx: {result['non_2xx']})")
+    # Rounds interleave the baseline and the service so drift on a shared machine hits both alike.
+    bare: list[float] = []
+    rates: dict[str, list[float]] = {name: [] for name, _ in runs}
+    for _ in range(args.rounds):
+        bare.append(measure_bare(args.seconds, args.connections))
+        for name, url in runs:
+            result = measure_service(url, args.seconds, args.connections)
+            if result["non_2xx"]:
+                sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
+            rates[name].append(result["rps"])
+    baseline = statistics.median(bare)
+    print(f"bare Flask JSON endpoint: {baseline:8.0f} req/s   (rounds: {', '.join(f'{r:.0f}' for r in bare)})")
+    for name, values in rates.items():
+        rate = statistics.median(values)
+        print(f"accept path on {name:10}: {rate:8.0f} sends/s  ratio {rate / baseline:5.1%}"
+              f"   (rounds: {', '.join(f'{r:.0f}' for r in values)})")
 
 
 if __name__ == "__main__":
