@@ -21,8 +21,9 @@ def create_app() -> Flask:
     app.json.sort_keys = False
     app.config["SETTINGS"] = settings
 
-    # Importing the broker binds the actors the API enqueues to (after commit) to Redis.
-    import workers.broker  # noqa: F401
+    # Importing the workers binds the actors the API enqueues to (after commit) to Redis, and
+    # registers the status-change listeners (callbacks) in the web process too.
+    import workers  # noqa: F401
     from api.admin import admin_blueprint
     from api.documents import documents_blueprint
     from api.providers import providers_blueprint

@@ -4,11 +4,11 @@ from __future__ import annotations
 import datetime
 import json
 import time
-from typing import Any
+from typing import Any, Callable
 
 import redis
 
-from api.errors import BadRequestError, RateLimitError, TooManyRequestsError
+from api.errors import ApiError, BadRequestError, RateLimitError, TooManyRequestsError
 from config import get_settings, redis_url
 
 RATE_WINDOW_SECONDS = 60
@@ -99,3 +99,19 @@ class Idempotency:
         """A refused request is not remembered: fixing the request and retrying must work."""
         if self.key is not None:
             client().delete(self.key)
+
+
+def answer_once(service_id: object, header: str | None, make: Callable[[], dict]) -> tuple[dict, int]:
+    """201 and make()'s body, or the first answer again for a repeated Idempotency-Key."""
+    idempotency = Idempotency(service_id, header)
+    replay = idempotency.replay()
+    if replay is not None:
+        status, saved = replay
+        return saved, status
+    try:
+        body = make()
+    except ApiError:
+        idempotency.forget()
+        raise
+    idempotency.store(201, body)
+    return body, 201

@@ -14,13 +14,13 @@ from typing import Any, Callable
 from flask import request
 
 from api.auth import Caller
-from api.errors import ApiError, BadRequestError, ValidationError
-from api.limits import Idempotency, check_rate_limit, release_daily, reserve_daily
+from api.errors import BadRequestError, ValidationError
+from api.limits import answer_once, check_rate_limit, release_daily, reserve_daily
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
 from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
-from api.v2.notifications.sending import scheduled_for_utc, response_base
+from api.v2.notifications.sending import response_base, scheduled_for_utc, without_nulls
 from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
@@ -45,24 +45,13 @@ _WHITESPACE = re.compile(rb"\s+")
 
 def accept_letter(caller: Caller, enqueue_pdf: Enqueue, enqueue_scan: Enqueue) -> tuple[dict, int]:
     """201 and the send response; a retry with the same Idempotency-Key gets the first answer."""
-    idempotency = Idempotency(caller.service.id, request.headers.get("Idempotency-Key"))
-    replay = idempotency.replay()
-    if replay is not None:
-        status, saved = replay
-        return saved, status
-    try:
-        raw = json_body()
-        if isinstance(raw, dict):
-            raw = {k: v for k, v in raw.items() if not (k in OPTIONAL_NULLABLE and v is None)}
+    def make() -> dict[str, Any]:
+        raw = without_nulls(json_body(), OPTIONAL_NULLABLE)
         if isinstance(raw, dict) and "content" in raw and "template_id" not in raw:
-            body = _accept_precompiled(caller, raw, enqueue_scan)
-        else:
-            body = _accept_template_letter(caller, raw, enqueue_pdf)
-    except ApiError:
-        idempotency.forget()
-        raise
-    idempotency.store(201, body)
-    return body, 201
+            return _accept_precompiled(caller, raw, enqueue_scan)
+        return _accept_template_letter(caller, raw, enqueue_pdf)
+
+    return answer_once(caller.service.id, request.headers.get("Idempotency-Key"), make)
 
 
 def _check_can_send_letters(caller: Caller) -> None:

@@ -10,8 +10,8 @@ from flask import request
 
 from api.auth import Caller
 from api.formatting import iso
-from api.errors import ApiError, BadRequestError, ValidationError
-from api.limits import Idempotency, check_rate_limit, release_daily, reserve_daily
+from api.errors import BadRequestError, ValidationError
+from api.limits import answer_once, check_rate_limit, release_daily, reserve_daily
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
@@ -87,26 +87,20 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
 
 def accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notification], None],
            respond: Callable[[Notification, dict, Rendered], dict]) -> tuple[dict, int]:
-    idempotency = Idempotency(caller.service.id, request.headers.get("Idempotency-Key"))
-    replay = idempotency.replay()
-    if replay is not None:
-        status, saved = replay
-        return saved, status
-    try:
-        body, status = _accept(caller, channel, schema, enqueue, respond), 201
-    except ApiError:
-        idempotency.forget()
-        raise
-    idempotency.store(status, body)
-    return body, status
+    return answer_once(caller.service.id, request.headers.get("Idempotency-Key"),
+                       lambda: _accept(caller, channel, schema, enqueue, respond))
+
+
+def without_nulls(raw: Any, keys: tuple[str, ...]) -> Any:
+    """Optional members sent as null mean "not given" (the Java client sends them so)."""
+    if isinstance(raw, dict):
+        return {k: v for k, v in raw.items() if not (k in keys and v is None)}
+    return raw
 
 
 def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notification], None],
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
-    raw = json_body()
-    if isinstance(raw, dict):
-        raw = {k: v for k, v in raw.items() if not (k in OPTIONAL_NULLABLE and v is None)}
-    body = validate(schema, raw)
+    body = validate(schema, without_nulls(json_body(), OPTIONAL_NULLABLE))
     service = caller.service
     checks.check_permission(service, channel)
     check_rate_limit(service.id, caller.key_type, service.rate_limit)
