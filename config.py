@@ -47,6 +47,7 @@ class Settings:
     # and how often (per million commands) brokers run that clean-up.
     queue_heartbeat_timeout_ms: int
     queue_maintenance_chance: int
+    queue_idle_poll_ms: int  # how often a worker looks at a queue it found empty
     smtp_url: str | None
     sms_gateway_url: str | None
     sms_gateway_token: str | None
@@ -86,6 +87,7 @@ def load_settings() -> Settings:
         cache_ttl_seconds=float(os.environ.get("CACHE_TTL_SECONDS", "2")),
         queue_heartbeat_timeout_ms=int(os.environ.get("QUEUE_HEARTBEAT_TIMEOUT_MS", "60000")),
         queue_maintenance_chance=int(os.environ.get("QUEUE_MAINTENANCE_CHANCE", "1000")),
+        queue_idle_poll_ms=int(os.environ.get("QUEUE_IDLE_POLL_MS", "100")),
         smtp_url=os.environ.get("SMTP_URL") or None,
         sms_gateway_url=os.environ.get("SMS_GATEWAY_URL") or None,
         sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,
