@@ -45,19 +45,25 @@ def create_app() -> Flask:
 
     @app.get("/_status")
     def status() -> tuple[Response, int]:
-        checks = {"database": "ok", "redis": "ok"}
-        try:
-            database.execute_sql("SELECT 1")
-        except peewee.PeeweeException as exc:
-            checks["database"] = f"unavailable: {type(exc).__name__}"
-        try:
-            status_redis.ping()
-        except redis.RedisError as exc:
-            checks["redis"] = f"unavailable: {type(exc).__name__}"
-        healthy = all(v == "ok" for v in checks.values())
-        return jsonify({"status": "ok" if healthy else "unavailable", **checks}), 200 if healthy else 503
+        checks, code = health(database, status_redis)
+        return jsonify(checks), code
 
     return app
+
+
+def health(db: peewee.Database, redis_client: redis.Redis) -> tuple[dict[str, str], int]:
+    """200 when the database and Redis answer, else 503 naming what does not."""
+    checks = {"database": "ok", "redis": "ok"}
+    try:
+        db.execute_sql("SELECT 1")
+    except peewee.PeeweeException as exc:
+        checks["database"] = f"unavailable: {type(exc).__name__}"
+    try:
+        redis_client.ping()
+    except redis.RedisError as exc:
+        checks["redis"] = f"unavailable: {type(exc).__name__}"
+    healthy = all(value == "ok" for value in checks.values())
+    return {"status": "ok" if healthy else "unavailable", **checks}, 200 if healthy else 503
 
 
 app = create_app()
