@@ -9,17 +9,11 @@ import pytest
 from api.auth import create_token
 from models.api_key import ApiKey, revoke_api_key
 from tests.factories import create_key, create_service
+from tests.responses import error
 
 
 def _headers(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def _error(response) -> tuple[int, str, str]:
-    body = response.get_json()
-    assert body["status_code"] == response.status_code
-    [error] = body["errors"]
-    return response.status_code, error["error"], error["message"]
 
 
 @pytest.fixture
@@ -39,42 +33,42 @@ def test_a_valid_token_is_accepted(client, service, key):
 
 
 def test_no_header(client):
-    assert _error(client.get("/v2/templates")) == (
+    assert error(client.get("/v2/templates")) == (
         401, "AuthError", "Unauthorized: authentication token must be provided")
 
 
 def test_not_bearer(client, key):
     response = client.get("/v2/templates", headers={"Authorization": "Basic abc"})
-    assert _error(response) == (401, "AuthError", "Unauthorized: authentication bearer scheme must be used")
+    assert error(response) == (401, "AuthError", "Unauthorized: authentication bearer scheme must be used")
 
 
 def test_undecodable_token(client):
-    assert _error(client.get("/v2/templates", headers=_headers("not-a-jwt"))) == (
+    assert error(client.get("/v2/templates", headers=_headers("not-a-jwt"))) == (
         403, "AuthError", "Invalid token: signature")
 
 
 def test_token_without_iss(client):
     token = jwt.encode({"iat": int(time.time())}, "secret", algorithm="HS256")
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Invalid token: iss field not provided")
 
 
 def test_unknown_service(client):
     token = create_token("6f1ba3b0-2a8c-4a7b-9d64-7f0c3f0b8e11", "secret")
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Invalid token: service not found")
 
 
 def test_wrong_algorithm(client, service, key):
     token = jwt.encode({"iss": str(service.id), "iat": int(time.time())}, key[-36:], algorithm="HS512")
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Invalid token: algorithm used is not HS256")
 
 
 @pytest.mark.parametrize("skew", [-31, 31, -300, 3600])
 def test_clock_skew_either_way(client, service, key, skew):
     token = jwt.encode({"iss": str(service.id), "iat": int(time.time()) + skew}, key[-36:], algorithm="HS256")
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Error: Your system clock must be accurate to within 30 seconds")
 
 
@@ -86,14 +80,14 @@ def test_clock_within_tolerance(client, service, key, skew):
 
 def test_unknown_key(client, service, key):
     token = create_token(str(service.id), "0f5f6a8e-4d1c-4b63-a1c8-2f2b7d4b9a10")
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Invalid token: API key not found")
 
 
 def test_revoked_key(client, service, key):
     revoke_api_key(ApiKey.get(ApiKey.service == service))
     token = create_token(str(service.id), key[-36:])
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Invalid token: API key revoked")
 
 
@@ -108,7 +102,7 @@ def test_another_services_key_does_not_work(client, service, key):
     other = create_service()
     token = create_token(str(other.id), key[-36:])
     create_key(service=other)
-    assert _error(client.get("/v2/templates", headers=_headers(token))) == (
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
         403, "AuthError", "Invalid token: API key not found")
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from pipeline.storage import letter_pdf_key, letter_storage
 from tests.factories import auth_headers, create_key, create_notification, create_service
+from tests.responses import errors
 
 PDF = b"%PDF-1.4\n% stored bytes\n%%EOF\n"
 
@@ -23,11 +24,6 @@ def key(service):
 
 def get(client, key, notification_id):
     return client.get(f"/v2/notifications/{notification_id}/pdf", headers=auth_headers(key))
-
-
-def errors(response):
-    assert response.content_type == "application/json"
-    return response.status_code, [(e["error"], e["message"]) for e in response.get_json()["errors"]]
 
 
 def stored_letter(service, **fields):

@@ -14,6 +14,7 @@ import requests
 
 from models.notification import Notification
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
+from tests.responses import errors
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -23,10 +24,6 @@ def _sms(service):
     return {"phone_number": "0612345678", "template_id": str(template.id)}
 
 
-def _errors(response):
-    return response.status_code, [(e["error"], e["message"]) for e in response.get_json()["errors"]]
-
-
 def test_rate_limit_per_key_type(client):
     service = create_service(rate_limit=3)
     body = _sms(service)
@@ -34,8 +31,8 @@ def test_rate_limit_per_key_type(client):
     for _ in range(3):
         assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(live)).status_code == 201
     refused = client.post("/v2/notifications/sms", json=body, headers=auth_headers(live))
-    assert _errors(refused) == (429, [("RateLimitError",
-                                       "Exceeded rate limit for key type live of 3 requests per 60 seconds")])
+    assert errors(refused) == (429, [("RateLimitError",
+                                      "Exceeded rate limit for key type live of 3 requests per 60 seconds")])
     assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(test)).status_code == 201
     assert client.get("/v2/notifications", headers=auth_headers(live)).status_code == 200  # GETs are not limited
 
@@ -49,7 +46,7 @@ def test_daily_limit_and_test_keys_do_not_count(client):
     for _ in range(2):
         assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(live)).status_code == 201
     refused = client.post("/v2/notifications/sms", json=body, headers=auth_headers(live))
-    assert _errors(refused) == (429, [("TooManyRequestsError", "Exceeded send limits (sms: 2) for today")])
+    assert errors(refused) == (429, [("TooManyRequestsError", "Exceeded send limits (sms: 2) for today")])
     assert Notification.select().where(Notification.key_type == "live").count() == 2
 
 
@@ -59,7 +56,7 @@ def test_international_daily_limit(client):
     key = create_key(service=service)
     assert client.post("/v2/notifications/sms", json=body, headers=auth_headers(key)).status_code == 201
     refused = client.post("/v2/notifications/sms", json=body, headers=auth_headers(key))
-    assert _errors(refused) == (429, [("TooManyRequestsError", "Exceeded send limits (international_sms: 1) for today")])
+    assert errors(refused) == (429, [("TooManyRequestsError", "Exceeded send limits (international_sms: 1) for today")])
     domestic = client.post("/v2/notifications/sms", json=_sms(service), headers=auth_headers(key))
     assert domestic.status_code == 201
 

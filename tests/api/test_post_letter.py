@@ -9,6 +9,7 @@ from models.notification import Notification
 from models.service import LetterContact
 from pipeline.recipients.postal_address import FORBIDDEN_CHARACTERS
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
+from tests.responses import errors
 
 ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234ab amsterdam"}
 TRIAL = "Cannot send letters when service is in trial mode - see https://admin.example.nl/trial-mode"
@@ -33,10 +34,6 @@ def template(service):
 
 def post(client, key, body, **headers):
     return client.post("/v2/notifications/letter", json=body, headers={**auth_headers(key), **headers})
-
-
-def errors(response):
-    return response.status_code, [(e["error"], e["message"]) for e in response.get_json()["errors"]]
 
 
 def letter(template, **personalisation):

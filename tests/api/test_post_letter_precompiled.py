@@ -14,6 +14,7 @@ from api.v2.notifications.letter_schemas import post_precompiled_letter_response
 from models.notification import Notification
 from pipeline.storage import letter_pdf_key, letter_storage
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
+from tests.responses import errors
 
 INVALID_POSTAGE = "postage invalid. It must be either first, second or economy."
 NOT_A_PDF = "Letter content is not a valid PDF"
@@ -44,10 +45,6 @@ def key(service):
 
 def post(client, key, body):
     return client.post("/v2/notifications/letter", json=body, headers=auth_headers(key))
-
-
-def errors(response):
-    return response.status_code, [(e["error"], e["message"]) for e in response.get_json()["errors"]]
 
 
 @pytest.mark.parametrize("postage", [None, "first", "second", "economy"])

@@ -8,6 +8,7 @@ from api.v2.notifications.post_schemas import post_sms_response
 from models.notification import Notification
 from models.service import GuestListEntry, SmsSender, TeamMember
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
+from tests.responses import errors
 
 
 @pytest.fixture
@@ -22,10 +23,6 @@ def template(service):
 
 def post(client, key, body):
     return client.post("/v2/notifications/sms", json=body, headers=auth_headers(key))
-
-
-def errors(response):
-    return response.status_code, [(e["error"], e["message"]) for e in response.get_json()["errors"]]
 
 
 def test_accepted_sms(client, service, template):

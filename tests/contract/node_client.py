@@ -1,6 +1,7 @@
 """Runs the official Node client (tests/contract/node/call.js) for contract tests."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -24,3 +25,8 @@ def node_call(base_url: str, api_key: str, operation: str, *args: Any) -> tuple[
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     return result["status"], result["data"]
+
+
+def node_file(content: bytes) -> dict[str, str]:
+    """An argument call.js passes to the client as a Buffer of these bytes (a file as a Node user reads it)."""
+    return {"$file": base64.b64encode(content).decode()}

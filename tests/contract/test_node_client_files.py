@@ -1,25 +1,19 @@
-"""Send a file by email through the official Node client (prepareUpload), run by `node` on files.js."""
+"""Send a file by email through the official Node client (prepareUpload), run by `node` on call.js."""
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 import requests
 
 from models.document import Document
+from tests.contract.node_client import node_call, node_file, requires_node
 from tests.factories import create_key, create_sample_template, create_service
 from tests.pipeline.test_documents_filetypes import ODT
 
-NODE = shutil.which("node")
-SCRIPT = Path(__file__).parent / "node" / "files.js"
 LINK = re.compile(r"http://127\.0\.0\.1:\d+/d/[0-9a-f-]{36}/[0-9a-f-]{36}\?key=[A-Za-z0-9_-]{43}")
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+pytestmark = requires_node
 
 
 @pytest.fixture
@@ -28,28 +22,22 @@ def service():
 
 
 @pytest.fixture
-def run(service, live_server, tmp_path):
+def run(service, live_server):
     key = create_key(service=service)
     template = create_sample_template(service=service, template_type="email", body="Download: ((link))",
                                       subject="Your file")
 
-    def run(content: bytes, filename: str = "", confirm: str = "", retention: str = "") -> tuple[int, dict]:
-        path = tmp_path / "upload.bin"
-        path.write_bytes(content)
-        done = subprocess.run(
-            [NODE, str(SCRIPT), str(template.id), "anna@example.nl", str(path), filename, confirm, retention],
-            capture_output=True, text=True, timeout=60, check=False,
-            env={**os.environ, "NOTIFY_BASE_URL": live_server, "NOTIFY_API_KEY": key},
-        )
-        assert done.returncode == 0, done.stderr
-        result = json.loads(done.stdout)
-        return result["status"], result["data"]
+    def run(content: bytes, **options) -> tuple[int, dict]:
+        """prepareUpload(content, options) as the link of a sendEmail, as a Node user sends a file."""
+        _, link = node_call(live_server, key, "prepareUpload", node_file(content), options)
+        return node_call(live_server, key, "sendEmail", str(template.id), "anna@example.nl",
+                         {"personalisation": {"link": link}})
 
     return run
 
 
 def test_prepare_upload_send_and_download(run, live_server):
-    status, data = run(ODT, filename="brief.odt", confirm="false", retention="1 week")
+    status, data = run(ODT, filename="brief.odt", confirmEmailBeforeDownload=False, retentionPeriod="1 week")
     assert status == 201, data
     link = LINK.search(data["content"]["body"]).group(0)
     page = requests.get(link, timeout=10)

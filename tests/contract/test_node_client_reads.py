@@ -1,26 +1,21 @@
-"""The reads through the official Node client (notifications-node-client 8.4), run by `node` on reads.js."""
+"""The reads through the official Node client (notifications-node-client 8.4), run by `node` on call.js."""
 from __future__ import annotations
 
 import datetime
-import json
-import os
+import functools
 import re
-import shutil
-import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 
 from models.db import utcnow
 from models.notification import Notification, ReceivedText
+from tests.contract.node_client import node_call, requires_node
 from tests.factories import create_key, create_notification, create_service
 
-NODE = shutil.which("node")
-SCRIPT = Path(__file__).parent / "node" / "reads.js"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+pytestmark = requires_node
 
 
 @pytest.fixture
@@ -30,18 +25,7 @@ def service():
 
 @pytest.fixture
 def run(service, live_server):
-    key = create_key(service=service)
-
-    def run(operation: str, *args: str) -> tuple[int, dict]:
-        done = subprocess.run(
-            [NODE, str(SCRIPT), operation, *args], capture_output=True, text=True, timeout=60, check=False,
-            env={**os.environ, "NOTIFY_BASE_URL": live_server, "NOTIFY_API_KEY": key},
-        )
-        assert done.returncode == 0, done.stderr
-        result = json.loads(done.stdout)
-        return result["status"], result["data"]
-
-    return run
+    return functools.partial(node_call, live_server, create_key(service=service))
 
 
 def test_get_notification_by_id(run, service):
@@ -70,9 +54,9 @@ def test_get_notifications_filters_and_walk(run, service):
     assert [n["id"] for n in data["notifications"]] == [str(email.id)]
 
     seen: list[str] = []
-    older_than = ""
+    older_than = None
     while True:
-        _, data = run("getNotifications", "sms", "delivered", "", older_than)
+        _, data = run("getNotifications", "sms", "delivered", None, older_than)
         if not data["notifications"]:
             assert set(data["links"]) == {"current"}
             break

@@ -1,6 +1,6 @@
 """Schemas of POST /v2/notifications/letter, as data: a template letter or a precompiled PDF."""
 from api.schema import FormatProblem, format_checker, uuid_property
-from api.v2.notifications.post_schemas import template_ref, uri_string
+from api.v2.notifications.post_schemas import post_notification_response, reference_string, send_request_properties
 
 PRECOMPILED_POSTAGE = ("first", "second", "economy")
 LETTER_POSTAGE = (*PRECOMPILED_POSTAGE, "europe", "rest-of-world")
@@ -14,17 +14,9 @@ def _is_precompiled_postage(value: object) -> bool:
     return True
 
 
-_reference = {"type": "string", "maxLength": 1000}
-
 post_letter_request = {
     "type": "object",
-    "properties": {
-        "template_id": uuid_property(),
-        "personalisation": {"type": "object"},
-        "reference": _reference,
-        "letter_contact_id": uuid_property(),
-        "scheduled_for": {"type": "string", "format": "datetime-within-24h"},
-    },
+    "properties": {**send_request_properties, "letter_contact_id": uuid_property()},
     "required": ["template_id", "personalisation"],
     "additionalProperties": False,
 }
@@ -32,7 +24,7 @@ post_letter_request = {
 post_precompiled_letter_request = {
     "type": "object",
     "properties": {
-        "reference": _reference,
+        "reference": reference_string,
         "content": {"type": "string"},  # base64 of the PDF; decoded and checked by the endpoint
         "postage": {"type": "string", "format": "precompiled-postage"},
     },
@@ -40,25 +32,12 @@ post_precompiled_letter_request = {
     "additionalProperties": False,
 }
 
-_nullable_string = {"type": ["string", "null"]}
-
-post_letter_response = {
+post_letter_response = post_notification_response({
     "type": "object",
-    "required": ["id", "reference", "content", "uri", "template", "scheduled_for"],
-    "properties": {
-        "id": uuid_property(),
-        "reference": _nullable_string,
-        "content": {
-            "type": "object",
-            "required": ["subject", "body"],
-            "properties": {"subject": {"type": "string"}, "body": {"type": "string"}},
-            "additionalProperties": False,
-        },
-        "uri": uri_string,
-        "template": template_ref,
-        "scheduled_for": _nullable_string,
-    },
-}
+    "required": ["subject", "body"],
+    "properties": {"subject": {"type": "string"}, "body": {"type": "string"}},
+    "additionalProperties": False,
+})
 
 post_precompiled_letter_response = {
     "type": "object",

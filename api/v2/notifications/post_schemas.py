@@ -1,17 +1,17 @@
 """Schemas of the send endpoints, as data: requests are validated with them, tests check responses."""
 from api.schema import uuid_property
 
-_reference = {"type": "string", "maxLength": 1000}
-_common = {
+reference_string = {"type": "string", "maxLength": 1000}
+send_request_properties = {
     "template_id": uuid_property(),
     "personalisation": {"type": "object"},
-    "reference": _reference,
+    "reference": reference_string,
     "scheduled_for": {"type": "string", "format": "datetime-within-24h"},
 }
 
 post_sms_request = {
     "type": "object",
-    "properties": {**_common, "phone_number": {"type": "string"}, "sms_sender_id": uuid_property()},
+    "properties": {**send_request_properties, "phone_number": {"type": "string"}, "sms_sender_id": uuid_property()},
     "required": ["phone_number", "template_id"],
     "additionalProperties": False,
 }
@@ -19,7 +19,7 @@ post_sms_request = {
 post_email_request = {
     "type": "object",
     "properties": {
-        **_common,
+        **send_request_properties,
         "email_address": {"type": "string"},
         "email_reply_to_id": uuid_property(),
         "one_click_unsubscribe_url": {"type": "string", "format": "https-url"},
@@ -35,43 +35,38 @@ template_ref = {
     "required": ["id", "version", "uri"],
     "properties": {"id": uuid_property(), "version": {"type": "integer"}, "uri": uri_string},
 }
-_nullable_string = {"type": ["string", "null"]}
+nullable_string = {"type": ["string", "null"]}
 
-post_sms_response = {
-    "type": "object",
-    "required": ["id", "reference", "content", "uri", "template", "scheduled_for"],
-    "properties": {
-        "id": uuid_property(),
-        "reference": _nullable_string,
-        "content": {
-            "type": "object",
-            "required": ["body", "from_number"],
-            "properties": {"body": {"type": "string"}, "from_number": {"type": "string"}},
-        },
-        "uri": uri_string,
-        "template": template_ref,
-        "scheduled_for": _nullable_string,
-    },
-}
 
-post_email_response = {
-    "type": "object",
-    "required": ["id", "reference", "content", "uri", "template", "scheduled_for"],
-    "properties": {
-        "id": uuid_property(),
-        "reference": _nullable_string,
-        "content": {
-            "type": "object",
-            "required": ["body", "subject", "from_email", "one_click_unsubscribe_url"],
-            "properties": {
-                "body": {"type": "string"},
-                "subject": {"type": "string"},
-                "from_email": {"type": "string"},
-                "one_click_unsubscribe_url": _nullable_string,
-            },
+def post_notification_response(content: dict) -> dict:
+    """The response of a send with a template (sms, email, letter): the same keys around each type's `content`."""
+    return {
+        "type": "object",
+        "required": ["id", "reference", "content", "uri", "template", "scheduled_for"],
+        "properties": {
+            "id": uuid_property(),
+            "reference": nullable_string,
+            "content": content,
+            "uri": uri_string,
+            "template": template_ref,
+            "scheduled_for": nullable_string,
         },
-        "uri": uri_string,
-        "template": template_ref,
-        "scheduled_for": _nullable_string,
+    }
+
+
+post_sms_response = post_notification_response({
+    "type": "object",
+    "required": ["body", "from_number"],
+    "properties": {"body": {"type": "string"}, "from_number": {"type": "string"}},
+})
+
+post_email_response = post_notification_response({
+    "type": "object",
+    "required": ["body", "subject", "from_email", "one_click_unsubscribe_url"],
+    "properties": {
+        "body": {"type": "string"},
+        "subject": {"type": "string"},
+        "from_email": {"type": "string"},
+        "one_click_unsubscribe_url": nullable_string,
     },
-}
+})
