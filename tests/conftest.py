@@ -90,6 +90,22 @@ def _connection() -> Iterator[None]:
     yield
 
 
+@pytest.fixture
+def service():
+    """A live service with email, sms, letter and international sms permissions."""
+    from tests.factories import create_service
+
+    return create_service()
+
+
+@pytest.fixture
+def key(service) -> str:
+    """A live API key of `service`, as the full key string the clients take."""
+    from tests.factories import create_key
+
+    return create_key(service=service)
+
+
 @pytest.fixture(scope="session")
 def app():
     return flask_app

@@ -37,11 +37,6 @@ def sent(monkeypatch) -> list[tuple]:
     return recorder.sent
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
 def configure(service, kind="delivery-status", url="https://example.nl/cb"):
     return ServiceCallback.create(service=service, kind=kind, url=url, bearer_token_encrypted=encrypt("token-123456"))
 

@@ -1,18 +1,12 @@
 """Sends carried from the API to the providers and back by real workers on real Redis."""
 from __future__ import annotations
 
-import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from config import get_settings
 from models.notification import Notification
 from tests.conftest import status_of, wait_for
-from tests.factories import create_key, create_sample_template, create_service
-
-
-@pytest.fixture
-def service():
-    return create_service()
+from tests.factories import create_key, create_sample_template
 
 
 def client_for(service, live_server, key_type="live"):

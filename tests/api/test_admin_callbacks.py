@@ -18,11 +18,6 @@ from tests.factories import create_service
 URL = "https://service.example.nl/notify/status"
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
 def path(service_id, kind="delivery-status"):
     return f"/admin/services/{service_id}/callbacks/{kind}"
 

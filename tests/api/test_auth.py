@@ -16,16 +16,6 @@ def _headers(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
 def test_a_valid_token_is_accepted(client, service, key):
     response = client.get("/v2/templates", headers=_headers(create_token(key[-73:-37], key[-36:])))
     assert response.status_code == 200

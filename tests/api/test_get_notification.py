@@ -19,16 +19,6 @@ def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {create_token(key[-73:-37], key[-36:])}"}
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
 def get(client, key, notification_id):
     response = client.get(f"/v2/notifications/{notification_id}", headers=auth(key))
     assert response.headers["Content-Type"] == "application/json"

@@ -20,16 +20,6 @@ STATUS_LIST = ("cancelled, created, sending, sent, delivered, pending, failed, t
                "returned-letter, accepted, received")
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
 def page(client, key, query=""):
     response = client.get(f"/v2/notifications{query}", headers=auth(key))
     body = response.get_json()

@@ -12,16 +12,6 @@ from tests.responses import errors
 PDF = b"%PDF-1.4\n% stored bytes\n%%EOF\n"
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
 def get(client, key, notification_id):
     return client.get(f"/v2/notifications/{notification_id}/pdf", headers=auth_headers(key))
 

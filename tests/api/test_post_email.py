@@ -16,11 +16,6 @@ def service():
     return create_service(name="Gemeente Utrecht")
 
 
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
 def post(client, key, body):
     return client.post("/v2/notifications/email", json=body, headers=auth_headers(key))
 

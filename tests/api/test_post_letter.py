@@ -16,16 +16,6 @@ TRIAL = "Cannot send letters when service is in trial mode - see https://admin.e
 
 
 @pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
-@pytest.fixture
 def template(service):
     contact = LetterContact.create(service=service, contact_block="Gemeente ((town))\nPostbus 1", is_default=True)
     return create_sample_template(service=service, template_type="letter", subject="Uw aanvraag ((ref))",

@@ -33,16 +33,6 @@ PDF = a_pdf()
 CONTENT = base64.b64encode(PDF).decode()
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
-
-
 def post(client, key, body):
     return client.post("/v2/notifications/letter", json=body, headers=auth_headers(key))
 

@@ -12,11 +12,6 @@ from tests.responses import errors
 
 
 @pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
 def template(service):
     return create_sample_template(service=service, body="Hello ((name)), your code is ((code))")
 

@@ -12,17 +12,12 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import ReceivedText
 from tests.api.test_get_notification import auth
-from tests.factories import create_key, create_service
+from tests.factories import create_service
 
 
 @pytest.fixture
 def service():
     return create_service(permissions=["sms", "inbound_sms"])
-
-
-@pytest.fixture
-def key(service):
-    return create_key(service=service)
 
 
 def received(service, *, minutes_ago: float = 1, content: str = "Hi") -> ReceivedText:

@@ -14,14 +14,9 @@ from reportlab.pdfgen.canvas import Canvas
 
 from tests.conftest import wait_for
 from tests.contract.node_client import node_call, node_file, requires_node
-from tests.factories import create_key, create_sample_template, create_service
+from tests.factories import create_key, create_sample_template
 
 pytestmark = requires_node
-
-
-@pytest.fixture
-def service():
-    return create_service()
 
 
 @pytest.fixture

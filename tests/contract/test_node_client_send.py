@@ -1,18 +1,12 @@
 """Sends through the official Node client (notifications-node-client 8.4)."""
 from __future__ import annotations
 
-import pytest
 
 from tests.conftest import status_of, wait_for
 from tests.contract.node_client import node_call, requires_node
-from tests.factories import create_key, create_sample_template, create_service
+from tests.factories import create_key, create_sample_template
 
 pytestmark = requires_node
-
-
-@pytest.fixture
-def service():
-    return create_service()
 
 
 def test_send_sms_with_a_test_key_reaches_delivered(service, live_server, worker):

@@ -37,11 +37,6 @@ def a_pdf(text: str = "Hello", *, comment: str | None = None) -> bytes:
 
 
 @pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
 def template(service):
     return create_sample_template(service=service, template_type="letter", subject="Uw aanvraag ((ref))",
                                   body="Beste ((name)),\n\nWe hebben uw **aanvraag** ontvangen.", postage="first")

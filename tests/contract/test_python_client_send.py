@@ -12,11 +12,6 @@ from models.service import TeamMember
 from tests.factories import create_key, create_sample_template, create_service
 
 
-@pytest.fixture
-def service():
-    return create_service()
-
-
 def _raised(call) -> tuple[int, list]:
     with pytest.raises(HTTPError) as exc:
         call()

@@ -12,11 +12,6 @@ from tests.factories import create_key, create_sample_template, create_service
 
 
 @pytest.fixture
-def service():
-    return create_service()
-
-
-@pytest.fixture
 def api(live_server, service):
     return NotificationsAPIClient(create_key(service=service), base_url=live_server)
 

@@ -22,7 +22,7 @@ from pipeline.print_provider import PrintTransferError, SimulatedPrintProvider
 from pipeline.storage import LocalStorage, letter_pdf_key
 from pipeline.virus_scan import EICAR, EicarScanner, ScannerUnavailable
 from tests.conftest import status_of
-from tests.factories import create_notification, create_service
+from tests.factories import create_notification
 
 
 def a_pdf(text: str = "Hello", *, pagesize=A4, pages: int = 1, comment: str | None = None) -> bytes:
@@ -40,11 +40,6 @@ def a_pdf(text: str = "Hello", *, pagesize=A4, pages: int = 1, comment: str | No
 @pytest.fixture
 def storage(tmp_path):
     return LocalStorage(tmp_path / "letters")
-
-
-@pytest.fixture
-def service():
-    return create_service()
 
 
 def template_letter(service, body="Beste Anna,\n\nUw **aanvraag** is binnen.", **fields):
