@@ -1,8 +1,11 @@
 """A service and the settings that hang off it: team, guest list, senders, contact blocks, callbacks."""
 from __future__ import annotations
 
+import re
+
 import peewee
 
+from config import get_settings
 from models.db import BaseModel, JSONField, utcnow, uuid_pk
 
 PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "upload_document")
@@ -121,3 +124,9 @@ def add_service_setting(model: type[BaseModel], service: Service, *, is_default:
         if is_default or first:
             model.update(is_default=False).where((model.service == service) & (model.is_default == True)).execute()  # noqa: E712
         return model.create(service=service, is_default=is_default or first, **fields)
+
+
+def sending_address(service: Service) -> str:
+    """A sending address that is not a real inbox: the service name as a local part."""
+    local = re.sub(r"[^a-z0-9]+", ".", service.name.lower()).strip(".") or "notify"
+    return f"{local}@{get_settings().email_from_domain}"

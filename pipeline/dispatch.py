@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
+from models.service import sending_address
 from models.template import TemplateVersion
 from pipeline import statuses
 from pipeline.cost import sms_fragments
@@ -43,15 +44,13 @@ def release(notification_id: str) -> None:
 
 
 def _email_message(notification: Notification) -> EmailMessageData:
-    from api.v2.notifications.checks import from_email
-
     version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
                                   & (TemplateVersion.version == notification.template_version))
     html = render("email", version.body, version.subject, notification.personalisation or {}).html
     service = notification.service
     return EmailMessageData(
         notification_id=str(notification.id), to=notification.normalised_to,
-        from_address=f'"{service.name}" <{from_email(service)}>', reply_to=notification.reply_to_text,
+        from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
         subject=notification.subject or "", text_body=notification.body or "", html_body=html or "",
         one_click_unsubscribe_url=notification.one_click_unsubscribe_url,
     )

@@ -1,7 +1,6 @@
 """The service-level checks of a send: permission, template, who may receive, senders."""
 from __future__ import annotations
 
-import re
 
 from api.auth import Caller
 from api.errors import BadRequestError
@@ -78,9 +77,3 @@ def reply_to(service: Service, email_reply_to_id: str | None) -> str | None:
         return found.email_address
     default = cached(("reply-to", service.id), lambda: default_of(ReplyToAddress, service))
     return default.email_address if default else None
-
-
-def from_email(service: Service) -> str:
-    """A sending address that is not a real inbox: the service name as a local part."""
-    local = re.sub(r"[^a-z0-9]+", ".", service.name.lower()).strip(".") or "notify"
-    return f"{local}@{get_settings().email_from_domain}"

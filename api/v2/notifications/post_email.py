@@ -3,17 +3,17 @@ from __future__ import annotations
 from flask import Response, g, jsonify
 
 from api.v2 import v2_blueprint
-from api.v2.notifications.checks import from_email
 from api.v2.notifications.post_schemas import post_email_request
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
+from models.service import sending_address
 from pipeline.rendering import Rendered
 from workers.sending import enqueue_delivery
 
 
 def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict:
     return {**response_base(notification), "content": {
-        "from_email": from_email(notification.service),
+        "from_email": sending_address(notification.service),
         "body": rendered.body,
         "subject": rendered.subject,
         "one_click_unsubscribe_url": notification.one_click_unsubscribe_url,
