@@ -9,14 +9,21 @@ from api.schema import validate
 from api.v2 import v2_blueprint
 from api.v2.notifications.notification_schemas import notification_path
 from api.v2.notifications.serialise import notification_json
+from models.notification import Notification
 from models.queries import find_notification
+
+
+def callers_notification(notification_id: str) -> Notification:
+    """The caller's service's notification by id, or the spec's 400/404 errors.
+
+    Any key type of the service may read any of its notifications; retention still applies."""
+    validate(notification_path, {"id": notification_id})
+    notification = find_notification(g.caller.service, uuid.UUID(notification_id))
+    if notification is None:
+        raise NoResultFound("No result found")
+    return notification
 
 
 @v2_blueprint.get("/notifications/<notification_id>")
 def get_notification_by_id(notification_id: str) -> Response:
-    validate(notification_path, {"id": notification_id})
-    # Any key type of the service may read any of its notifications; retention still applies.
-    notification = find_notification(g.caller.service, uuid.UUID(notification_id))
-    if notification is None:
-        raise NoResultFound("No result found")
-    return jsonify(notification_json(notification))
+    return jsonify(notification_json(callers_notification(notification_id)))

@@ -1,15 +1,11 @@
 """GET /v2/notifications/<id>/pdf: a letter's PDF, rendered or as uploaded, once it is ready."""
 from __future__ import annotations
 
-import uuid
+from flask import Response
 
-from flask import Response, g
-
-from api.errors import BadRequestError, NoResultFound, PDFNotReadyError
-from api.schema import validate
+from api.errors import BadRequestError, PDFNotReadyError
 from api.v2 import v2_blueprint
-from api.v2.notifications.notification_schemas import notification_path
-from models.queries import find_notification
+from api.v2.notifications.get_notification import callers_notification
 from pipeline import statuses
 from pipeline.letters.stages import pdf_ready
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
@@ -19,10 +15,7 @@ NOT_READY = "PDF not available yet, try again later"
 
 @v2_blueprint.get("/notifications/<notification_id>/pdf")
 def get_pdf_for_letter(notification_id: str) -> Response:
-    validate(notification_path, {"id": notification_id})
-    notification = find_notification(g.caller.service, uuid.UUID(notification_id))
-    if notification is None:
-        raise NoResultFound("No result found")
+    notification = callers_notification(notification_id)
     if notification.notification_type != "letter":
         raise BadRequestError("Notification is not a letter")
     if notification.status == statuses.VIRUS_SCAN_FAILED:
