@@ -6,7 +6,7 @@ import datetime
 import json
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Hashable, Iterator
 
 import peewee
 from playhouse import db_url
@@ -58,20 +58,29 @@ class BaseModel(peewee.Model):
         database = database
 
 
-_insert_sql: dict[tuple[type, str], tuple[str, list[peewee.Field]]] = {}
+_compiled: dict[tuple[Hashable, str], str] = {}
+
+
+def compiled_sql(key: Hashable, build: Callable[[str], str]) -> str:
+    """SQL text built once per key and parameter style (build gets the placeholder): peewee's
+    per-call query building costs more than a short statement itself on the hot paths."""
+    param = database.obj.param
+    sql = _compiled.get((key, param))
+    if sql is None:
+        sql = _compiled[(key, param)] = build(param)
+    return sql
+
+
+def column(field: peewee.Field) -> str:
+    return f'"{field.column_name}"'
 
 
 def fast_insert(model: type[BaseModel], **values: Any) -> BaseModel:
-    """INSERT one row with SQL built once per model: peewee's per-call query building costs more
-    than the insert itself on the send hot path. Python-side defaults apply as in Model.create."""
-    param = database.obj.param
-    cached = _insert_sql.get((model, param))
-    if cached is None:
-        fields = list(model._meta.sorted_fields)
-        columns = ", ".join(f'"{f.column_name}"' for f in fields)
-        sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({", ".join([param] * len(fields))})'
-        cached = _insert_sql[(model, param)] = (sql, fields)
-    sql, fields = cached
+    """INSERT one row with SQL built once per model. Python-side defaults apply as in Model.create."""
+    fields = model._meta.sorted_fields
+    sql = compiled_sql(("insert", model), lambda p: (
+        f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f in fields)})'
+        f' VALUES ({", ".join([p] * len(fields))})'))
     row = model(**values)  # fills the defaults, as create() does
     database.execute_sql(sql, [f.db_value(row.__data__.get(f.name)) for f in fields])
     return row

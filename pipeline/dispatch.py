@@ -3,19 +3,23 @@
 A worker first claims the notification (a compare-and-set on dispatch_started_at); only the claimer
 calls the provider. A retryable failure gives the claim back for Dramatiq's retry; a worker that
 dies holding a claim leaves it to the sweep, which fails it rather than risk a second send.
+
+A simulated send (test keys) has no effect outside this service, so it needs no claim: its one
+write is the move out of `created`, a compare-and-set that only one worker wins, and only the
+winner queues the receipt.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from config import get_settings
-from models.db import utcnow
+from models.db import column, compiled_sql, database, utcnow
 from models.notification import Notification
 from models.service import sending_address
 from models.template import TemplateVersion
 from pipeline import statuses
 from pipeline.cost import sms_fragments
-from pipeline.providers import EmailMessageData, SmsMessageData
+from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, SmsProvider
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.rendering import render
 
@@ -24,19 +28,39 @@ from pipeline.rendering import render
 class Dispatched:
     provider: str
     reference: str
-    simulated: bool
 
 
-def claim(notification_id: str) -> Notification | None:
-    """The notification when this worker now owns its dispatch; None when done or owned elsewhere."""
-    claimed = list(
-        Notification.update(dispatch_started_at=utcnow())
-        .where((Notification.id == notification_id) & (Notification.status == statuses.CREATED)
-               & (Notification.dispatch_started_at.is_null()))
-        .returning(Notification)  # the row comes back with the claim: no second query
-        .execute()
-    )
-    return claimed[0] if claimed else None
+def awaiting_dispatch(notification_id: str) -> Notification | None:
+    """The notification while it is created and unclaimed; None once dispatched or claimed."""
+    sql = compiled_sql("awaiting-dispatch", lambda p: (
+        f'SELECT * FROM "{Notification._meta.table_name}" WHERE {column(Notification.id)} = {p}'
+        f" AND {column(Notification.status)} = '{statuses.CREATED}'"
+        f" AND {column(Notification.dispatch_started_at)} IS NULL"))
+    rows = list(Notification.raw(sql, Notification.id.db_value(notification_id)))
+    return rows[0] if rows else None
+
+
+def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
+    """The simulated provider for test keys, and where no real provider is configured."""
+    choose = sms_provider if notification.notification_type == "sms" else email_provider
+    return choose(get_settings(), simulated=notification.key_type == "test")
+
+
+def is_simulated(provider: SmsProvider | EmailProvider) -> bool:
+    """A simulated send has no effect outside this service."""
+    return provider.name == "simulated"
+
+
+def claim(notification: Notification) -> bool:
+    """True when this worker now owns the notification's provider call."""
+    sql = compiled_sql("claim", lambda p: (
+        f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
+        f" WHERE {column(Notification.id)} = {p} AND {column(Notification.status)} = '{statuses.CREATED}'"
+        f" AND {column(Notification.dispatch_started_at)} IS NULL"))
+    notification.dispatch_started_at = utcnow()
+    params = [Notification.dispatch_started_at.db_value(notification.dispatch_started_at),
+              Notification.id.db_value(notification.id)]
+    return database.execute_sql(sql, params).rowcount == 1
 
 
 def release(notification_id: str) -> None:
@@ -56,32 +80,34 @@ def _email_message(notification: Notification) -> EmailMessageData:
     )
 
 
-def send(notification: Notification) -> Dispatched:
+def send(notification: Notification, provider: SmsProvider | EmailProvider) -> Dispatched:
     """Call the provider once; raises the provider's Retryable/FinalProviderError."""
-    settings = get_settings()
-    simulated = notification.key_type == "test"
     if notification.notification_type == "sms":
-        provider = sms_provider(settings, simulated=simulated)
         reference = provider.send_sms(SmsMessageData(
             notification_id=str(notification.id), to=notification.normalised_to,
-            sender=notification.reply_to_text or settings.default_sms_sender, body=notification.body or "",
+            sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
         ))
     else:
-        provider = email_provider(settings, simulated=simulated)
         reference = provider.send_email(_email_message(notification))
-    return Dispatched(provider=provider.name, reference=reference, simulated=provider.name == "simulated")
+    return Dispatched(provider=provider.name, reference=reference)
 
 
 def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
-    """Move to sending (sent for international sms, where no receipt will come) with cost data."""
+    """Move to sending (sent for international sms, where no receipt will come) with cost data.
+
+    False when another worker recorded this send first (a duplicated simulated send).
+    """
     if notification.notification_type == "sms":
         units = sms_fragments(notification.body or "").fragments
         new_status = statuses.SENT if notification.international else statuses.SENDING
     else:
         units, new_status = 0, statuses.SENDING
-    return statuses.transition(
-        notification.id, new_status, sent_at=utcnow(), sent_by=dispatched.provider,
-        provider_reference=dispatched.reference, billable_units=units,
-    )
-
-
+    now = utcnow()
+    try:
+        return statuses.transition(
+            notification.id, new_status, sent_at=now, sent_by=dispatched.provider,
+            provider_reference=dispatched.reference, billable_units=units,
+            dispatch_started_at=notification.dispatch_started_at or now,
+        )
+    except statuses.IllegalTransition:
+        return False  # its receipt already moved it on

@@ -6,9 +6,9 @@ workers racing on one notification cannot both move it, and an illegal move is r
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
-from models.db import utcnow
+from models.db import column, compiled_sql, database, utcnow
 from models.notification import Notification
 
 log = logging.getLogger(__name__)
@@ -94,25 +94,35 @@ def public_status(notification_type: str, status: str) -> str:
     return status
 
 
+def _values(new_status: str, fields: dict[str, Any]) -> dict[str, Any]:
+    now = utcnow()
+    values: dict[str, Any] = {"status": new_status, "updated_at": now, **fields}
+    if new_status in COMPLETED and "completed_at" not in fields:
+        values["completed_at"] = now
+    return values
+
+
+def _notify(notification_id: str, new_status: str) -> None:
+    for listener in _listeners:
+        listener(notification_id, new_status)
+
+
 def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     """Move a notification to new_status when its current status allows it.
 
     Returns True when this call made the change, False when the notification is already in
     new_status (a redelivered message: nothing to do). Raises IllegalTransition otherwise.
     """
-    allowed = ALLOWED[new_status]
-    now = utcnow()
-    values: dict[str, Any] = {"status": new_status, "updated_at": now, **fields}
-    if new_status in COMPLETED and "completed_at" not in fields:
-        values["completed_at"] = now
-    changed = (
-        Notification.update(values)
-        .where((Notification.id == notification_id) & (Notification.status.in_(allowed)))
-        .execute()
-    )
+    values = _values(new_status, fields)
+    columns = Notification._meta.fields
+    sql = compiled_sql(("transition", new_status, tuple(values)), lambda p: (
+        f'UPDATE "{Notification._meta.table_name}" SET {", ".join(f"{column(columns[name])} = {p}" for name in values)}'
+        f' WHERE {column(Notification.id)} = {p}'
+        f' AND {column(Notification.status)} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'))
+    params = [columns[name].db_value(value) for name, value in values.items()]
+    changed = database.execute_sql(sql, [*params, Notification.id.db_value(notification_id)]).rowcount
     if changed:
-        for listener in _listeners:
-            listener(str(notification_id), new_status)
+        _notify(str(notification_id), new_status)
         return True
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
     if current is not None and current.status == new_status:
@@ -122,3 +132,34 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
         notification_id, current.status if current else "<missing>", new_status,
     )
     raise IllegalTransition(f"{current.status if current else 'missing'} -> {new_status}")
+
+
+def transition_many(notification_ids: Collection[Any], new_status: str) -> list[str]:
+    """Move every one of these notifications whose status allows it, in one statement; the ids moved.
+
+    A batch of receipts must not fail for one late or duplicate receipt among them, so refusals
+    are logged rather than raised; notifications already in new_status are skipped silently.
+    """
+    if not notification_ids:
+        return []
+    moved = [
+        str(row.id) for row in
+        Notification.update(_values(new_status, {}))
+        .where(Notification.id.in_(list(notification_ids)) & Notification.status.in_(ALLOWED[new_status]))
+        .returning(Notification.id)
+        .execute()
+    ]
+    for notification_id in moved:
+        _notify(notification_id, new_status)
+    if len(moved) < len(notification_ids):
+        _log_refused(set(map(str, notification_ids)) - set(moved), new_status)
+    return moved
+
+
+def _log_refused(notification_ids: set[str], new_status: str) -> None:
+    current = {str(row.id): row.status for row in Notification.select(Notification.id, Notification.status)
+               .where(Notification.id.in_(list(notification_ids)))}
+    for notification_id in sorted(notification_ids):
+        status = current.get(notification_id, "<missing>")
+        if status != new_status:
+            log.warning("refused status change of %s from %s to %s", notification_id, status, new_status)

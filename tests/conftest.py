@@ -47,6 +47,7 @@ from app import app as flask_app  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
 from workers.broker import broker  # noqa: E402
+from config import get_settings  # noqa: E402
 
 
 def _all_tables() -> list[str]:
@@ -73,6 +74,10 @@ def _schema() -> Iterator[None]:
 def _clean() -> Iterator[None]:
     yield
     broker.flush_all()
+    # The simulated gateway's outbox outlives queue messages: a flush purged above must not leave
+    # the next test's receipts waiting for its flag to expire.
+    for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:simulated-receipts:*"):
+        broker.client.delete(key)
     with database.connection_context():
         tables = _all_tables()
         if is_postgres():

@@ -83,3 +83,19 @@ def test_a_notification_whose_message_was_lost_is_sent_by_the_sweep(live_server,
     with running_worker():
         wait_for(lambda: status_of(notification_id) == "sending")
     assert gateway.attempts == 1
+
+
+def test_duplicated_messages_for_a_test_key_queue_one_simulated_receipt(service):
+    from tests.factories import create_notification
+    from workers.receipts import simulated_outbox
+    from workers.sending import _deliver
+
+    notification = create_notification(service=service, key_type="test")
+    outbox = simulated_outbox("simulated")
+    before = outbox.client.llen(outbox.pending)
+    for _ in range(3):
+        _deliver(str(notification.id))
+
+    assert outbox.client.llen(outbox.pending) - before == 1
+    stored = Notification.get_by_id(notification.id)
+    assert stored.status == "sending" and stored.sent_by == "simulated" and stored.dispatch_started_at is not None

@@ -91,6 +91,11 @@ SCHEDULE.extend([
     ("sweep-stuck-letters", 60, sweep_stuck_letters),
 ])
 
+# The simulated gateway's receipts (workers/receipts.py): a lost flush message must not strand them.
+from workers.receipts import sweep_simulated_receipts  # noqa: E402
+
+SCHEDULE.append(("sweep-simulated-receipts", 60, sweep_simulated_receipts))
+
 # Retention (workers/retention.py): once a day, past-retention notifications, received texts, attempts.
 from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402
 

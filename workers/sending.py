@@ -14,7 +14,7 @@ from pipeline import dispatch, statuses
 from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit
-from workers.receipts import process_receipt, simulate_receipt
+from workers.receipts import process_receipts, queue_simulated_receipt
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -32,11 +32,20 @@ RETRIES = {
 
 
 def _deliver(notification_id: str) -> None:
-    notification = dispatch.claim(notification_id)
+    notification = dispatch.awaiting_dispatch(notification_id)
     if notification is None:
         return  # already dispatched, or another worker holds it
+    provider = dispatch.provider_for(notification)
+    if dispatch.is_simulated(provider):
+        sent = dispatch.send(notification, provider)
+        if dispatch.record_sent(notification, sent):  # only one duplicate of this message gets here
+            queue_simulated_receipt(sent.provider, simulated_receipt(sent.reference, notification_id,
+                                                                     notification.normalised_to))
+        return
+    if not dispatch.claim(notification):
+        return
     try:
-        sent = dispatch.send(notification)
+        sent = dispatch.send(notification, provider)
     except RetryableProviderError:
         dispatch.release(notification_id)
         raise
@@ -44,11 +53,9 @@ def _deliver(notification_id: str) -> None:
         statuses.transition(notification_id, exc.status)
         return
     dispatch.record_sent(notification, sent)
-    if sent.simulated:
-        simulate_receipt.send(sent.provider, simulated_receipt(sent.reference, notification_id, notification.normalised_to))
-    elif notification.notification_type == "email" and _settings.smtp_delivered_on_accept:
+    if notification.notification_type == "email" and _settings.smtp_delivered_on_accept:
         # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery receipt.
-        process_receipt.send(sent.provider, {"id": sent.reference, "reference": notification_id, "status": "delivered"})
+        process_receipts.send(sent.provider, [{"id": sent.reference, "reference": notification_id, "status": "delivered"}])
 
 
 @dramatiq.actor(queue_name="send-sms", **RETRIES)

@@ -1,4 +1,8 @@
-"""Delivery receipts posted by providers (and by the simulated provider, the same way)."""
+"""Delivery receipts posted by providers (and by the simulated provider, the same way).
+
+The body is one receipt, or a JSON array of receipts from a gateway that reports in batches (as
+our simulated gateway does under load).
+"""
 from __future__ import annotations
 
 from flask import Response, jsonify
@@ -6,23 +10,23 @@ from flask import Response, jsonify
 from api.providers import providers_blueprint
 from api.request_body import json_body
 from api.schema import validate
-from workers.receipts import process_receipt
+from pipeline.providers.sms.receipts import RECEIPT_SCHEMA
+from workers.receipts import process_receipts
 
-receipt_schema = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "reference": {"type": ["string", "null"]},
-        "status": {"type": "string"},
-        "timestamp": {"type": ["string", "null"]},
-    },
-    "required": ["id", "status"],
+MAX_BATCH = 1000
+batch_schema = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "array",
+    "items": RECEIPT_SCHEMA,
+    "minItems": 1,
+    "maxItems": MAX_BATCH,
 }
 
 
 @providers_blueprint.post("/<provider>/delivery-receipts")
 def delivery_receipt(provider: str) -> tuple[Response, int]:
-    receipt = validate(receipt_schema, json_body())
-    # Answer fast and let the receipts queue apply it: a gateway retries slow or failed webhooks.
-    process_receipt.send(provider, receipt)
+    body = json_body()
+    receipts = validate(batch_schema, body) if isinstance(body, list) else [validate(RECEIPT_SCHEMA, body)]
+    # Answer fast and let the receipts queue apply them: a gateway retries slow or failed webhooks.
+    process_receipts.send(provider, receipts)
     return jsonify({"result": "success"}), 200

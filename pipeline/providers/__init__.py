@@ -18,7 +18,7 @@ from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import (
     SimulatedEmailProvider,
     SimulatedSmsProvider,
-    post_receipt,
+    post_receipts,
     simulated_outcome,
     simulated_receipt,
 )
@@ -41,7 +41,7 @@ __all__ = [
     "build_email",
     "email_provider",
     "map_gateway_state",
-    "post_receipt",
+    "post_receipts",
     "simulated_outcome",
     "simulated_receipt",
     "sms_provider",

@@ -1,8 +1,9 @@
 """Simulated providers: the default when no real provider is configured, and always for test keys.
 
 send_* hands nothing to anyone; it returns a fresh reference. The worker then builds a receipt with
-simulated_receipt() and sends it with post_receipt() to our own receipt webhook, the same HTTP
-request a real gateway makes, so status changes on a laptop take the real path.
+simulated_receipt() and queues it in the simulated gateway's outbox (simulated_outbox.py), whose
+flush sends batches with post_receipts() to our own receipt webhook, the same HTTP request a real
+gateway makes, so status changes on a laptop take the real path.
 
 The outcome depends on the recipient, like GOV.UK Notify's test numbers and addresses:
     phone number ending 7700900003, or an address starting "temp-fail@"  -> "expired"  (temporary-failure)
@@ -72,21 +73,23 @@ class SimulatedEmailProvider:
 _local = threading.local()
 
 
-def post_receipt(base_url: str, token: str, provider_name: str, receipt: dict[str, Any], *, timeout: float = 5) -> None:
-    """POST a delivery receipt to our own webhook, as a gateway would. `timeout` in seconds.
+def post_receipts(base_url: str, token: str, provider_name: str, receipts: list[dict[str, Any]], *,
+                  timeout: float = 10) -> None:
+    """POST a batch of delivery receipts (a JSON array) to our own webhook, as a gateway would.
+    `timeout` in seconds.
 
     Connection errors, timeouts and 5xx raise RetryableProviderError. A 4xx means the webhook
     will never take this receipt (wrong token, unknown provider): FinalProviderError.
     """
     url = f"{base_url.rstrip('/')}/providers/{provider_name}/delivery-receipts"
-    # A kept-alive session per thread, a worker posting one receipt per simulated message; never
+    # A kept-alive session per thread, a worker posting batch after batch; never
     # one inherited across a fork, whose socket the parent may still be using.
     session = getattr(_local, "session", None)
     if session is None or _local.pid != os.getpid():
         session = _local.session = requests.Session()
         _local.pid = os.getpid()
     try:
-        response = session.post(url, json=receipt, headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
+        response = session.post(url, json=receipts, headers={"Authorization": f"Bearer {token}"}, timeout=timeout)
     except (requests.Timeout, requests.ConnectionError) as error:
         raise RetryableProviderError(f"receipt webhook unreachable: {error!r}") from error
     if response.status_code >= 500 or response.status_code == 429:

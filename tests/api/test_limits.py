@@ -121,6 +121,8 @@ def gunicorn_url():
 
 
 def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
+    if time.time() % 60 > 50:  # the counts below must fall in one fixed 60-second window
+        time.sleep(60 - time.time() % 60)
     service = create_service(rate_limit=20)
     body = _sms(service)
     key = create_key(service=service)

@@ -1,4 +1,4 @@
-"""Simulated providers, post_receipt against a real HTTP server, and the provider registry."""
+"""Simulated providers, post_receipts against a real HTTP server, and the provider registry."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +23,7 @@ from pipeline.providers import (
     SmtpProvider,
     email_provider,
     map_gateway_state,
-    post_receipt,
+    post_receipts,
     simulated_outcome,
     simulated_receipt,
     sms_provider,
@@ -102,15 +102,16 @@ def test_simulated_providers_return_a_fresh_reference_each_time() -> None:
     assert SimulatedSmsProvider.name == SimulatedEmailProvider.name == "simulated"
 
 
-def test_post_receipt_sends_the_receipt_and_token_to_our_webhook(webhook: Webhook) -> None:
+def test_post_receipts_sends_the_batch_and_token_to_our_webhook(webhook: Webhook) -> None:
     receipt = simulated_receipt("sim-abc", "n-1", "+447700900002")
+    other = simulated_receipt("sim-def", "n-2", "+31612345678")
 
-    post_receipt(webhook.base_url + "/", "webhook-token", "simulated", receipt)
+    post_receipts(webhook.base_url + "/", "webhook-token", "simulated", [receipt, other])
 
     [request] = webhook.requests
     assert request["path"] == "/providers/simulated/delivery-receipts"
     assert request["authorization"] == "Bearer webhook-token"
-    assert request["json"] == receipt
+    assert request["json"] == [receipt, other]
     assert receipt["id"] == "sim-abc"
     assert receipt["reference"] == "n-1"
     assert receipt["status"] == "undeliverable"
@@ -118,29 +119,29 @@ def test_post_receipt_sends_the_receipt_and_token_to_our_webhook(webhook: Webhoo
 
 
 @pytest.mark.parametrize("status", [500, 503, 429])
-def test_post_receipt_to_a_failing_webhook_is_retryable(webhook: Webhook, status: int) -> None:
+def test_post_receipts_to_a_failing_webhook_is_retryable(webhook: Webhook, status: int) -> None:
     webhook.status = status
 
     with pytest.raises(RetryableProviderError):
-        post_receipt(webhook.base_url, "t", "simulated", simulated_receipt("sim-1", "n-1", "+31612345678"))
+        post_receipts(webhook.base_url, "t", "simulated", [simulated_receipt("sim-1", "n-1", "+31612345678")])
 
 
-def test_post_receipt_refused_by_the_webhook_is_final(webhook: Webhook) -> None:
+def test_post_receipts_refused_by_the_webhook_is_final(webhook: Webhook) -> None:
     webhook.status = 401
 
     with pytest.raises(FinalProviderError) as raised:
-        post_receipt(webhook.base_url, "wrong", "simulated", simulated_receipt("sim-1", "n-1", "+31612345678"))
+        post_receipts(webhook.base_url, "wrong", "simulated", [simulated_receipt("sim-1", "n-1", "+31612345678")])
 
     assert raised.value.status == "technical-failure"
 
 
-def test_post_receipt_to_a_webhook_that_is_down_is_retryable() -> None:
+def test_post_receipts_to_a_webhook_that_is_down_is_retryable() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
 
     with pytest.raises(RetryableProviderError):
-        post_receipt(f"http://127.0.0.1:{port}", "t", "simulated", {"id": "sim-1", "status": "delivered"})
+        post_receipts(f"http://127.0.0.1:{port}", "t", "simulated", [{"id": "sim-1", "status": "delivered"}])
 
 
 def test_the_registry_uses_simulators_when_nothing_is_configured() -> None:

@@ -1,0 +1,75 @@
+"""The simulated gateway's outgoing receipts: held in Redis, posted to our webhook in batches.
+
+A real gateway under load reports delivery in batches, and so does the simulator: one HTTP request
+and one receipts-queue message per batch rather than per message is what lets test-key traffic
+run at the pipeline's full speed.
+
+One flush runs at a time per provider. `add` arms a flag (SET NX) and the caller schedules a flush
+only when it armed it; the flush drains the list, disarms, and re-arms itself if anything arrived
+meanwhile. A batch moves atomically from the list into a holding list named by the flush's own id
+before it is posted, and leaves it only once the webhook took it: a flush that crashed or failed
+is redelivered by the broker with the same id and posts what it held first. Nothing is lost; a
+receipt posted twice is harmless, the transition table skips a repeated status. Should a flush
+message itself be lost (a purged queue), a periodic job starts a flush for what is waiting.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import redis
+
+BATCH_SIZE = 500
+FLAG_TTL_MS = 60_000  # a flush that died holding the flag blocks new ones for at most this long
+HELD_TTL_MS = 7 * 24 * 3600 * 1000  # outlives any broker redelivery of the flush that holds it
+
+# KEYS: pending list, holding list, flag. ARGV: batch size, holding ttl, flag ttl.
+_TAKE = """
+local held = redis.call('LRANGE', KEYS[2], 0, -1)
+if #held > 0 then return held end
+local batch = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #batch == 0 then return batch end
+redis.call('LTRIM', KEYS[1], #batch, -1)
+redis.call('RPUSH', KEYS[2], unpack(batch))
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return batch
+"""
+
+
+class ReceiptOutbox:
+    def __init__(self, client: redis.Redis, namespace: str, provider: str) -> None:
+        self.client = client
+        self.pending = f"{namespace}:simulated-receipts:{provider}"
+        self.flag = f"{self.pending}:flushing"
+        self._take = client.register_script(_TAKE)
+
+    def add(self, receipt: dict[str, Any]) -> bool:
+        """Queue a receipt; True when the caller must schedule a flush."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.rpush(self.pending, json.dumps(receipt))
+        pipe.set(self.flag, 1, nx=True, px=FLAG_TTL_MS)
+        return bool(pipe.execute()[1])
+
+    def waiting(self) -> int:
+        """Receipts queued and not yet taken by a flush."""
+        return int(self.client.llen(self.pending))
+
+    def flush(self, flush_id: str, post: Callable[[list[dict[str, Any]]], None]) -> int:
+        """Post everything queued, a batch at a time; the number of receipts posted.
+
+        `post` raises to stop the flush; what it was given stays held for this flush_id's retry.
+        """
+        held = f"{self.pending}:held:{flush_id}"
+        posted = 0
+        while True:
+            batch = self._take(keys=[self.pending, held, self.flag], args=[BATCH_SIZE, HELD_TTL_MS, FLAG_TTL_MS])
+            if batch:
+                post([json.loads(item) for item in batch])
+                self.client.delete(held)
+                posted += len(batch)
+                continue
+            self.client.delete(self.flag)
+            # Whatever was added after the last batch but before the flag went found it still armed.
+            if not self.client.llen(self.pending) or not self.client.set(self.flag, 1, nx=True, px=FLAG_TTL_MS):
+                return posted

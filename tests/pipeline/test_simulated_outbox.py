@@ -1,0 +1,90 @@
+"""The simulated gateway's receipt outbox on real Redis: batches, one flush at a time, nothing lost."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from pipeline.providers import simulated_outbox
+from pipeline.providers.simulated_outbox import ReceiptOutbox
+from workers.broker import broker
+
+
+@pytest.fixture
+def outbox() -> ReceiptOutbox:
+    return ReceiptOutbox(broker.client, f"test-{uuid.uuid4().hex[:8]}", "simulated")
+
+
+def _receipt(n: int) -> dict:
+    return {"id": f"sim-{n}", "reference": str(n), "status": "delivered"}
+
+
+def test_only_the_first_receipt_asks_for_a_flush_until_the_flush_is_done(outbox):
+    assert [outbox.add(_receipt(n)) for n in range(3)] == [True, False, False]
+    outbox.flush("f1", lambda batch: None)
+    assert outbox.add(_receipt(3)) is True
+
+
+def test_a_flush_posts_everything_in_order_in_batches(outbox, monkeypatch):
+    monkeypatch.setattr(simulated_outbox, "BATCH_SIZE", 2)
+    posted: list[list[dict]] = []
+    for n in range(5):
+        outbox.add(_receipt(n))
+
+    assert outbox.flush("f1", posted.append) == 5
+    assert posted == [[_receipt(0), _receipt(1)], [_receipt(2), _receipt(3)], [_receipt(4)]]
+
+
+def test_receipts_added_while_flushing_go_in_the_same_flush(outbox):
+    posted: list[list[dict]] = []
+
+    def post(batch: list[dict]) -> None:
+        posted.append(batch)
+        if len(posted) == 1:
+            assert outbox.add(_receipt(99)) is False  # the running flush will take it
+    outbox.add(_receipt(1))
+
+    outbox.flush("f1", post)
+    assert posted == [[_receipt(1)], [_receipt(99)]]
+
+
+def test_a_batch_the_webhook_did_not_take_is_posted_first_by_the_retried_flush(outbox, monkeypatch):
+    monkeypatch.setattr(simulated_outbox, "BATCH_SIZE", 2)
+    for n in range(3):
+        outbox.add(_receipt(n))
+
+    def webhook_down(batch: list[dict]) -> None:
+        raise ConnectionError("webhook down")
+    with pytest.raises(ConnectionError):
+        outbox.flush("f1", webhook_down)
+    assert outbox.add(_receipt(3)) is False  # still armed by the failed flush, whose retry will come
+    posted: list[list[dict]] = []
+    outbox.flush("f1", posted.append)  # the broker's retry carries the same flush id
+
+    assert posted == [[_receipt(0), _receipt(1)], [_receipt(2), _receipt(3)]]
+
+
+def test_another_flush_never_takes_a_batch_held_by_a_failed_one(outbox):
+    outbox.add(_receipt(1))
+    with pytest.raises(ConnectionError):
+        outbox.flush("f1", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+    outbox.add(_receipt(2))
+    posted: list[list[dict]] = []
+    outbox.flush("f2", posted.append)
+    outbox.flush("f1", posted.append)
+    assert posted == [[_receipt(2)], [_receipt(1)]]
+
+
+def test_the_periodic_sweep_flushes_receipts_whose_flush_message_was_lost(service, live_server, worker):
+    from tests.conftest import status_of, wait_for
+    from tests.factories import create_notification
+    from workers.receipts import simulated_outbox, sweep_simulated_receipts
+
+    sms = create_notification(service=service, status="sending", key_type="test")
+    outbox = simulated_outbox("simulated")
+    outbox.client.set(outbox.flag, 1)  # armed by a flush whose message was then lost
+    outbox.client.rpush(outbox.pending, '{"id": "sim-1", "reference": "%s", "status": "delivered"}' % sms.id)
+
+    sweep_simulated_receipts.send()
+    wait_for(lambda: status_of(sms.id) == "delivered")
+    assert outbox.waiting() == 0

@@ -1,0 +1,95 @@
+"""Receipts posted to the webhook, one at a time or in batches, moving statuses through real workers."""
+from __future__ import annotations
+
+import logging
+
+from config import get_settings
+from pipeline import statuses
+from pipeline.receipts import apply_receipts
+from tests.conftest import status_of, wait_for
+from tests.factories import create_notification
+
+URL = "/providers/http-gateway/delivery-receipts"
+
+
+def _post(client, body):
+    return client.post(URL, json=body, headers={"Authorization": f"Bearer {get_settings().provider_webhook_token}"})
+
+
+def test_a_batch_is_applied_in_the_order_given(client, worker, service):
+    first, second, third = (create_notification(service=service, status="sending") for _ in range(3))
+    response = _post(client, [
+        {"id": "gw-1", "reference": str(first.id), "status": "buffered"},
+        {"id": "gw-1", "reference": str(first.id), "status": "delivered"},
+        {"id": "gw-2", "reference": str(second.id), "status": "delivered"},
+        {"id": "gw-3", "reference": str(third.id), "status": "undeliverable"},
+    ])
+
+    assert response.status_code == 200 and response.get_json() == {"result": "success"}
+    wait_for(lambda: status_of(third.id) == "permanent-failure")
+    assert status_of(first.id) == "delivered" and status_of(second.id) == "delivered"
+
+
+def test_one_receipt_object_is_still_taken(client, worker, service):
+    sms = create_notification(service=service, status="sending")
+    assert _post(client, {"id": "gw-1", "reference": str(sms.id), "status": "delivered"}).status_code == 200
+    wait_for(lambda: status_of(sms.id) == "delivered")
+
+
+def test_receipts_without_our_reference_match_by_the_providers_id(service):
+    matched = create_notification(service=service, status="sending", provider_reference="gw-77")
+    other = create_notification(service=service, status="sending", provider_reference="gw-78")
+
+    moved = apply_receipts("http-gateway", [{"id": "gw-77", "status": "delivered"},
+                                            {"id": 78, "reference": "not-ours", "status": "expired"},
+                                            {"id": "gw-79", "status": "delivered"}])
+
+    assert moved == 1
+    assert status_of(matched.id) == "delivered" and status_of(other.id) == "sending"
+
+
+def test_a_late_receipt_is_refused_without_failing_the_rest_of_its_batch(service, caplog):
+    done = create_notification(service=service, status="delivered")
+    waiting = create_notification(service=service, status="sending")
+    repeated = create_notification(service=service, status="temporary-failure")
+
+    with caplog.at_level(logging.WARNING, logger="pipeline.statuses"):
+        moved = apply_receipts("http-gateway", [
+            {"id": "a", "reference": str(done.id), "status": "expired"},
+            {"id": "b", "reference": str(waiting.id), "status": "expired"},
+            {"id": "c", "reference": str(repeated.id), "status": "expired"},
+        ])
+
+    assert moved == 1
+    assert [status_of(n.id) for n in (done, waiting, repeated)] == ["delivered", "temporary-failure",
+                                                                    "temporary-failure"]
+    refused = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert refused == [f"refused status change of {done.id} from delivered to temporary-failure"]
+
+
+def test_a_batch_move_tells_the_listeners_once_per_notification(service):
+    heard: list[tuple[str, str]] = []
+    listener = statuses.on_change(lambda notification_id, status: heard.append((notification_id, status)))
+    try:
+        rows = [create_notification(service=service, status="sending") for _ in range(3)]
+        statuses.transition_many([r.id for r in rows] + [rows[0].id], statuses.DELIVERED)
+    finally:
+        statuses._listeners.remove(listener)
+    assert sorted(heard) == sorted((str(r.id), "delivered") for r in rows)
+
+
+def test_batches_that_are_empty_too_long_or_malformed_are_refused(client):
+    receipt = {"id": "gw-1", "status": "delivered"}
+    empty, too_long = _post(client, []), _post(client, [receipt] * 1001)
+    malformed = _post(client, [receipt, {"id": "gw-2"}])
+    single_malformed = _post(client, {"id": "gw-3"})
+
+    assert [r.status_code for r in (empty, too_long, malformed, single_malformed)] == [400] * 4
+    assert empty.get_json()["errors"][0]["message"] == "[] should be non-empty"
+    assert "is too long" in too_long.get_json()["errors"][0]["message"]
+    assert single_malformed.get_json()["errors"][0]["message"] == "status is a required property"
+
+
+def test_a_batch_needs_the_provider_token(client):
+    response = client.post(URL, json=[{"id": "gw-1", "status": "delivered"}], headers={"Authorization": "Bearer nope"})
+    assert response.status_code == 403
