@@ -75,6 +75,21 @@ def column(field: peewee.Field) -> str:
     return f'"{field.column_name}"'
 
 
+def fetch_one(model: type[BaseModel], sql: str, params: list[Any]) -> BaseModel | None:
+    """The first row of a SELECT of model's columns, as a model: peewee's cursor wrappers work out
+    the column mapping anew for every query, which costs more than a primary-key read itself."""
+    cursor = database.execute_sql(sql, params)
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    columns = model._meta.columns
+    data = {}
+    for description, value in zip(cursor.description, row):
+        field = columns[description[0]]
+        data[field.name] = None if value is None else field.python_value(value)
+    return model(__no_default__=1, **data)
+
+
 def fast_insert(model: type[BaseModel], **values: Any) -> BaseModel:
     """INSERT one row with SQL built once per model. Python-side defaults apply as in Model.create."""
     fields = model._meta.sorted_fields

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config import get_settings
-from models.db import column, compiled_sql, database, utcnow
+from models.db import column, compiled_sql, database, fetch_one, utcnow
 from models.notification import Notification
 from models.service import sending_address
 from models.template import TemplateVersion
@@ -36,8 +36,7 @@ def awaiting_dispatch(notification_id: str) -> Notification | None:
         f'SELECT * FROM "{Notification._meta.table_name}" WHERE {column(Notification.id)} = {p}'
         f" AND {column(Notification.status)} = '{statuses.CREATED}'"
         f" AND {column(Notification.dispatch_started_at)} IS NULL"))
-    rows = list(Notification.raw(sql, Notification.id.db_value(notification_id)))
-    return rows[0] if rows else None
+    return fetch_one(Notification, sql, [Notification.id.db_value(notification_id)])
 
 
 def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
