@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import threading
 import time
 from typing import Any, Callable
 
@@ -15,12 +16,18 @@ RATE_WINDOW_SECONDS = 60
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 _client: redis.Redis | None = None
+_client_lock = threading.Lock()
 
 
 def client() -> redis.Redis:
+    """One client per process. Made under a lock: a second client made by a racing request thread
+    would replace the first, whose finaliser then closes its pool's connections, including one
+    another thread is reading from (seen as EBADF under load)."""
     global _client
     if _client is None:
-        _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
+        with _client_lock:
+            if _client is None:
+                _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
     return _client
 
 

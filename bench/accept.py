@@ -3,6 +3,11 @@
 Both are served the same way (gunicorn gthread, 2 workers x 4 threads, as the Procfile), loaded by
 wrk on the same machine in the same run. Reports absolute figures and the ratio.
 
+Every request opens its own connection (`Connection: close`). With kept-alive connections gunicorn's
+two workers split wrk's fixed set of connections by chance: when one worker takes them all, the
+bare endpoint runs on one core (about 1,000 req/s here) and when they split, on two (about
+3,000), so the ratio swung between runs by a factor of three.
+
     python bench/accept.py [--seconds 10] [--connections 16] [--postgres postgresql://...]
 """
 from __future__ import annotations
@@ -25,7 +30,8 @@ def measure_bare(seconds: int, connections: int) -> float:
     env = service_env(Path(tempfile.mkdtemp()), PYTHONPATH=str(ROOT / "bench"))
     with gunicorn("bare_app:app", env, free_port(), "/json") as url:
         result = wrk_post(url + "/json", '{"phone_number": "0612345678", "template_id": "x"}',
-                          {"Content-Type": "application/json"}, seconds=seconds, connections=connections)
+                          {"Content-Type": "application/json", "Connection": "close"},
+                          seconds=seconds, connections=connections)
     return result["rps"]
 
 
@@ -39,7 +45,8 @@ def measure_service(database_url: str | None, seconds: int, connections: int) ->
     with gunicorn("app:app", env, free_port(), "/_status") as url:
         token = create_token(made["key"][-73:-37], made["key"][-36:])  # valid 30 s; runs are shorter
         return wrk_post(url + "/v2/notifications/sms", body,
-                        {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+                        {"Content-Type": "application/json", "Authorization": f"Bearer {token}",
+                         "Connection": "close"},
                         seconds=seconds, connections=connections)
 
 

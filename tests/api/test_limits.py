@@ -139,3 +139,21 @@ def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
     with ThreadPoolExecutor(max_workers=8) as pool:
         codes = [r.status_code for r in pool.map(post, [auth_headers(key) for _ in range(30)])]
     assert codes.count(201) == 19 and codes.count(429) == 11  # 20 per window, one used above
+
+
+def test_request_threads_starting_together_share_one_redis_client(monkeypatch):
+    import threading
+
+    from api import limits
+
+    monkeypatch.setattr(limits, "_client", None)
+    start = threading.Barrier(8)
+
+    def first_use() -> int:
+        start.wait()
+        made = limits.client()
+        made.ping()  # a replaced client's finaliser would close this connection under us
+        return id(made)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert len(set(pool.map(lambda _: first_use(), range(8)))) == 1
