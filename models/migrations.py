@@ -55,10 +55,20 @@ def _callbacks_and_reporting() -> None:
     database.create_tables([CallbackAttempt, DailyCount])
 
 
+def _fragment_count() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table, name = Notification._meta.table_name, Notification.fragment_count.column_name
+    if name in {c.name for c in database.get_columns(table)}:
+        return  # made by step 1 from today's model
+    apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Notification.fragment_count))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
     (3, "callback attempts and daily counts", _callbacks_and_reporting),
+    (4, "fragment count known at accept", _fragment_count),
 ]
 
 

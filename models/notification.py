@@ -32,7 +32,10 @@ class Notification(BaseModel):
     international = peewee.BooleanField(default=False)
     phone_prefix = peewee.CharField(null=True)
     rate_multiplier = peewee.IntegerField(null=True)
-    billable_units = peewee.IntegerField(null=True)  # sms fragments or letter sheets
+    billable_units = peewee.IntegerField(null=True)  # sms fragments or letter sheets, set once sent
+    # What the rendered content will cost once sent (sms fragments, 0 for email), known at accept: a
+    # simulated send then records its cost in the same statement that moves it on.
+    fragment_count = peewee.IntegerField(null=True)
     postage = peewee.CharField(null=True)
     address = JSONField(null=True)  # letters: {"lines": [...], "postcode": ...}
     one_click_unsubscribe_url = peewee.TextField(null=True)

@@ -21,6 +21,7 @@ from pipeline import statuses
 from pipeline.cost import sms_fragments
 from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, SmsProvider
 from pipeline.providers.registry import email_provider, sms_provider
+from pipeline.providers.simulated import SimulatedSmsProvider
 from pipeline.rendering import render
 
 
@@ -48,6 +49,25 @@ def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
 def is_simulated(provider: SmsProvider | EmailProvider) -> bool:
     """A simulated send has no effect outside this service."""
     return provider.name == "simulated"
+
+
+def send_simulated_at_once(notification_id: str) -> tuple[str, str] | None:
+    """A test key's send in one statement: its simulated provider has no effect outside this
+    service, so the row needs no reading first; the move out of `created`, with the cost worked out
+    at accept, is the whole dispatch. (reference, recipient) for the receipt, or None when it has
+    to take the general path (international, from before fragment counts) or is already done.
+    """
+    reference = SimulatedSmsProvider.new_reference()
+    now = utcnow()
+    moved = statuses.transition_if(
+        notification_id, statuses.SENDING,
+        where={Notification.key_type: "test", Notification.dispatch_started_at: None,
+               Notification.international: False, Notification.fragment_count: statuses.NOT_NULL},
+        returning=[Notification.normalised_to],
+        sent_at=now, sent_by=SimulatedSmsProvider.name, provider_reference=reference,
+        billable_units=Notification.fragment_count, dispatch_started_at=now,
+    )
+    return None if moved is None else (reference, moved[0])
 
 
 def claim(notification: Notification) -> bool:

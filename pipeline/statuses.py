@@ -6,7 +6,9 @@ workers racing on one notification cannot both move it, and an illegal move is r
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Mapping, Sequence
+
+import peewee
 
 from models.db import column, compiled_sql, database, utcnow
 from models.notification import Notification
@@ -132,6 +134,42 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
         notification_id, current.status if current else "<missing>", new_status,
     )
     raise IllegalTransition(f"{current.status if current else 'missing'} -> {new_status}")
+
+
+NOT_NULL = object()  # a transition_if condition: the column holds any value
+
+
+def transition_if(notification_id: Any, new_status: str, *, where: Mapping[peewee.Field, Any],
+                  returning: Sequence[peewee.Field], **fields: Any) -> tuple | None:
+    """transition() in one statement that also requires each `where` column to equal its value
+    (None: IS NULL, NOT_NULL: IS NOT NULL) and reads back the moved row's `returning` columns.
+
+    None when nothing moved, whatever the reason: the caller's conditions may be why, so nothing
+    is raised or logged. A field's value may be another column of the row, copied over.
+    """
+    values = _values(new_status, fields)
+    columns = Notification._meta.fields
+
+    def build(p: str) -> str:
+        sets = ", ".join(f"{column(columns[name])} = {column(value) if isinstance(value, peewee.Field) else p}"
+                         for name, value in values.items())
+        tests = [f"{column(field)} IS NULL" if value is None else f"{column(field)} IS NOT NULL"
+                 if value is NOT_NULL else f"{column(field)} = {p}" for field, value in where.items()]
+        return (f'UPDATE "{Notification._meta.table_name}" SET {sets} WHERE {column(Notification.id)} = {p}'
+                f' AND {column(Notification.status)} IN ({", ".join(repr(s) for s in sorted(ALLOWED[new_status]))})'
+                f'{"".join(f" AND {test}" for test in tests)} RETURNING {", ".join(column(f) for f in returning)}')
+
+    key = ("transition-if", new_status, tuple((name, isinstance(value, peewee.Field)) for name, value in values.items()),
+           tuple((f.name, v is None, v is NOT_NULL) for f, v in where.items()),
+           tuple(f.name for f in returning))
+    params = [columns[name].db_value(value) for name, value in values.items() if not isinstance(value, peewee.Field)]
+    params.append(Notification.id.db_value(notification_id))
+    params += [field.db_value(value) for field, value in where.items() if value is not None and value is not NOT_NULL]
+    row = database.execute_sql(compiled_sql(key, build), params).fetchone()
+    if row is None:
+        return None
+    _notify(str(notification_id), new_status)
+    return tuple(None if value is None else field.python_value(value) for field, value in zip(returning, row))
 
 
 def transition_many(notification_ids: Collection[Any], new_status: str) -> list[str]:

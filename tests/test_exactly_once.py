@@ -99,3 +99,35 @@ def test_duplicated_messages_for_a_test_key_queue_one_simulated_receipt(service)
     assert outbox.client.llen(outbox.pending) - before == 1
     stored = Notification.get_by_id(notification.id)
     assert stored.status == "sending" and stored.sent_by == "simulated" and stored.dispatch_started_at is not None
+
+
+def test_a_test_key_send_is_one_statement_that_a_duplicate_cannot_repeat(service):
+    from tests.factories import create_notification
+    from workers.receipts import simulated_outbox
+    from workers.sending import deliver_simulated
+
+    notification = create_notification(service=service, key_type="test", fragment_count=2)
+    outbox = simulated_outbox("simulated")
+    before = outbox.client.llen(outbox.pending)
+    for _ in range(3):
+        deliver_simulated(str(notification.id))
+
+    assert outbox.client.llen(outbox.pending) - before == 1
+    stored = Notification.get_by_id(notification.id)
+    assert (stored.status, stored.sent_by, stored.billable_units) == ("sending", "simulated", 2)
+    assert stored.provider_reference.startswith("sim-") and stored.sent_at is not None
+
+
+def test_test_key_sends_the_one_statement_cannot_take_still_go_through(service):
+    from tests.factories import create_notification
+    from workers.sending import deliver_simulated
+
+    international = create_notification(service=service, key_type="test", international=True, fragment_count=1,
+                                        to="+12025550123")
+    from_before_counts = create_notification(service=service, key_type="test", body="Hello there")
+    deliver_simulated(str(international.id))
+    deliver_simulated(str(from_before_counts.id))
+
+    assert Notification.get_by_id(international.id).status == "sent"
+    stored = Notification.get_by_id(from_before_counts.id)
+    assert (stored.status, stored.billable_units) == ("sending", 1)

@@ -15,10 +15,17 @@ def client_for(service, live_server, key_type="live"):
 
 def test_test_key_sms_goes_through_the_simulated_provider_to_delivered(service, live_server, worker):
     template = create_sample_template(service=service, body="Code ((code))")
-    response = client_for(service, live_server, "test").send_sms_notification("0612345678", str(template.id), {"code": 42})
+    api = client_for(service, live_server, "test")
+    response = api.send_sms_notification("0612345678", str(template.id), {"code": 42})
     wait_for(lambda: status_of(response["id"]) == "delivered")
     stored = Notification.get_by_id(response["id"])
     assert stored.sent_by == "simulated" and stored.billable_units == 1 and stored.sent_at is not None
+    read = api.get_notification_by_id(response["id"])
+    assert read["is_cost_data_ready"] is True and read["cost_details"]["billable_sms_fragments"] == 1
+
+    long = api.send_sms_notification("0612345678", str(template.id), {"code": "x" * 200})
+    wait_for(lambda: status_of(long["id"]) == "delivered")
+    assert api.get_notification_by_id(long["id"])["cost_details"]["billable_sms_fragments"] == 2
 
 
 def test_test_key_email_reaches_delivered_and_never_the_smtp_server(service, live_server, worker, real_providers):

@@ -11,7 +11,7 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import dispatch, statuses
-from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
+from pipeline.providers import FinalProviderError, RetryableProviderError, SimulatedSmsProvider, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit
 from workers.receipts import process_receipts, queue_simulated_receipt
@@ -75,6 +75,17 @@ def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
     statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
 
 
+@dramatiq.actor(queue_name="send-test-key", **RETRIES)
+def deliver_simulated(notification_id: str) -> None:
+    """Test-key sends, on their own queue so test traffic never holds up live sends."""
+    sent = dispatch.send_simulated_at_once(notification_id)
+    if sent is None:
+        _deliver(notification_id)
+        return
+    reference, recipient = sent
+    queue_simulated_receipt(SimulatedSmsProvider.name, simulated_receipt(reference, notification_id, recipient))
+
+
 def delay_until(when: datetime.datetime | None) -> int | None:
     if when is None:
         return None
@@ -82,5 +93,8 @@ def delay_until(when: datetime.datetime | None) -> int | None:
 
 
 def enqueue_delivery(notification: Notification) -> None:
-    actor = deliver_sms if notification.notification_type == "sms" else deliver_email
+    if notification.key_type == "test":
+        actor = deliver_simulated
+    else:
+        actor = deliver_sms if notification.notification_type == "sms" else deliver_email
     enqueue_after_commit(actor, str(notification.id), delay_ms=delay_until(notification.scheduled_for))

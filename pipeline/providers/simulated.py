@@ -59,15 +59,19 @@ def simulated_receipt(provider_reference: str, notification_id: str, recipient: 
 class SimulatedSmsProvider:
     name = "simulated"
 
-    def send_sms(self, message: SmsMessageData) -> str:
+    @staticmethod
+    def new_reference() -> str:
         return f"sim-{uuid.uuid4()}"
+
+    def send_sms(self, message: SmsMessageData) -> str:
+        return self.new_reference()
 
 
 class SimulatedEmailProvider:
-    name = "simulated"
+    name = SimulatedSmsProvider.name
 
     def send_email(self, message: EmailMessageData) -> str:
-        return f"sim-{uuid.uuid4()}"
+        return SimulatedSmsProvider.new_reference()
 
 
 _local = threading.local()

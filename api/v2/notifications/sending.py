@@ -20,7 +20,7 @@ from models.db import database, fast_insert, single_statement, utcnow
 from models.notification import Notification
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
-from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.cost import sms_fragments, sms_too_long, sms_too_long_message
 from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
 from pipeline.rendering import Rendered, missing_personalisation, render, sanitised_content
 
@@ -130,6 +130,7 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
                 phone_prefix=recipient.prefix, rate_multiplier=recipient.rate_multiplier,
                 personalisation=files.personalisation,
                 one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"),
+                fragment_count=sms_fragments(rendered.body).fragments if channel == "sms" else 0,
             )
             files.save(notification)
             enqueue(notification)
