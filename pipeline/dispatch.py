@@ -4,13 +4,14 @@ A worker first claims the notification (a compare-and-set on dispatch_started_at
 calls the provider. A retryable failure gives the claim back for Dramatiq's retry; a worker that
 dies holding a claim leaves it to the sweep, which fails it rather than risk a second send.
 
-A simulated send (test keys) has no effect outside this service, so it needs no claim: its one
-write is the move out of `created`, a compare-and-set that only one worker wins, and only the
-winner queues the receipt.
+A simulated send has no effect outside this service, so it needs no claim: its one write is the
+move out of `created`, a compare-and-set that only one worker wins, and only the winner queues
+the receipt. Test-key sends are moved a batch at a time (send_simulated).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from config import get_settings
 from models.db import column, compiled_sql, database, fetch_one, utcnow
@@ -21,7 +22,7 @@ from pipeline import statuses
 from pipeline.cost import sms_fragments
 from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, SmsProvider
 from pipeline.providers.registry import email_provider, sms_provider
-from pipeline.providers.simulated import SimulatedSmsProvider
+from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.rendering import render
 
 
@@ -51,23 +52,30 @@ def is_simulated(provider: SmsProvider | EmailProvider) -> bool:
     return provider.name == "simulated"
 
 
-def send_simulated_at_once(notification_id: str) -> tuple[str, str] | None:
-    """A test key's send in one statement: its simulated provider has no effect outside this
-    service, so the row needs no reading first; the move out of `created`, with the cost worked out
-    at accept, is the whole dispatch. (reference, recipient) for the receipt, or None when it has
-    to take the general path (international, from before fragment counts) or is already done.
+def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Test-key sends, a batch in one statement: the simulated provider has no effect outside this
+    service, so the move out of `created`, with the cost worked out at accept, is the whole
+    dispatch. (receipts to post, ids to send one by one: international, or from before fragment
+    counts). Safe to repeat: receipts come for every notification of the batch the simulator sent,
+    whichever run moved it, so a batch retried after a crash still gets its receipts.
     """
-    reference = SimulatedSmsProvider.new_reference()
     now = utcnow()
-    moved = statuses.transition_if(
-        notification_id, statuses.SENDING,
+    statuses.transition_many(
+        notification_ids, statuses.SENDING,
         where={Notification.key_type: "test", Notification.dispatch_started_at: None,
                Notification.international: False, Notification.fragment_count: statuses.NOT_NULL},
-        returning=[Notification.normalised_to],
-        sent_at=now, sent_by=SimulatedSmsProvider.name, provider_reference=reference,
-        billable_units=Notification.fragment_count, dispatch_started_at=now,
+        sent_at=now, sent_by=SimulatedSmsProvider.name, billable_units=Notification.fragment_count,
+        dispatch_started_at=now,
     )
-    return None if moved is None else (reference, moved[0])
+    rows = (Notification.select(Notification.id, Notification.status, Notification.sent_by, Notification.normalised_to)
+            .where(Notification.id.in_(notification_ids)))
+    receipts, one_by_one = [], []
+    for row in rows:
+        if row.status == statuses.SENDING and row.sent_by == SimulatedSmsProvider.name:
+            receipts.append(simulated_receipt(SimulatedSmsProvider.reference_for(row.id), str(row.id), row.normalised_to))
+        elif row.status == statuses.CREATED:
+            one_by_one.append(str(row.id))
+    return receipts, one_by_one
 
 
 def claim(notification: Notification) -> bool:

@@ -136,57 +136,25 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     raise IllegalTransition(f"{current.status if current else 'missing'} -> {new_status}")
 
 
-NOT_NULL = object()  # a transition_if condition: the column holds any value
+NOT_NULL = object()  # a transition_many condition: the column holds any value
 
 
-def transition_if(notification_id: Any, new_status: str, *, where: Mapping[peewee.Field, Any],
-                  returning: Sequence[peewee.Field], **fields: Any) -> tuple | None:
-    """transition() in one statement that also requires each `where` column to equal its value
-    (None: IS NULL, NOT_NULL: IS NOT NULL) and reads back the moved row's `returning` columns.
-
-    None when nothing moved, whatever the reason: the caller's conditions may be why, so nothing
-    is raised or logged. A field's value may be another column of the row, copied over.
-    """
-    values = _values(new_status, fields)
-    columns = Notification._meta.fields
-
-    def build(p: str) -> str:
-        sets = ", ".join(f"{column(columns[name])} = {column(value) if isinstance(value, peewee.Field) else p}"
-                         for name, value in values.items())
-        tests = [f"{column(field)} IS NULL" if value is None else f"{column(field)} IS NOT NULL"
-                 if value is NOT_NULL else f"{column(field)} = {p}" for field, value in where.items()]
-        return (f'UPDATE "{Notification._meta.table_name}" SET {sets} WHERE {column(Notification.id)} = {p}'
-                f' AND {column(Notification.status)} IN ({", ".join(repr(s) for s in sorted(ALLOWED[new_status]))})'
-                f'{"".join(f" AND {test}" for test in tests)} RETURNING {", ".join(column(f) for f in returning)}')
-
-    key = ("transition-if", new_status, tuple((name, isinstance(value, peewee.Field)) for name, value in values.items()),
-           tuple((f.name, v is None, v is NOT_NULL) for f, v in where.items()),
-           tuple(f.name for f in returning))
-    params = [columns[name].db_value(value) for name, value in values.items() if not isinstance(value, peewee.Field)]
-    params.append(Notification.id.db_value(notification_id))
-    params += [field.db_value(value) for field, value in where.items() if value is not None and value is not NOT_NULL]
-    row = database.execute_sql(compiled_sql(key, build), params).fetchone()
-    if row is None:
-        return None
-    _notify(str(notification_id), new_status)
-    return tuple(None if value is None else field.python_value(value) for field, value in zip(returning, row))
-
-
-def transition_many(notification_ids: Collection[Any], new_status: str) -> list[str]:
+def transition_many(notification_ids: Collection[Any], new_status: str, *,
+                    where: Mapping[peewee.Field, Any] | None = None, **fields: Any) -> list[str]:
     """Move every one of these notifications whose status allows it, in one statement; the ids moved.
 
-    A batch of receipts must not fail for one late or duplicate receipt among them, so refusals
-    are logged rather than raised; notifications already in new_status are skipped silently.
+    `where` adds conditions on other columns (None: IS NULL, NOT_NULL: IS NOT NULL); a field's value
+    may be another column of the row, copied over. A batch must not fail for one late or duplicate
+    receipt among them, so refusals are logged rather than raised; notifications already in
+    new_status, or held back by `where`, are skipped silently.
     """
     if not notification_ids:
         return []
-    moved = [
-        str(row.id) for row in
-        Notification.update(_values(new_status, {}))
-        .where(Notification.id.in_(list(notification_ids)) & Notification.status.in_(ALLOWED[new_status]))
-        .returning(Notification.id)
-        .execute()
-    ]
+    condition = Notification.id.in_(list(notification_ids)) & Notification.status.in_(ALLOWED[new_status])
+    for field, value in (where or {}).items():
+        condition &= field.is_null() if value is None else field.is_null(False) if value is NOT_NULL else field == value
+    moved = [str(row.id) for row in
+             Notification.update(_values(new_status, fields)).where(condition).returning(Notification.id).execute()]
     for notification_id in moved:
         _notify(notification_id, new_status)
     if len(moved) < len(notification_ids):
@@ -199,5 +167,5 @@ def _log_refused(notification_ids: set[str], new_status: str) -> None:
                .where(Notification.id.in_(list(notification_ids)))}
     for notification_id in sorted(notification_ids):
         status = current.get(notification_id, "<missing>")
-        if status != new_status:
+        if status != new_status and status not in ALLOWED[new_status]:  # allowed: held back by `where`
             log.warning("refused status change of %s from %s to %s", notification_id, status, new_status)

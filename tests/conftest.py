@@ -76,7 +76,7 @@ def _clean() -> Iterator[None]:
     broker.flush_all()
     # The simulated gateway's outbox outlives queue messages: a flush purged above must not leave
     # the next test's receipts waiting for its flag to expire.
-    for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:simulated-receipts:*"):
+    for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:simulated-*"):
         broker.client.delete(key)
     with database.connection_context():
         tables = _all_tables()

@@ -91,7 +91,7 @@ def test_duplicated_messages_for_a_test_key_queue_one_simulated_receipt(service)
     from workers.sending import _deliver
 
     notification = create_notification(service=service, key_type="test")
-    outbox = simulated_outbox("simulated")
+    outbox = simulated_outbox("receipts")
     before = outbox.client.llen(outbox.pending)
     for _ in range(3):
         _deliver(str(notification.id))
@@ -101,33 +101,46 @@ def test_duplicated_messages_for_a_test_key_queue_one_simulated_receipt(service)
     assert stored.status == "sending" and stored.sent_by == "simulated" and stored.dispatch_started_at is not None
 
 
-def test_a_test_key_send_is_one_statement_that_a_duplicate_cannot_repeat(service):
+def test_test_key_sends_move_a_batch_at_a_time_and_a_duplicate_gets_one_receipt(service, live_server):
+    from pipeline.dispatch import send_simulated
     from tests.factories import create_notification
-    from workers.receipts import simulated_outbox
-    from workers.sending import deliver_simulated
 
-    notification = create_notification(service=service, key_type="test", fragment_count=2)
-    outbox = simulated_outbox("simulated")
-    before = outbox.client.llen(outbox.pending)
-    for _ in range(3):
-        deliver_simulated(str(notification.id))
+    batch = [create_notification(service=service, key_type="test", fragment_count=2) for _ in range(3)]
+    ids = [str(n.id) for n in batch] + [str(batch[0].id)]  # a duplicated message
 
-    assert outbox.client.llen(outbox.pending) - before == 1
-    stored = Notification.get_by_id(notification.id)
-    assert (stored.status, stored.sent_by, stored.billable_units) == ("sending", "simulated", 2)
-    assert stored.provider_reference.startswith("sim-") and stored.sent_at is not None
+    receipts, one_by_one = send_simulated(ids)
+    again, _ = send_simulated(ids[:1])  # a flush retried after a crash: the receipt comes again
+
+    assert sorted(r["reference"] for r in receipts) == sorted(ids[:3]) and one_by_one == []
+    first = next(r for r in receipts if r["reference"] == ids[0])
+    assert [(r["id"], r["reference"], r["status"]) for r in again] == [(first["id"], ids[0], "delivered")]
+    for notification in batch:
+        stored = Notification.get_by_id(notification.id)
+        assert (stored.status, stored.sent_by, stored.billable_units) == ("sending", "simulated", 2)
+        assert stored.sent_at is not None and stored.dispatch_started_at is not None
 
 
-def test_test_key_sends_the_one_statement_cannot_take_still_go_through(service):
+def test_test_key_sends_the_batch_cannot_take_go_one_by_one(service):
+    from pipeline.dispatch import send_simulated
+    from tests.factories import create_notification
+
+    international = create_notification(service=service, key_type="test", international=True, fragment_count=1,
+                                        to="+12025550123")
+    from_before_counts = create_notification(service=service, key_type="test", body="Hello there")
+    receipts, one_by_one = send_simulated([str(international.id), str(from_before_counts.id)])
+
+    assert receipts == [] and sorted(one_by_one) == sorted([str(international.id), str(from_before_counts.id)])
+
+
+def test_test_key_sends_the_batch_cannot_take_still_reach_delivered(service, live_server, worker):
     from tests.factories import create_notification
     from workers.sending import deliver_simulated
 
     international = create_notification(service=service, key_type="test", international=True, fragment_count=1,
                                         to="+12025550123")
     from_before_counts = create_notification(service=service, key_type="test", body="Hello there")
-    deliver_simulated(str(international.id))
-    deliver_simulated(str(from_before_counts.id))
+    for notification in (international, from_before_counts):
+        deliver_simulated.send(str(notification.id))
 
-    assert Notification.get_by_id(international.id).status == "sent"
-    stored = Notification.get_by_id(from_before_counts.id)
-    assert (stored.status, stored.billable_units) == ("sending", 1)
+    wait_for(lambda: status_of(international.id) == status_of(from_before_counts.id) == "delivered")
+    assert Notification.get_by_id(from_before_counts.id).billable_units == 1

@@ -91,10 +91,10 @@ SCHEDULE.extend([
     ("sweep-stuck-letters", 60, sweep_stuck_letters),
 ])
 
-# The simulated gateway's receipts (workers/receipts.py): a lost flush message must not strand them.
-from workers.receipts import sweep_simulated_receipts  # noqa: E402
+# The simulated gateway's outboxes (workers/receipts.py): a lost flush message must not strand them.
+from workers.receipts import sweep_simulated_outboxes  # noqa: E402
 
-SCHEDULE.append(("sweep-simulated-receipts", 60, sweep_simulated_receipts))
+SCHEDULE.append(("sweep-simulated-outboxes", 60, sweep_simulated_outboxes))
 
 # Retention (workers/retention.py): once a day, past-retention notifications, received texts, attempts.
 from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402

@@ -7,10 +7,12 @@ import uuid
 import dramatiq
 
 from config import get_settings
+from pipeline.outbox import Outbox
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
-from pipeline.providers.simulated_outbox import ReceiptOutbox
 from pipeline.receipts import apply_receipts
 from workers.broker import broker
+
+SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outboxes
 
 
 @dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
@@ -19,27 +21,33 @@ def process_receipts(provider: str, receipts: list[dict]) -> None:
 
 
 @functools.cache
-def simulated_outbox(provider: str) -> ReceiptOutbox:
-    return ReceiptOutbox(broker.client, get_settings().queue_namespace, provider)
+def simulated_outbox(kind: str) -> Outbox:
+    """The simulated gateway's outboxes: "sends" (test-key notification ids) and "receipts"."""
+    return Outbox(broker.client, f"{get_settings().queue_namespace}:simulated-{kind}:{SIMULATED}")
 
 
-def queue_simulated_receipt(provider: str, receipt: dict) -> None:
-    if simulated_outbox(provider).add(receipt):
-        flush_simulated_receipts.send(provider, uuid.uuid4().hex)
-
-
-@dramatiq.actor(queue_name="receipts", max_retries=10, min_backoff=500, max_backoff=60_000)
-def flush_simulated_receipts(provider: str, flush_id: str) -> None:
-    """What a real gateway does after sends: post the receipts to our webhook over HTTP, in batches."""
+def post_simulated_receipts(receipts: list[dict]) -> None:
     settings = get_settings()
-    simulated_outbox(provider).flush(
-        flush_id, lambda batch: post_receipts(settings.base_url, settings.provider_webhook_token, provider, batch))
+    post_receipts(settings.base_url, settings.provider_webhook_token, SIMULATED, receipts)
+
+
+def queue_simulated_receipt(receipt: dict) -> None:
+    if simulated_outbox("receipts").add(receipt):
+        flush_simulated_receipts.send(uuid.uuid4().hex)
+
+
+@dramatiq.actor(queue_name="simulated-gateway", max_retries=10, min_backoff=500, max_backoff=60_000)
+def flush_simulated_receipts(flush_id: str) -> None:
+    """What a real gateway does after sends: post the receipts to our webhook over HTTP, in batches."""
+    simulated_outbox("receipts").flush(flush_id, post_simulated_receipts)
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
-def sweep_simulated_receipts() -> None:
-    """Start a flush for receipts left waiting by a flush message that was lost; flushes running
-    side by side are safe, each batch is taken by one of them."""
-    provider = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outbox
-    if simulated_outbox(provider).waiting():
-        flush_simulated_receipts.send(provider, uuid.uuid4().hex)
+def sweep_simulated_outboxes() -> None:
+    """Start a flush for what a lost flush message left waiting; flushes running side by side are
+    safe, each batch is taken by one of them."""
+    from workers.sending import flush_simulated_sends
+
+    for kind, flush in (("sends", flush_simulated_sends), ("receipts", flush_simulated_receipts)):
+        if simulated_outbox(kind).waiting():
+            flush.send(uuid.uuid4().hex)

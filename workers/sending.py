@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import uuid
 
 import dramatiq
 import peewee
@@ -11,10 +12,10 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import dispatch, statuses
-from pipeline.providers import FinalProviderError, RetryableProviderError, SimulatedSmsProvider, simulated_receipt
+from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit
-from workers.receipts import process_receipts, queue_simulated_receipt
+from workers.receipts import post_simulated_receipts, process_receipts, queue_simulated_receipt, simulated_outbox
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -39,8 +40,7 @@ def _deliver(notification_id: str) -> None:
     if dispatch.is_simulated(provider):
         sent = dispatch.send(notification, provider)
         if dispatch.record_sent(notification, sent):  # only one duplicate of this message gets here
-            queue_simulated_receipt(sent.provider, simulated_receipt(sent.reference, notification_id,
-                                                                     notification.normalised_to))
+            queue_simulated_receipt(simulated_receipt(sent.reference, notification_id, notification.normalised_to))
         return
     if not dispatch.claim(notification):
         return
@@ -78,12 +78,22 @@ def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
 @dramatiq.actor(queue_name="send-test-key", **RETRIES)
 def deliver_simulated(notification_id: str) -> None:
     """Test-key sends, on their own queue so test traffic never holds up live sends."""
-    sent = dispatch.send_simulated_at_once(notification_id)
-    if sent is None:
-        _deliver(notification_id)
-        return
-    reference, recipient = sent
-    queue_simulated_receipt(SimulatedSmsProvider.name, simulated_receipt(reference, notification_id, recipient))
+    if simulated_outbox("sends").add(notification_id):
+        flush_simulated_sends.send(uuid.uuid4().hex)
+
+
+# Its own queue: behind the sends it flushes, a flush would wait until the queue ran dry.
+@dramatiq.actor(queue_name="simulated-gateway", max_retries=10, min_backoff=500, max_backoff=60_000)
+def flush_simulated_sends(flush_id: str) -> None:
+    """The simulated gateway takes test-key sends a batch at a time and posts their receipts."""
+    def send_batch(notification_ids: list[str]) -> None:
+        receipts, one_by_one = dispatch.send_simulated(notification_ids)
+        for notification_id in one_by_one:
+            _deliver(notification_id)
+        if receipts:
+            post_simulated_receipts(receipts)
+
+    simulated_outbox("sends").flush(flush_id, send_batch)
 
 
 def delay_until(when: datetime.datetime | None) -> int | None:

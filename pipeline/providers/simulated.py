@@ -63,6 +63,12 @@ class SimulatedSmsProvider:
     def new_reference() -> str:
         return f"sim-{uuid.uuid4()}"
 
+    @staticmethod
+    def reference_for(notification_id: object) -> str:
+        """The simulator's message id for a send recorded a batch at a time, where no reference
+        was stored: derived from ours, so a repeated receipt carries the same one."""
+        return f"sim-{notification_id}"
+
     def send_sms(self, message: SmsMessageData) -> str:
         return self.new_reference()
 

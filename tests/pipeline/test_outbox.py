@@ -1,18 +1,18 @@
-"""The simulated gateway's receipt outbox on real Redis: batches, one flush at a time, nothing lost."""
+"""Outboxes on real Redis: batches, one flush at a time, nothing lost."""
 from __future__ import annotations
 
 import uuid
 
 import pytest
 
-from pipeline.providers import simulated_outbox
-from pipeline.providers.simulated_outbox import ReceiptOutbox
+from pipeline import outbox as outbox_module
+from pipeline.outbox import Outbox
 from workers.broker import broker
 
 
 @pytest.fixture
-def outbox() -> ReceiptOutbox:
-    return ReceiptOutbox(broker.client, f"test-{uuid.uuid4().hex[:8]}", "simulated")
+def outbox() -> Outbox:
+    return Outbox(broker.client, f"test-{uuid.uuid4().hex[:8]}:outbox")
 
 
 def _receipt(n: int) -> dict:
@@ -26,7 +26,7 @@ def test_only_the_first_receipt_asks_for_a_flush_until_the_flush_is_done(outbox)
 
 
 def test_a_flush_posts_everything_in_order_in_batches(outbox, monkeypatch):
-    monkeypatch.setattr(simulated_outbox, "BATCH_SIZE", 2)
+    monkeypatch.setattr(outbox_module, "BATCH_SIZE", 2)
     posted: list[list[dict]] = []
     for n in range(5):
         outbox.add(_receipt(n))
@@ -49,7 +49,7 @@ def test_receipts_added_while_flushing_go_in_the_same_flush(outbox):
 
 
 def test_a_batch_the_webhook_did_not_take_is_posted_first_by_the_retried_flush(outbox, monkeypatch):
-    monkeypatch.setattr(simulated_outbox, "BATCH_SIZE", 2)
+    monkeypatch.setattr(outbox_module, "BATCH_SIZE", 2)
     for n in range(3):
         outbox.add(_receipt(n))
 
@@ -75,16 +75,19 @@ def test_another_flush_never_takes_a_batch_held_by_a_failed_one(outbox):
     assert posted == [[_receipt(2)], [_receipt(1)]]
 
 
-def test_the_periodic_sweep_flushes_receipts_whose_flush_message_was_lost(service, live_server, worker):
+def test_the_periodic_sweep_flushes_what_lost_flush_messages_left_behind(service, live_server, worker):
     from tests.conftest import status_of, wait_for
     from tests.factories import create_notification
-    from workers.receipts import simulated_outbox, sweep_simulated_receipts
+    from workers.receipts import simulated_outbox, sweep_simulated_outboxes
 
-    sms = create_notification(service=service, status="sending", key_type="test")
-    outbox = simulated_outbox("simulated")
-    outbox.client.set(outbox.flag, 1)  # armed by a flush whose message was then lost
-    outbox.client.rpush(outbox.pending, '{"id": "sim-1", "reference": "%s", "status": "delivered"}' % sms.id)
+    to_send = create_notification(service=service, key_type="test", fragment_count=1)
+    sending = create_notification(service=service, status="sending", key_type="test")
+    for kind, item in (("sends", str(to_send.id)),
+                       ("receipts", {"id": "sim-1", "reference": str(sending.id), "status": "delivered"})):
+        outbox = simulated_outbox(kind)
+        outbox.client.set(outbox.flag, 1)  # armed by a flush whose message was then lost
+        assert outbox.add(item) is False
 
-    sweep_simulated_receipts.send()
-    wait_for(lambda: status_of(sms.id) == "delivered")
-    assert outbox.waiting() == 0
+    sweep_simulated_outboxes.send()
+    wait_for(lambda: status_of(to_send.id) == "delivered" and status_of(sending.id) == "delivered")
+    assert simulated_outbox("sends").waiting() == simulated_outbox("receipts").waiting() == 0

@@ -1,16 +1,16 @@
-"""The simulated gateway's outgoing receipts: held in Redis, posted to our webhook in batches.
+"""An outbox in Redis: items queued one by one, handled in batches by one flush at a time.
 
-A real gateway under load reports delivery in batches, and so does the simulator: one HTTP request
-and one receipts-queue message per batch rather than per message is what lets test-key traffic
-run at the pipeline's full speed.
+The simulated gateway works through two: test-key sends, moved on a batch per UPDATE, and the
+receipts it posts back, a batch per webhook request. One statement, request and queue message per
+batch rather than per notification is what lets test-key traffic run at the pipeline's full speed.
 
-One flush runs at a time per provider. `add` arms a flag (SET NX) and the caller schedules a flush
+One flush runs at a time per outbox. `add` arms a flag (SET NX) and the caller schedules a flush
 only when it armed it; the flush drains the list, disarms, and re-arms itself if anything arrived
 meanwhile. A batch moves atomically from the list into a holding list named by the flush's own id
-before it is posted, and leaves it only once the webhook took it: a flush that crashed or failed
-is redelivered by the broker with the same id and posts what it held first. Nothing is lost; a
-receipt posted twice is harmless, the transition table skips a repeated status. Should a flush
-message itself be lost (a purged queue), a periodic job starts a flush for what is waiting.
+before it is handled, and leaves it only once handled: a flush that crashed or failed
+is redelivered by the broker with the same id and handles what it held first. Nothing is lost; a
+batch handled twice must be harmless (the transition table skips a repeated status). Should a
+flush message itself be lost (a purged queue), a periodic job starts a flush for what is waiting.
 """
 from __future__ import annotations
 
@@ -37,39 +37,39 @@ return batch
 """
 
 
-class ReceiptOutbox:
-    def __init__(self, client: redis.Redis, namespace: str, provider: str) -> None:
+class Outbox:
+    def __init__(self, client: redis.Redis, key: str) -> None:
         self.client = client
-        self.pending = f"{namespace}:simulated-receipts:{provider}"
+        self.pending = key
         self.flag = f"{self.pending}:flushing"
         self._take = client.register_script(_TAKE)
 
-    def add(self, receipt: dict[str, Any]) -> bool:
-        """Queue a receipt; True when the caller must schedule a flush."""
+    def add(self, item: Any) -> bool:
+        """Queue an item (anything JSON can hold); True when the caller must schedule a flush."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.rpush(self.pending, json.dumps(receipt))
+        pipe.rpush(self.pending, json.dumps(item))
         pipe.set(self.flag, 1, nx=True, px=FLAG_TTL_MS)
         return bool(pipe.execute()[1])
 
     def waiting(self) -> int:
-        """Receipts queued and not yet taken by a flush."""
+        """Items queued and not yet taken by a flush."""
         return int(self.client.llen(self.pending))
 
-    def flush(self, flush_id: str, post: Callable[[list[dict[str, Any]]], None]) -> int:
-        """Post everything queued, a batch at a time; the number of receipts posted.
+    def flush(self, flush_id: str, handle: Callable[[list[Any]], None]) -> int:
+        """Handle everything queued, a batch at a time; the number of items handled.
 
-        `post` raises to stop the flush; what it was given stays held for this flush_id's retry.
+        `handle` raises to stop the flush; what it was given stays held for this flush_id's retry.
         """
         held = f"{self.pending}:held:{flush_id}"
-        posted = 0
+        handled = 0
         while True:
             batch = self._take(keys=[self.pending, held, self.flag], args=[BATCH_SIZE, HELD_TTL_MS, FLAG_TTL_MS])
             if batch:
-                post([json.loads(item) for item in batch])
+                handle([json.loads(item) for item in batch])
                 self.client.delete(held)
-                posted += len(batch)
+                handled += len(batch)
                 continue
             self.client.delete(self.flag)
             # Whatever was added after the last batch but before the flag went found it still armed.
             if not self.client.llen(self.pending) or not self.client.set(self.flag, 1, nx=True, px=FLAG_TTL_MS):
-                return posted
+                return handled
