@@ -7,10 +7,11 @@ batch rather than per notification is what lets test-key traffic run at the pipe
 One flush runs at a time per outbox. `add` arms a flag (SET NX) and the caller schedules a flush
 only when it armed it; the flush drains the list, disarms, and re-arms itself if anything arrived
 meanwhile. A batch moves atomically from the list into a holding list named by the flush's own id
-before it is handled, and leaves it only once handled: a flush that crashed or failed
-is redelivered by the broker with the same id and handles what it held first. Nothing is lost; a
-batch handled twice must be harmless (the transition table skips a repeated status). Should a
-flush message itself be lost (a purged queue), a periodic job starts a flush for what is waiting.
+before it is handled, and leaves it only once handled: a flush that crashed or failed is
+redelivered by the broker with the same id and handles what it held first, and one that runs out
+of retries gives it back to the queue. Nothing is lost; a batch handled twice must be harmless
+(the transition table skips a repeated status). Should a flush message itself be lost (a purged
+queue), a periodic job starts a flush for what is waiting.
 """
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return batch
 """
+# KEYS: holding list, pending list.
+_GIVE_BACK = """
+local held = redis.call('LRANGE', KEYS[1], 0, -1)
+for i = #held, 1, -1 do redis.call('LPUSH', KEYS[2], held[i]) end
+redis.call('DEL', KEYS[1])
+return #held
+"""
 
 
 class Outbox:
@@ -43,6 +51,7 @@ class Outbox:
         self.pending = key
         self.flag = f"{self.pending}:flushing"
         self._take = client.register_script(_TAKE)
+        self._give_back = client.register_script(_GIVE_BACK)
 
     def add(self, item: Any) -> bool:
         """Queue an item (anything JSON can hold); True when the caller must schedule a flush."""
@@ -55,12 +64,20 @@ class Outbox:
         """Items queued and not yet taken by a flush."""
         return int(self.client.llen(self.pending))
 
+    def give_back(self, flush_id: str) -> int:
+        """Return what a flush that gave up was holding to the front of the queue, for the next
+        flush to take; the number of items returned."""
+        return int(self._give_back(keys=[self._held(flush_id), self.pending]))
+
+    def _held(self, flush_id: str) -> str:
+        return f"{self.pending}:held:{flush_id}"
+
     def flush(self, flush_id: str, handle: Callable[[list[Any]], None]) -> int:
         """Handle everything queued, a batch at a time; the number of items handled.
 
         `handle` raises to stop the flush; what it was given stays held for this flush_id's retry.
         """
-        held = f"{self.pending}:held:{flush_id}"
+        held = self._held(flush_id)
         handled = 0
         while True:
             batch = self._take(keys=[self.pending, held, self.flag], args=[BATCH_SIZE, HELD_TTL_MS, FLAG_TTL_MS])

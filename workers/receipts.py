@@ -36,7 +36,18 @@ def queue_simulated_receipt(receipt: dict) -> None:
         flush_simulated_receipts.send(uuid.uuid4().hex)
 
 
-@dramatiq.actor(queue_name="simulated-gateway", max_retries=10, min_backoff=500, max_backoff=60_000)
+# A flush retries for about five minutes, then hands its batch back for a later flush.
+FLUSH_RETRIES = {"max_retries": 10, "min_backoff": 500, "max_backoff": 60_000,
+                 "on_retry_exhausted": "give_back_simulated_batch"}
+
+
+@dramatiq.actor(queue_name="simulated-gateway", max_retries=3)
+def give_back_simulated_batch(message_data: dict, retry_info: dict) -> None:
+    kind = "sends" if message_data["actor_name"] == "flush_simulated_sends" else "receipts"
+    simulated_outbox(kind).give_back(message_data["args"][0])
+
+
+@dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
 def flush_simulated_receipts(flush_id: str) -> None:
     """What a real gateway does after sends: post the receipts to our webhook over HTTP, in batches."""
     simulated_outbox("receipts").flush(flush_id, post_simulated_receipts)

@@ -15,7 +15,13 @@ from pipeline import dispatch, statuses
 from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit
-from workers.receipts import post_simulated_receipts, process_receipts, queue_simulated_receipt, simulated_outbox
+from workers.receipts import (
+    FLUSH_RETRIES,
+    post_simulated_receipts,
+    process_receipts,
+    queue_simulated_receipt,
+    simulated_outbox,
+)
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -83,7 +89,7 @@ def deliver_simulated(notification_id: str) -> None:
 
 
 # Its own queue: behind the sends it flushes, a flush would wait until the queue ran dry.
-@dramatiq.actor(queue_name="simulated-gateway", max_retries=10, min_backoff=500, max_backoff=60_000)
+@dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
 def flush_simulated_sends(flush_id: str) -> None:
     """The simulated gateway takes test-key sends a batch at a time and posts their receipts."""
     def send_batch(notification_ids: list[str]) -> None:

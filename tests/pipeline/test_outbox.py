@@ -91,3 +91,27 @@ def test_the_periodic_sweep_flushes_what_lost_flush_messages_left_behind(service
     sweep_simulated_outboxes.send()
     wait_for(lambda: status_of(to_send.id) == "delivered" and status_of(sending.id) == "delivered")
     assert simulated_outbox("sends").waiting() == simulated_outbox("receipts").waiting() == 0
+
+
+def test_a_flush_that_gives_up_hands_its_batch_back_in_order(outbox, monkeypatch):
+    monkeypatch.setattr(outbox_module, "BATCH_SIZE", 2)
+    for n in range(3):
+        outbox.add(_receipt(n))
+    with pytest.raises(ConnectionError):
+        outbox.flush("f1", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+
+    assert outbox.give_back("f1") == 2 and outbox.give_back("f1") == 0
+    posted: list[list[dict]] = []
+    outbox.flush("f2", posted.append)
+    assert posted == [[_receipt(0), _receipt(1)], [_receipt(2)]]
+
+
+def test_the_give_back_actor_finds_the_outbox_of_the_flush_that_gave_up():
+    from workers.receipts import give_back_simulated_batch, simulated_outbox
+
+    sends = simulated_outbox("sends")
+    sends.add("n-1")
+    with pytest.raises(ConnectionError):
+        sends.flush("f9", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+    give_back_simulated_batch({"actor_name": "flush_simulated_sends", "args": ["f9"]}, {})
+    assert sends.waiting() == 1
