@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn, service_env, wrk_post  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn, interleaved, report, service_env, wrk_post  # noqa: E402
 
 
 def measure_bare(seconds: int, connections: int) -> float:
@@ -60,23 +59,15 @@ def main() -> None:
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
-    # Rounds interleave the baseline and the service so drift on a shared machine hits both alike.
-    bare: list[float] = []
-    rates: dict[str, list[float]] = {name: [] for name, _ in runs}
-    for _ in range(args.rounds):
-        bare.append(measure_bare(args.seconds, args.connections))
-        for name, url in runs:
-            result = measure_service(url, args.seconds, args.connections)
-            if result["non_2xx"]:
-                sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
-            rates[name].append(result["rps"])
-    baseline = statistics.median(bare)
-    print(f"bare Flask JSON endpoint: {baseline:8.0f} req/s   (rounds: {', '.join(f'{r:.0f}' for r in bare)})")
-    for name, values in rates.items():
-        rate = statistics.median(values)
-        print(f"accept path on {name:10}: {rate:8.0f} sends/s  ratio {rate / baseline:5.1%}"
-              f"   (rounds: {', '.join(f'{r:.0f}' for r in values)})")
 
+    def service(name: str, url: str | None) -> float:
+        result = measure_service(url, args.seconds, args.connections)
+        if result["non_2xx"]:
+            sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
+        return result["rps"]
+
+    bare, rates = interleaved(args.rounds, runs, lambda: measure_bare(args.seconds, args.connections), service)
+    report("bare Flask JSON endpoint, req/s", bare, "accept path", rates, "sends/s")
 
 if __name__ == "__main__":
     main()

@@ -6,12 +6,13 @@ import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import requests
 
@@ -74,3 +75,27 @@ def service_env(instance: Path, **extra: str) -> dict[str, str]:
     env.update({"INSTANCE_DIR": str(instance), "QUEUE_NAMESPACE": f"bench-{os.getpid()}", "PYTHONPATH": str(ROOT),
                 **extra})
     return env
+
+
+def interleaved(rounds: int, runs: list[tuple[str, str | None]], baseline: Callable[[], float],
+                measure: Callable[[str, str | None], float]) -> tuple[list[float], dict[str, list[float]]]:
+    """Rounds interleave the baseline and each run, so drift on a shared machine hits both alike."""
+    base: list[float] = []
+    rates: dict[str, list[float]] = {name: [] for name, _ in runs}
+    for _ in range(rounds):
+        base.append(baseline())
+        for name, url in runs:
+            rates[name].append(measure(name, url))
+    return base, rates
+
+
+def report(baseline_label: str, base: list[float], label: str, rates: dict[str, list[float]], unit: str) -> None:
+    """Medians, the ratio to the baseline, and every round's figure."""
+    def rounds(values: list[float]) -> str:
+        return f"(rounds: {', '.join(f'{v:.0f}' for v in values)})"
+
+    median = statistics.median(base)
+    print(f"{baseline_label:32} {median:8.0f}   {rounds(base)}")
+    for name, values in rates.items():
+        rate = statistics.median(values)
+        print(f"{f'{label} on {name}':32} {rate:8.0f} {unit}  ratio {rate / median:5.1%}   {rounds(values)}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn, service_env  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn, interleaved, report, service_env  # noqa: E402
 
 WORKERS = ["--processes", "2", "--threads", "8"]  # as in the Procfile
 
@@ -135,20 +134,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
     args = parser.parse_args()
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
-    # Rounds interleave the baseline and the pipeline so drift on a shared machine hits both alike.
-    noop: list[float] = []
-    rates: dict[str, list[float]] = {name: [] for name, _ in runs}
-    for _ in range(args.rounds):
-        noop.append(measure_noop(args.redis, args.count * 3))
-        for name, url in runs:
-            rates[name].append(measure_pipeline(args.redis, url, args.count))
-    baseline = statistics.median(noop)
-    print(f"no-op Dramatiq:          {baseline:8.0f} messages/s   (rounds: {', '.join(f'{r:.0f}' for r in noop)})")
-    for name, values in rates.items():
-        rate = statistics.median(values)
-        print(f"pipeline on {name:10}:  {rate:8.0f} notifications/s accepted->delivered  ratio {rate / baseline:5.1%}"
-              f"   (rounds: {', '.join(f'{r:.0f}' for r in values)})")
-
+    noop, rates = interleaved(args.rounds, runs, lambda: measure_noop(args.redis, args.count * 3),
+                              lambda name, url: measure_pipeline(args.redis, url, args.count))
+    report("no-op Dramatiq, messages/s", noop, "pipeline", rates, "notifications/s accepted->delivered")
 
 if __name__ == "__main__":
     main()
