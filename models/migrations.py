@@ -64,11 +64,18 @@ def _fragment_count() -> None:
     apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Notification.fragment_count))
 
 
+def _drop_created_at_index() -> None:
+    # Every query on created_at leads with service and key type, or with status: this index was only
+    # ever written to, once per insert and again per status change.
+    database.execute_sql('DROP INDEX IF EXISTS "notification_created_at"')
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
     (3, "callback attempts and daily counts", _callbacks_and_reporting),
     (4, "fragment count known at accept", _fragment_count),
+    (5, "no index on created_at alone", _drop_created_at_index),
 ]
 
 

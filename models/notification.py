@@ -51,7 +51,6 @@ class Notification(BaseModel):
             # Paging a service's notifications newest first, per key type: the list query's index.
             (("service", "key_type", "created_at", "id"), False),
             (("status", "created_at"), False),
-            (("created_at",), False),
         )
 
 
