@@ -34,9 +34,10 @@ def measure_bare(seconds: int, connections: int) -> float:
     return result["rps"]
 
 
-def measure_service(database_url: str | None, seconds: int, connections: int) -> dict:
+def measure_service(database_url: str | None, seconds: int, connections: int, redis_url: str) -> dict:
     instance = Path(tempfile.mkdtemp(prefix="bench-"))
-    env = service_env(instance, **({"DATABASE_URL": database_url} if database_url else {}))
+    # A Redis server of the machine's, not an embedded one per run that would outlive the run.
+    env = service_env(instance, REDIS_URL=redis_url, **({"DATABASE_URL": database_url} if database_url else {}))
     made = json.loads(subprocess.run([sys.executable, "bench/provision.py", "test"], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
     body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
@@ -55,13 +56,14 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
     parser.add_argument("--postgres", default=None, help="also measure on this PostgreSQL URL")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
 
     def service(name: str, url: str | None) -> float:
-        result = measure_service(url, args.seconds, args.connections)
+        result = measure_service(url, args.seconds, args.connections, args.redis)
         if result["non_2xx"]:
             sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
         return result["rps"]
