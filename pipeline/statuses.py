@@ -157,8 +157,9 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
              Notification.update(_values(new_status, fields)).where(condition).returning(Notification.id).execute()]
     for notification_id in moved:
         _notify(notification_id, new_status)
-    if len(moved) < len(notification_ids):
-        _log_refused(set(map(str, notification_ids)) - set(moved), new_status)
+    wanted = set(map(str, notification_ids))
+    if len(moved) < len(wanted):
+        _log_refused(wanted - set(moved), new_status)
     return moved
 
 
