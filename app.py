@@ -5,11 +5,11 @@ import logging
 
 import peewee
 import redis
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, g, jsonify
 
 from api.errors import register_error_handlers
 from config import get_settings, redis_url
-from models.db import database, init_database, open_connection
+from models.db import database, init_database, enter_request, leave_request
 
 
 def create_app() -> Flask:
@@ -39,7 +39,11 @@ def create_app() -> Flask:
 
     @app.before_request
     def _connect() -> None:
-        open_connection()
+        g.connection_was_open = enter_request()
+
+    @app.teardown_request
+    def _disconnect(exc: BaseException | None) -> None:
+        leave_request(g.get("connection_was_open", True))
 
     status_redis = redis.Redis.from_url(redis_url(settings), socket_timeout=2, socket_connect_timeout=2)
 

@@ -1,7 +1,9 @@
 """Accept-path benchmark: accepted sends per second against a bare Flask JSON endpoint.
 
-Both are served the same way (gunicorn gthread, 2 workers x 4 threads, as the Procfile), loaded by
-wrk on the same machine in the same run. Reports absolute figures and the ratio.
+Both are served the same way, by gunicorn with the project's gunicorn.conf.py as the Procfile
+serves the web process, loaded by wrk on the same machine in the same run. That configuration picks
+gevent workers with PostgreSQL and threads with SQLite, so each database's run has its own baseline:
+the bare endpoint served with that database's settings. Reports absolute figures and the ratios.
 
 Every request opens its own connection (`Connection: close`). With kept-alive connections gunicorn's
 two workers split wrk's fixed set of connections by chance: when one worker takes them all, the
@@ -25,8 +27,10 @@ from api.auth import create_token  # noqa: E402
 from bench.harness import ROOT, free_port, gunicorn, interleaved, report, service_env, wrk_post  # noqa: E402
 
 
-def measure_bare(seconds: int, connections: int) -> float:
-    env = service_env(Path(tempfile.mkdtemp()), PYTHONPATH=str(ROOT / "bench"))
+def measure_bare(database_url: str | None, seconds: int, connections: int) -> float:
+    """The bare endpoint under the gunicorn settings the service gets with database_url."""
+    env = service_env(Path(tempfile.mkdtemp()), PYTHONPATH=str(ROOT / "bench"),
+                      **({"DATABASE_URL": database_url} if database_url else {}))
     with gunicorn("bare_app:app", env, free_port(), "/json") as url:
         result = wrk_post(url + "/json", '{"phone_number": "0612345678", "template_id": "x"}',
                           {"Content-Type": "application/json", "Connection": "close"},
@@ -68,8 +72,10 @@ def main() -> None:
             sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
         return result["rps"]
 
-    bare, rates = interleaved(args.rounds, runs, lambda: measure_bare(args.seconds, args.connections), service)
-    report("bare Flask JSON endpoint, req/s", bare, "accept path", rates, "sends/s")
+    for name, url in runs:
+        bare, rates = interleaved(args.rounds, [(name, url)], lambda url=url: measure_bare(url, args.seconds, args.connections),
+                                  service)
+        report(f"bare Flask endpoint ({name} settings), req/s", bare, "accept path", rates, "sends/s")
 
 if __name__ == "__main__":
     main()

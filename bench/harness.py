@@ -17,7 +17,6 @@ from typing import Callable, Iterator
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
-GUNICORN = ["--worker-class", "gthread", "--workers", "2", "--threads", "4"]  # as in the Procfile
 
 
 def free_port() -> int:
@@ -28,10 +27,12 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[str]:
+    """app served as the Procfile serves it: gunicorn.conf.py, whose worker class follows
+    DATABASE_URL in env, without the access log (it would add the same cost to either side)."""
     log = open(Path(env["INSTANCE_DIR"]) / "gunicorn.log", "w")
     process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), app, "--bind", f"127.0.0.1:{port}", *GUNICORN],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [str(Path(sys.executable).parent / "gunicorn"), app, "--bind", f"127.0.0.1:{port}"],
+        cwd=ROOT, env={**env, "WEB_ACCESS_LOG": ""}, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -10,6 +10,7 @@ from typing import Any, Callable, Hashable, Iterator
 
 import peewee
 from playhouse import db_url
+from playhouse.pool import PooledDatabase, PooledPostgresqlDatabase
 
 database = peewee.DatabaseProxy()
 
@@ -90,26 +91,21 @@ def fetch_one(model: type[BaseModel], sql: str, params: list[Any]) -> BaseModel 
     return model(__no_default__=1, **data)
 
 
-def fast_insert(model: type[BaseModel], **values: Any) -> BaseModel:
-    """INSERT one row with SQL built once per model. Python-side defaults apply as in Model.create."""
+def insert_rows(model: type[BaseModel], rows: list[BaseModel]) -> None:
+    """INSERT model instances (made with model(...), which fills Python-side defaults as create()
+    does) in one statement, its SQL built once per model and row count."""
     fields = model._meta.sorted_fields
-    sql = compiled_sql(("insert", model), lambda p: (
-        f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f in fields)})'
-        f' VALUES ({", ".join([p] * len(fields))})'))
-    row = model(**values)  # fills the defaults, as create() does
-    database.execute_sql(sql, [f.db_value(row.__data__.get(f.name)) for f in fields])
-    return row
-
-
-@contextlib.contextmanager
-def single_statement() -> Iterator[None]:
-    """For a write of one autocommitted statement: callbacks registered with
-    database.after_commit run as soon as it is done, like after a transaction's commit."""
-    yield
+    sql = compiled_sql(("insert", model, len(rows)), lambda p: (
+        f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f in fields)}) VALUES '
+        + ", ".join([f'({", ".join([p] * len(fields))})'] * len(rows))))
+    database.execute_sql(sql, [f.db_value(row.__data__.get(f.name)) for row in rows for f in fields])
 
 
 def uuid_pk() -> peewee.UUIDField:
     return peewee.UUIDField(primary_key=True, default=uuid.uuid4)
+
+
+POOL_SIZE = 20  # connections a gevent web worker may have open at once; more requests wait
 
 
 def connect_url(url: str) -> peewee.Database:
@@ -123,9 +119,51 @@ def connect_url(url: str) -> peewee.Database:
             pragmas={"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 10000, "synchronous": "normal"},
             check_same_thread=False,
         )
-    if url.startswith(("postgresql://", "postgres://")):
-        url = "postgresql://" + url.split("://", 1)[1]
-    return db_url.connect(url)
+    if not url.startswith(("postgresql://", "postgres://")):
+        return db_url.connect(url)
+    address = url.split("://", 1)[1]
+    if _cooperate_with_gevent():
+        # peewee keeps a connection per greenlet there, that is per request: requests borrow one
+        # from a pool and give it back (leave_request). Threads keep theirs for life instead.
+        return _Pool(max_connections=POOL_SIZE, timeout=10, stale_timeout=300,
+                     **db_url.parse("postgresql://" + address))
+    return db_url.connect("postgresql://" + address)
+
+
+class _Pool(PooledPostgresqlDatabase):
+    def _is_closed(self, conn: Any) -> bool:
+        # peewee's pool sends SELECT 1 on every checkout: a round trip per request. A connection
+        # the server dropped is caught as a thread's is (open_connection), by psycopg2's flag.
+        return bool(conn.closed)
+
+
+def _cooperate_with_gevent() -> bool:
+    """Under gevent (the PostgreSQL web workers, see gunicorn.conf.py) psycopg2 must wait for the
+    server through gevent's hub: a query waiting in C would stall every request of the process.
+    True when running under gevent."""
+    try:
+        from gevent import monkey
+        from gevent.socket import wait_read, wait_write
+    except ImportError:
+        return False
+    if not monkey.is_module_patched("socket"):
+        return False
+    import psycopg2.extensions
+
+    def wait(connection: Any, timeout: float | None = None) -> None:
+        while True:
+            state = connection.poll()
+            if state == psycopg2.extensions.POLL_OK:
+                return
+            if state == psycopg2.extensions.POLL_READ:
+                wait_read(connection.fileno(), timeout=timeout)
+            elif state == psycopg2.extensions.POLL_WRITE:
+                wait_write(connection.fileno(), timeout=timeout)
+            else:
+                raise psycopg2.OperationalError(f"unexpected connection state {state}")
+
+    psycopg2.extensions.set_wait_callback(wait)
+    return True
 
 
 def init_database(url: str) -> peewee.Database:
@@ -139,9 +177,22 @@ def is_postgres() -> bool:
 
 
 def open_connection() -> None:
-    """Each web or worker thread keeps one connection for its life: checking a pooled connection
-    out and back per request cost a fifth of the accept path. A connection the server dropped
-    (psycopg2 marks it closed) is replaced before use."""
+    """Connect this thread (or greenlet), replacing a connection the server dropped (psycopg2
+    marks it closed) before use."""
     if not database.is_closed() and getattr(database.connection(), "closed", 0):
         database.close()
     database.connect(reuse_if_open=True)
+
+
+def enter_request() -> bool:
+    """At the start of a web request: whether a connection was open already."""
+    if isinstance(database.obj, PooledDatabase):
+        return not database.is_closed()  # borrowed from the pool when first needed
+    open_connection()
+    return True
+
+
+def leave_request(was_open: bool) -> None:
+    """At the end of a web request: a connection borrowed from the pool goes back to it."""
+    if not was_open and not database.is_closed() and not database.in_transaction():
+        database.close()

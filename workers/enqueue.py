@@ -1,11 +1,22 @@
 """The only way to enqueue: after the database commit, so no message announces a rolled-back row."""
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 import dramatiq
 
 from models.db import database
+from workers.broker import broker
 
 
 def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | None = None) -> None:
     """Send actor(*args) once the current transaction commits (at once outside a transaction)."""
     database.after_commit(lambda: actor.send_with_options(args=args, delay=delay_ms))
+
+
+@contextlib.contextmanager
+def enqueued_together() -> Iterator[None]:
+    """What this thread enqueues inside the block goes to Redis in one round trip as it ends."""
+    with broker.pipelined():
+        yield

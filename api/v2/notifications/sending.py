@@ -15,8 +15,9 @@ from api.limits import answer_once, check_rate_limit, release_daily, reserve_dai
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
+from api.v2.notifications.recording import record
 from config import get_settings
-from models.db import database, fast_insert, single_statement, utcnow
+from models.db import database, insert_rows, utcnow
 from models.notification import Notification
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
@@ -118,22 +119,26 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
     rendered = _render(channel, version, body, files.personalisation)
     counted = _daily_limits(caller, channel, recipient)
     try:
-        # One INSERT is atomic on its own; a transaction (two more round trips) only when files add rows.
-        with database.atomic() if files.pending else single_statement():
-            notification = fast_insert(
-                Notification,
-                id=notification_id, service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
-                notification_type=channel, template_id=version.template.id, template_version=version.version,
-                to=recipient.raw, normalised_to=recipient.normalised, reference=body.get("reference"),
-                status="created", body=rendered.body, subject=rendered.subject, reply_to_text=reply_to_text,
-                created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=recipient.international,
-                phone_prefix=recipient.prefix, rate_multiplier=recipient.rate_multiplier,
-                personalisation=files.personalisation,
-                one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"),
-                fragment_count=sms_fragments(rendered.body).fragments if channel == "sms" else 0,
-            )
-            files.save(notification)
-            enqueue(notification)
+        row = Notification(
+            id=notification_id, service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
+            notification_type=channel, template_id=version.template.id, template_version=version.version,
+            to=recipient.raw, normalised_to=recipient.normalised, reference=body.get("reference"),
+            status="created", body=rendered.body, subject=rendered.subject, reply_to_text=reply_to_text,
+            created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=recipient.international,
+            phone_prefix=recipient.prefix, rate_multiplier=recipient.rate_multiplier,
+            personalisation=files.personalisation,
+            one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"),
+            fragment_count=sms_fragments(rendered.body).fragments if channel == "sms" else 0,
+        )
+        if files.pending:
+            # The files' rows commit with the notification's, in one transaction of this thread.
+            with database.atomic():
+                insert_rows(Notification, [row])
+                files.save(row)
+                enqueue(row)
+            notification = row
+        else:
+            notification = record(row, enqueue)
     except BaseException:
         release_daily(counted)
         raise

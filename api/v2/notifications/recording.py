@@ -1,0 +1,48 @@
+"""Recording accepted sends: the rows of sends that arrive together go to the database in one
+INSERT, and once it has committed their queue messages go to Redis in one round trip."""
+from __future__ import annotations
+
+from typing import Callable
+
+import peewee
+
+from api.batching import Batcher
+from models.db import database, insert_rows, open_connection
+from models.notification import Notification
+from workers.enqueue import enqueued_together
+
+Enqueue = Callable[[Notification], None]
+
+
+def _insert_alone(row: Notification) -> Notification | Exception:
+    try:
+        insert_rows(Notification, [row])
+    except peewee.IntegrityError as exc:
+        return exc
+    return row
+
+
+def _write(batch: list[tuple[Notification, Enqueue]]) -> list[Notification | Exception]:
+    open_connection()  # this thread's own connection, replaced if the server dropped it
+    rows = [row for row, _ in batch]
+    try:
+        insert_rows(Notification, rows)  # one autocommitted statement: all rows or none
+        outcomes: list[Notification | Exception] = list(rows)
+    except peewee.IntegrityError:
+        # A row the database refuses (its service deleted meanwhile) must not fail the others.
+        outcomes = [_insert_alone(row) for row in rows]
+    with enqueued_together():
+        for (row, enqueue), outcome in zip(batch, outcomes):
+            if outcome is row:
+                enqueue(row)
+    return outcomes
+
+
+_writer = Batcher("notification-writer", _write)
+
+
+def record(row: Notification, enqueue: Enqueue) -> Notification:
+    """INSERT row, committed, then enqueue(row) after the commit. Raises what either raised."""
+    if database.in_transaction():
+        raise RuntimeError("record() commits on a thread of its own: call it outside a transaction")
+    return _writer.submit((row, enqueue))
