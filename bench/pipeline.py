@@ -2,7 +2,8 @@
 
 Both run as the Procfile runs workers (`dramatiq --processes 2 --threads 8`) on the same Redis. The
 messages are queued first, then the workers start; the rate is taken from the first message acked
-to the last notification done, so worker start-up counts for neither. Test-key sms go through
+(for the pipeline, the first batch taken from the simulated gateway's outbox, where accepted
+test-key sends wait) to the last notification done, so worker start-up counts for neither. Test-key sms go through
 every stage: dispatch to the simulated provider (a batch per statement), its receipts posted to the
 web process (a batch per request), the receipts applied.
 
@@ -101,8 +102,9 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int) -> fl
         workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "workers", *WORKERS], cwd=ROOT, env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            first_queue = f"{env['QUEUE_NAMESPACE']}:send-test-key.msgs"
-            rate = _watch(lambda: queues.hlen(first_queue) < count,
+            # Accepted test-key sends wait in the simulated gateway's outbox for its first flush.
+            outbox = f"{env['QUEUE_NAMESPACE']}:simulated-sends:simulated"
+            rate = _watch(lambda: queues.llen(outbox) < count,
                           lambda: not found("'created', 'sending', 'pending'"), count)
         finally:
             workers.terminate()

@@ -53,10 +53,11 @@ class Outbox:
         self._take = client.register_script(_TAKE)
         self._give_back = client.register_script(_GIVE_BACK)
 
-    def add(self, item: Any) -> bool:
-        """Queue an item (anything JSON can hold); True when the caller must schedule a flush."""
+    def add(self, *items: Any) -> bool:
+        """Queue items (anything JSON can hold) in one round trip; True when the caller must
+        schedule a flush."""
         pipe = self.client.pipeline(transaction=False)
-        pipe.rpush(self.pending, json.dumps(item))
+        pipe.rpush(self.pending, *(json.dumps(item) for item in items))
         pipe.set(self.flag, 1, nx=True, px=FLAG_TTL_MS)
         return bool(pipe.execute()[1])
 

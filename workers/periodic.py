@@ -30,7 +30,7 @@ def _move(notification_id: object, new_status: str) -> None:
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_notifications() -> None:
-    from workers.sending import enqueue_delivery
+    from workers.sending import enqueue_deliveries
 
     now = utcnow()
     stuck = Notification.select().where(
@@ -40,8 +40,7 @@ def sweep_stuck_notifications() -> None:
         & (Notification.created_at < now - STUCK_AFTER)
         & (Notification.scheduled_for.is_null() | (Notification.scheduled_for < now - STUCK_AFTER))
     ).limit(10_000)
-    for notification in stuck:
-        enqueue_delivery(notification)
+    enqueue_deliveries(list(stuck))
     abandoned = Notification.select(Notification.id).where(
         (Notification.status == statuses.CREATED)
         & (Notification.dispatch_started_at < now - CLAIM_ABANDONED_AFTER)

@@ -11,6 +11,7 @@ from pipeline.outbox import Outbox
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
 from workers.broker import broker
+from workers.enqueue import add_after_commit
 
 SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outboxes
 
@@ -32,8 +33,7 @@ def post_simulated_receipts(receipts: list[dict]) -> None:
 
 
 def queue_simulated_receipt(receipt: dict) -> None:
-    if simulated_outbox("receipts").add(receipt):
-        flush_simulated_receipts.send(uuid.uuid4().hex)
+    add_after_commit(simulated_outbox("receipts"), [receipt], flush_simulated_receipts)
 
 
 # A flush retries for about five minutes, then hands its batch back for a later flush.

@@ -14,7 +14,7 @@ from models.notification import Notification
 from pipeline import dispatch, statuses
 from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
-from workers.enqueue import enqueue_after_commit
+from workers.enqueue import add_after_commit, enqueue_after_commit
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
@@ -83,9 +83,9 @@ def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
 
 @dramatiq.actor(queue_name="send-test-key", **RETRIES)
 def deliver_simulated(notification_id: str) -> None:
-    """Test-key sends, on their own queue so test traffic never holds up live sends."""
-    if simulated_outbox("sends").add(notification_id):
-        flush_simulated_sends.send(uuid.uuid4().hex)
+    """Scheduled test-key sends, when they fall due; on their own queue so test traffic never
+    holds up live sends."""
+    add_after_commit(simulated_outbox("sends"), [notification_id], flush_simulated_sends)
 
 
 # Its own queue: behind the sends it flushes, a flush would wait until the queue ran dry.
@@ -108,9 +108,21 @@ def delay_until(when: datetime.datetime | None) -> int | None:
     return max(0, int((when - utcnow()).total_seconds() * 1000)) or None
 
 
-def enqueue_delivery(notification: Notification) -> None:
-    if notification.key_type == "test":
-        actor = deliver_simulated
-    else:
-        actor = deliver_sms if notification.notification_type == "sms" else deliver_email
-    enqueue_after_commit(actor, str(notification.id), delay_ms=delay_until(notification.scheduled_for))
+def enqueue_deliveries(notifications: list[Notification]) -> None:
+    """Once the current transaction commits, start the delivery of each notification.
+
+    Test-key sends due now go straight into the simulated gateway's outbox, all in one round trip:
+    they reach no provider, so they need no message of their own to claim and send them. Every
+    other send gets its message, a scheduled one delayed until it falls due.
+    """
+    simulated = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]
+    if simulated:
+        add_after_commit(simulated_outbox("sends"), simulated, flush_simulated_sends)
+    for notification in notifications:
+        if notification.key_type == "test":
+            if notification.scheduled_for is None:
+                continue
+            actor = deliver_simulated
+        else:
+            actor = deliver_sms if notification.notification_type == "sms" else deliver_email
+        enqueue_after_commit(actor, str(notification.id), delay_ms=delay_until(notification.scheduled_for))

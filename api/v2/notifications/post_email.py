@@ -8,7 +8,7 @@ from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
 from models.service import sending_address
 from pipeline.rendering import Rendered
-from workers.sending import enqueue_delivery
+from workers.sending import enqueue_deliveries
 
 
 def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict:
@@ -22,5 +22,5 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 
 @v2_blueprint.post("/notifications/email")
 def post_email() -> tuple[Response, int]:
-    body, status = accept(g.caller, "email", post_email_request, enqueue_delivery, _respond)
+    body, status = accept(g.caller, "email", post_email_request, enqueue_deliveries, _respond)
     return jsonify(body), status

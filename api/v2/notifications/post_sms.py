@@ -7,7 +7,7 @@ from api.v2.notifications.post_schemas import post_sms_request
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
 from pipeline.rendering import Rendered
-from workers.sending import enqueue_delivery
+from workers.sending import enqueue_deliveries
 
 
 def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict:
@@ -17,5 +17,5 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 
 @v2_blueprint.post("/notifications/sms")
 def post_sms() -> tuple[Response, int]:
-    body, status = accept(g.caller, "sms", post_sms_request, enqueue_delivery, _respond)
+    body, status = accept(g.caller, "sms", post_sms_request, enqueue_deliveries, _respond)
     return jsonify(body), status

@@ -1,5 +1,5 @@
 """Recording accepted sends: the rows of sends that arrive together go to the database in one
-INSERT, and once it has committed their queue messages go to Redis in one round trip."""
+INSERT, and once it has committed their deliveries start together (one Redis round trip each kind)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -11,7 +11,7 @@ from models.db import database, insert_rows, open_connection
 from models.notification import Notification
 from workers.enqueue import enqueued_together
 
-Enqueue = Callable[[Notification], None]
+Enqueue = Callable[[list[Notification]], None]
 
 
 def _insert_alone(row: Notification) -> Notification | Exception:
@@ -31,10 +31,13 @@ def _write(batch: list[tuple[Notification, Enqueue]]) -> list[Notification | Exc
     except peewee.IntegrityError:
         # A row the database refuses (its service deleted meanwhile) must not fail the others.
         outcomes = [_insert_alone(row) for row in rows]
+    inserted: dict[Enqueue, list[Notification]] = {}
+    for (row, enqueue), outcome in zip(batch, outcomes):
+        if outcome is row:
+            inserted.setdefault(enqueue, []).append(row)
     with enqueued_together():
-        for (row, enqueue), outcome in zip(batch, outcomes):
-            if outcome is row:
-                enqueue(row)
+        for enqueue, notifications in inserted.items():
+            enqueue(notifications)
     return outcomes
 
 
@@ -42,7 +45,8 @@ _writer = Batcher("notification-writer", _write)
 
 
 def record(row: Notification, enqueue: Enqueue) -> Notification:
-    """INSERT row, committed, then enqueue(row) after the commit. Raises what either raised."""
+    """INSERT row, committed, then enqueue([row]) after the commit, together with the rows of
+    other requests waiting at the same moment. Raises what either raised."""
     if database.in_transaction():
         raise RuntimeError("record() commits on a thread of its own: call it outside a transaction")
     return _writer.submit((row, enqueue))

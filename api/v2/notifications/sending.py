@@ -15,7 +15,7 @@ from api.limits import answer_once, check_rate_limit, release_daily, reserve_dai
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
-from api.v2.notifications.recording import record
+from api.v2.notifications.recording import Enqueue, record
 from config import get_settings
 from models.db import database, insert_rows, utcnow
 from models.notification import Notification
@@ -86,7 +86,7 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
     return when
 
 
-def accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notification], None],
+def accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
            respond: Callable[[Notification, dict, Rendered], dict]) -> tuple[dict, int]:
     return answer_once(caller.service.id, request.headers.get("Idempotency-Key"),
                        lambda: _accept(caller, channel, schema, enqueue, respond))
@@ -99,7 +99,7 @@ def without_nulls(raw: Any, keys: tuple[str, ...]) -> Any:
     return raw
 
 
-def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notification], None],
+def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
     body = validate(schema, without_nulls(json_body(), OPTIONAL_NULLABLE))
     service = caller.service
@@ -135,7 +135,7 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Callable[[Notif
             with database.atomic():
                 insert_rows(Notification, [row])
                 files.save(row)
-                enqueue(row)
+                enqueue([row])
             notification = row
         else:
             notification = record(row, enqueue)
