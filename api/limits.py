@@ -86,6 +86,9 @@ class _Lease:
 
 _leases: dict[tuple[object, str], _Lease] = {}
 _leases_lock = threading.Lock()
+# One lease taken from Redis at a time per service and key type: requests that found the lease
+# spent together would each take one and keep only the last, losing the others' tokens.
+_lease_takers: dict[tuple[object, str], threading.Lock] = {}
 LEASE_MAX = 100
 
 
@@ -109,6 +112,19 @@ def _local_token(key: tuple[object, str], window: int) -> bool | None:
         return True
 
 
+def _take_lease(lease_key: tuple[object, str], window: int, limit: int) -> bool:
+    """Take the next lease of the window from Redis; whether it holds a token for this request."""
+    service_id, key_type = lease_key
+    size = lease_size(limit)
+    reached = count((_key("rate", service_id, key_type, window), RATE_WINDOW_SECONDS * 2, size))[0]
+    lease = _Lease(window, reached - size + 1, min(reached, limit))
+    allowed = not lease.used_up
+    lease.next += allowed  # this request's token
+    with _leases_lock:
+        _leases[lease_key] = lease
+    return allowed
+
+
 def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
     """Fixed 60-second windows per service and key type, counted in Redis for every web process.
 
@@ -120,13 +136,12 @@ def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
     lease_key = (service_id, key_type)
     allowed = _local_token(lease_key, window)
     if allowed is None:
-        size = lease_size(limit)
-        reached = count((_key("rate", service_id, key_type, window), RATE_WINDOW_SECONDS * 2, size))[0]
-        lease = _Lease(window, reached - size + 1, min(reached, limit))
-        allowed = not lease.used_up
-        lease.next += allowed  # this request's token
         with _leases_lock:
-            _leases[lease_key] = lease
+            taker = _lease_takers.setdefault(lease_key, threading.Lock())
+        with taker:
+            allowed = _local_token(lease_key, window)  # a request just before this one may have taken one
+            if allowed is None:
+                allowed = _take_lease(lease_key, window, limit)
     if not allowed:
         raise RateLimitError(
             f"Exceeded rate limit for key type {key_type} of {limit} requests per {RATE_WINDOW_SECONDS} seconds"

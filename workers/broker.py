@@ -50,7 +50,11 @@ class Broker(RedisBroker):
     @contextlib.contextmanager
     def pipelined(self) -> Iterator[None]:
         """Messages this thread enqueues inside the block reach Redis together, in one round trip
-        when the block ends. Each still runs the enqueue middleware and dramatiq's own script."""
+        when the block ends (the outermost block, when they nest). Each still runs dramatiq's own
+        script and the enqueue middleware, whose after_enqueue hooks run before the block ends."""
+        if getattr(self._pipelined, "pending", None) is not None:
+            yield
+            return
         pending: list[list[Any]] = []
         self._pipelined.pending = pending
         try:

@@ -1,0 +1,180 @@
+"""api.batching.Batcher: requests waiting at the same moment share one process() call."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from api.batching import Batcher
+
+TIMEOUT = 10
+
+
+class Recorder:
+    """A process() that records each batch it got; while `gate` is set to an Event, the first call
+    blocks on it, so the test can line other requests up behind a round trip under way."""
+
+    def __init__(self, outcome=lambda item: item * 10) -> None:
+        self.batches: list[list] = []
+        self.outcome = outcome
+        self.gate: threading.Event | None = None
+        self.entered = threading.Event()
+
+    def __call__(self, items: list) -> list:
+        self.batches.append(list(items))
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            self.entered.set()
+            assert gate.wait(TIMEOUT)
+        return [self.outcome(item) for item in items]
+
+
+class Submitter(threading.Thread):
+    """Submits one item on a thread of its own and keeps what submit returned or raised."""
+
+    def __init__(self, batcher: Batcher, item) -> None:
+        super().__init__(daemon=True)
+        self.batcher, self.item = batcher, item
+        self.result = self.error = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.batcher.submit(self.item)
+        except BaseException as exc:  # noqa: BLE001 - the test asserts on it
+            self.error = exc
+
+
+def _wait_until_queued(batcher: Batcher, count: int) -> None:
+    # The moment a submitter is waiting is not observable from outside, and the tests need it to
+    # know what order the requests arrived in.
+    deadline = time.monotonic() + TIMEOUT
+    while len(batcher._queued) < count:
+        assert time.monotonic() < deadline, "submitters never queued"
+        time.sleep(0.001)
+
+
+def _busy_round(batcher: Batcher, recorder: Recorder, first_item, later_items) -> tuple[Submitter, list[Submitter]]:
+    """Starts a round trip for first_item that blocks, then queues later_items behind it one by one
+    (so their submission order is known), then lets the round trip finish."""
+    gate = recorder.gate = threading.Event()
+    recorder.entered.clear()
+    first = Submitter(batcher, first_item)
+    first.start()
+    assert recorder.entered.wait(TIMEOUT)
+    later = []
+    for item in later_items:
+        submitter = Submitter(batcher, item)
+        submitter.start()
+        later.append(submitter)
+        _wait_until_queued(batcher, len(later))
+    gate.set()
+    for thread in [first, *later]:
+        thread.join(TIMEOUT)
+        assert not thread.is_alive(), "a submitter was never served"
+    return first, later
+
+
+def test_a_lone_submit_is_a_batch_of_one():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder)
+    assert batcher.submit(4) == 40
+    assert batcher.submit(5) == 50
+    assert recorder.batches == [[4], [5]]
+
+
+def test_requests_arriving_during_a_round_trip_share_the_next_one():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder)
+    first, later = _busy_round(batcher, recorder, 0, range(1, 9))
+    assert recorder.batches == [[0], [1, 2, 3, 4, 5, 6, 7, 8]]
+    assert first.result == 0
+    assert [(s.result, s.error) for s in later] == [(item * 10, None) for item in range(1, 9)]
+
+
+def test_max_batch_caps_a_batch():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder, max_batch=3)
+    _, later = _busy_round(batcher, recorder, 0, range(1, 8))
+    assert recorder.batches == [[0], [1, 2, 3], [4, 5, 6], [7]]
+    assert [s.result for s in later] == [item * 10 for item in range(1, 8)]
+
+
+def test_an_exception_outcome_is_raised_by_its_own_request_only():
+    refused = ValueError("refused: 3")
+    recorder = Recorder(outcome=lambda item: refused if item == 3 else item * 10)
+    batcher = Batcher("t", recorder)
+    _, later = _busy_round(batcher, recorder, 0, range(1, 6))
+    assert recorder.batches == [[0], [1, 2, 3, 4, 5]]
+    assert [(s.item, s.result, s.error) for s in later] == [
+        (1, 10, None), (2, 20, None), (3, None, refused), (4, 40, None), (5, 50, None),
+    ]
+    with pytest.raises(ValueError, match="refused: 3"):
+        batcher.submit(3)  # the leader of its own batch raises its outcome too
+
+
+def _failing_on(bad_item):
+    def outcome(item):
+        if item == bad_item:
+            raise ConnectionError("round trip failed")
+        return item * 10
+    return outcome
+
+
+def test_an_exception_of_process_is_raised_by_every_request_of_the_batch():
+    recorder = Recorder(outcome=_failing_on(2))
+    batcher = Batcher("t", recorder, max_batch=3)
+    first, later = _busy_round(batcher, recorder, 0, range(1, 6))
+    assert recorder.batches == [[0], [1, 2, 3], [4, 5]]
+    assert first.result == 0
+    assert [type(s.error) for s in later[:3]] == [ConnectionError] * 3
+    assert [s.result for s in later[:3]] == [None] * 3
+    # The batch after the failed one is served as usual.
+    assert [(s.result, s.error) for s in later[3:]] == [(40, None), (50, None)]
+
+
+def test_a_wrong_number_of_outcomes_fails_the_batch():
+    batcher = Batcher("short", lambda items: items[1:])
+    with pytest.raises(RuntimeError, match="short: 0 outcomes for 1 items"):
+        batcher.submit(1)
+
+
+def _submit_on_a_thread(batcher: Batcher, item) -> Submitter:
+    # A batcher left busy by the failure would make submit wait for ever: fail instead.
+    submitter = Submitter(batcher, item)
+    submitter.start()
+    submitter.join(TIMEOUT)
+    assert not submitter.is_alive(), "the batcher is stuck"
+    return submitter
+
+
+def test_the_batcher_keeps_working_after_process_raised():
+    recorder = Recorder(outcome=_failing_on(1))
+    batcher = Batcher("t", recorder)
+    assert type(_submit_on_a_thread(batcher, 1).error) is ConnectionError
+    assert _submit_on_a_thread(batcher, 2).result == 20
+    # The same after a failure in a round trip that others were queued behind.
+    first, later = _busy_round(batcher, recorder, 1, [3, 4])
+    assert type(first.error) is ConnectionError
+    assert [s.result for s in later] == [30, 40]
+    assert _submit_on_a_thread(batcher, 5).result == 50
+
+
+def test_many_threads_each_get_their_own_result():
+    batcher = Batcher("t", lambda items: [item * 10 for item in items], max_batch=8)
+    start = threading.Barrier(16)
+
+    def many(offset: int) -> list:
+        start.wait()
+        return [batcher.submit(offset + i) for i in range(200)]
+
+    results: dict[int, list] = {}
+    threads = [threading.Thread(target=lambda o=o: results.__setitem__(o, many(o))) for o in range(0, 16000, 1000)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+        assert not thread.is_alive()
+    assert sorted(results) == list(range(0, 16000, 1000))
+    for offset, got in results.items():
+        assert got == [(offset + i) * 10 for i in range(200)]
