@@ -10,7 +10,7 @@ two workers split wrk's fixed set of connections by chance: when one worker take
 bare endpoint runs on one core (about 1,000 req/s here) and when they split, on two (about
 3,000), so the ratio swung between runs by a factor of three.
 
-    python bench/accept.py [--seconds 10] [--connections 16] [--postgres postgresql://...]
+    python bench/accept.py [--seconds 10] [--connections 16] [--postgres postgresql://...] [--key-type live]
 """
 from __future__ import annotations
 
@@ -38,11 +38,11 @@ def measure_bare(database_url: str | None, seconds: int, connections: int) -> fl
     return result["rps"]
 
 
-def measure_service(database_url: str | None, seconds: int, connections: int, redis_url: str) -> dict:
+def measure_service(database_url: str | None, seconds: int, connections: int, redis_url: str, key_type: str) -> dict:
     instance = Path(tempfile.mkdtemp(prefix="bench-"))
     # A Redis server of the machine's, not an embedded one per run that would outlive the run.
     env = service_env(instance, REDIS_URL=redis_url, **({"DATABASE_URL": database_url} if database_url else {}))
-    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", "test"], cwd=ROOT, env=env,
+    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
     body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
                        "personalisation": {"code": "123456"}, "reference": "bench"})
@@ -61,13 +61,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
     parser.add_argument("--postgres", default=None, help="also measure on this PostgreSQL URL")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
+    parser.add_argument("--key-type", choices=["test", "live"], default="test",
+                        help="live: daily limits counted and a queue message per send")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
 
     def service(name: str, url: str | None) -> float:
-        result = measure_service(url, args.seconds, args.connections, args.redis)
+        result = measure_service(url, args.seconds, args.connections, args.redis, args.key_type)
         if result["non_2xx"]:
             sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
         return result["rps"]
@@ -75,7 +77,8 @@ def main() -> None:
     for name, url in runs:
         bare, rates = interleaved(args.rounds, [(name, url)], lambda url=url: measure_bare(url, args.seconds, args.connections),
                                   service)
-        report(f"bare Flask endpoint ({name} settings), req/s", bare, "accept path", rates, "sends/s")
+        report(f"bare Flask endpoint ({name} settings), req/s", bare, f"accept path ({args.key_type} key)", rates,
+               "sends/s")
 
 if __name__ == "__main__":
     main()

@@ -7,7 +7,7 @@ test-key sends wait) to the last notification done, so worker start-up counts fo
 every stage: dispatch to the simulated provider (a batch per statement), its receipts posted to the
 web process (a batch per request), the receipts applied.
 
-    python bench/pipeline.py [--count 2000] [--rounds 3] [--postgres postgresql://...]
+    python bench/pipeline.py [--count 2000] [--rounds 3] [--postgres postgresql://...] [--key-type live]
 """
 from __future__ import annotations
 
@@ -69,12 +69,12 @@ def measure_noop(redis_url: str, count: int) -> float:
         workers.wait(timeout=60)
 
 
-def measure_pipeline(redis_url: str, database_url: str | None, count: int) -> float:
+def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_type: str) -> float:
     instance = Path(tempfile.mkdtemp(prefix="bench-"))
     port = free_port()
     env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
                       **({"DATABASE_URL": database_url} if database_url else {}))
-    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", "test"], cwd=ROOT, env=env,
+    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
     body = {"phone_number": "0612345678", "template_id": made["template_id"], "personalisation": {"code": "1"}}
     with gunicorn("app:app", env, port, "/_status") as url:
@@ -102,9 +102,14 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int) -> fl
         workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "workers", *WORKERS], cwd=ROOT, env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            # Accepted test-key sends wait in the simulated gateway's outbox for its first flush.
-            outbox = f"{env['QUEUE_NAMESPACE']}:simulated-sends:simulated"
-            rate = _watch(lambda: queues.llen(outbox) < count,
+            # Accepted test-key sends wait in the simulated gateway's outbox for its first flush;
+            # live sends each wait in a message on send-sms.
+            namespace = env["QUEUE_NAMESPACE"]
+            if key_type == "test":
+                first_taken = lambda: queues.llen(f"{namespace}:simulated-sends:simulated") < count  # noqa: E731
+            else:
+                first_taken = lambda: queues.hlen(f"{namespace}:send-sms.msgs") < count  # noqa: E731
+            rate = _watch(first_taken,
                           lambda: not found("'created', 'sending', 'pending'"), count)
         finally:
             workers.terminate()
@@ -134,11 +139,14 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
     parser.add_argument("--postgres", default=None)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
+    parser.add_argument("--key-type", choices=["test", "live"], default="test",
+                        help="live: one message, claim and simulated provider call per send, as real sends take")
     args = parser.parse_args()
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
     noop, rates = interleaved(args.rounds, runs, lambda: measure_noop(args.redis, args.count * 3),
-                              lambda name, url: measure_pipeline(args.redis, url, args.count))
-    report("no-op Dramatiq, messages/s", noop, "pipeline", rates, "notifications/s accepted->delivered")
+                              lambda name, url: measure_pipeline(args.redis, url, args.count, args.key_type))
+    report("no-op Dramatiq, messages/s", noop, f"pipeline ({args.key_type} key)", rates,
+           "notifications/s accepted->delivered")
 
 if __name__ == "__main__":
     main()
