@@ -157,6 +157,40 @@ def worker(live_server) -> Iterator[object]:
         yield running
 
 
+@contextlib.contextmanager
+def gunicorn_server(*args: str) -> Iterator[str]:
+    """The app served as the Procfile serves it (gunicorn.conf.py: gevent workers on PostgreSQL,
+    threads on SQLite), on the tests' database and Redis; args are more gunicorn options."""
+    import subprocess
+    import sys
+    import time
+
+    import requests
+
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}", *args],
+        cwd=Path(__file__).resolve().parent.parent, env={**os.environ, "WEB_ACCESS_LOG": ""},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(f"{url}/_status", timeout=5).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("gunicorn did not answer within 30 s")
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def wait_for(predicate, timeout: float = 15.0, interval: float = 0.05):
     """Poll until predicate() is truthy; returns its value (fails the test on timeout)."""
     import time

@@ -1,22 +1,16 @@
 """Rate limits, daily limits and idempotency, held in Redis and shared by every web process."""
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
 
 from models.notification import Notification
+from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors
-
-ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def _sms(service):
@@ -93,31 +87,11 @@ def test_a_refused_request_is_not_remembered(client):
     assert client.post("/v2/notifications/sms", json=body, headers=headers()).status_code == 201
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def gunicorn_url():
     """The app under gunicorn with several worker processes, as in production."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}", "--workers", "3"],
-        cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(f"{url}/_status", timeout=5).status_code == 200:
-                break
-        except requests.RequestException:
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
+    with gunicorn_server("--workers", "3") as url:
+        yield url
 
 
 def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
