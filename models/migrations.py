@@ -70,12 +70,19 @@ def _drop_created_at_index() -> None:
     database.execute_sql('DROP INDEX IF EXISTS "notification_created_at"')
 
 
+def _partial_provider_reference_index() -> None:
+    database.execute_sql('DROP INDEX IF EXISTS "notification_provider_reference"')
+    database.execute_sql('CREATE INDEX "notification_provider_reference" ON "notification" ("provider_reference")'
+                         ' WHERE "provider_reference" IS NOT NULL')
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
     (3, "callback attempts and daily counts", _callbacks_and_reporting),
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
+    (6, "provider reference indexed only where set", _partial_provider_reference_index),
 ]
 
 

@@ -21,3 +21,14 @@ def test_the_unused_created_at_index_is_dropped():
 
     assert migrate() == [5]
     assert "notification_created_at" not in {i.name for i in database.get_indexes(Notification._meta.table_name)}
+
+
+def test_the_provider_reference_index_keeps_only_rows_that_have_one():
+    database.execute_sql('DROP INDEX IF EXISTS "notification_provider_reference"')
+    database.execute_sql('CREATE INDEX "notification_provider_reference" ON "notification" ("provider_reference")')
+    SchemaVersion.delete().where(SchemaVersion.version == 6).execute()
+
+    assert migrate() == [6]
+    index = next(i for i in database.get_indexes(Notification._meta.table_name)
+                 if i.name == "notification_provider_reference")
+    assert "provider_reference is not null" in " ".join(index.sql.lower().replace('"', "").split())
