@@ -178,3 +178,28 @@ def test_many_threads_each_get_their_own_result():
     assert sorted(results) == list(range(0, 16000, 1000))
     for offset, got in results.items():
         assert got == [(offset + i) * 10 for i in range(200)]
+
+
+def test_after_a_shared_round_the_next_one_lingers_for_requests_on_their_way():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder, linger_seconds=2)
+    _busy_round(batcher, recorder, 0, [1, 2])  # a round of two: load
+    lead = Submitter(batcher, 3)
+    lead.start()
+    _wait_until_queued(batcher, 1)
+    close_behind = Submitter(batcher, 4)  # arrives while the leader lingers
+    close_behind.start()
+    for thread in (lead, close_behind):
+        thread.join(TIMEOUT)
+    assert recorder.batches[-1] == [3, 4]
+    assert (lead.result, close_behind.result) == (30, 40)
+
+
+def test_a_request_at_a_quiet_moment_does_not_linger():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder, linger_seconds=TIMEOUT * 2)
+    started = time.monotonic()
+    assert batcher.submit(1) == 10  # nothing before it shared a round: it goes at once
+    assert batcher.submit(2) == 20
+    assert time.monotonic() - started < TIMEOUT  # a linger would have taken twice as long
+    assert recorder.batches == [[1], [2]]
