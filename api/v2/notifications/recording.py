@@ -41,10 +41,10 @@ def _write(batch: list[tuple[Notification, Enqueue]]) -> list[Notification | Exc
     return outcomes
 
 
-# A millisecond's wait under load takes the rows per INSERT from about 3.4 to 4.9 at the accept
-# benchmark's load, for about a tenth more sends per second on PostgreSQL; requests then take
-# 10-15 ms, so the wait is a small part of them.
-_writer = Batcher("notification-writer", _write, linger_seconds=0.001)
+# Two milliseconds' wait under load takes the rows per INSERT from about 3.4 to 6 on PostgreSQL at
+# the accept benchmark's load, for a fifth more sends per second; requests then take 10-15 ms, so
+# the wait is a small part of them.
+_writer = Batcher("notification-writer", _write, linger_seconds=0.002)
 
 
 def record(row: Notification, enqueue: Enqueue) -> Notification:
