@@ -67,7 +67,8 @@ class _Validators:
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema  # held, so no other schema can be made at its id while it is cached
         self.full = Draft7Validator(schema, format_checker=format_checker)
-        formats = {name: functools.partial(_passes, check) for name, (check, _) in format_checker.checkers.items()}
+        formats = {name: functools.partial(_passes, check, raises)
+                   for name, (check, raises) in format_checker.checkers.items()}
         try:
             self.fast: Callable[[Any], Any] | None = fastjsonschema.compile(dict(schema), formats=formats)
         except fastjsonschema.JsonSchemaDefinitionException:
@@ -84,10 +85,10 @@ class _Validators:
         return list(dict.fromkeys(_message(e) for e in errors))
 
 
-def _passes(check: Callable[[Any], bool], value: Any) -> bool:
+def _passes(check: Callable[[Any], bool], raises: type[Exception] | tuple[type[Exception], ...], value: Any) -> bool:
     try:
         return bool(check(value))
-    except Exception:  # a format check's refusal, whatever it raises; jsonschema then words it
+    except raises:  # the check's own way of refusing (anything else is a bug, and propagates)
         return False
 
 

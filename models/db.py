@@ -1,12 +1,11 @@
 """The database handle shared by every model, switched between SQLite and PostgreSQL by URL."""
 from __future__ import annotations
 
-import contextlib
 import datetime
 import json
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterator
+from typing import Any, Callable, Hashable
 
 import peewee
 from playhouse import db_url

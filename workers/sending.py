@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import uuid
 
 import dramatiq
 import peewee
@@ -115,13 +114,14 @@ def enqueue_deliveries(notifications: list[Notification]) -> None:
     they reach no provider, so they need no message of their own to claim and send them. Every
     other send gets its message, a scheduled one delayed until it falls due.
     """
-    simulated = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]
-    if simulated:
-        add_after_commit(simulated_outbox("sends"), simulated, flush_simulated_sends)
+    due_now = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]
+    if due_now:
+        add_after_commit(simulated_outbox("sends"), due_now, flush_simulated_sends)
+    taken = set(due_now)
     for notification in notifications:
+        if str(notification.id) in taken:
+            continue
         if notification.key_type == "test":
-            if notification.scheduled_for is None:
-                continue
             actor = deliver_simulated
         else:
             actor = deliver_sms if notification.notification_type == "sms" else deliver_email
