@@ -26,6 +26,7 @@ from models.service import (
     TeamMember,
 )
 from models.template import Template, TemplateVersion
+from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 
 
 class SchemaVersion(BaseModel):
@@ -76,6 +77,18 @@ def _partial_provider_reference_index() -> None:
                          ' WHERE "provider_reference" IS NOT NULL')
 
 
+def _appearance() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+    database.create_tables([EmailBrand, LetterBrand, ServiceAppearance])
+    table = TemplateVersion._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (TemplateVersion.letter_languages, TemplateVersion.letter_english_subject,
+                  TemplateVersion.letter_english_body):
+        if field.column_name not in present:  # made by step 1 from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -83,6 +96,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
+    (70, "service language, email and letter brands, bilingual letters", _appearance),
 ]
 
 

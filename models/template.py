@@ -8,7 +8,10 @@ from models.service import LetterContact, Service
 
 TEMPLATE_TYPES = ("sms", "email", "letter")
 # Each version keeps the fields below, so reading an old version shows it as it was.
-VERSIONED_FIELDS = ("name", "body", "subject", "postage", "letter_contact", "letter_contact_block")
+VERSIONED_FIELDS = ("name", "body", "subject", "postage", "letter_contact", "letter_contact_block",
+                    "letter_languages", "letter_english_subject", "letter_english_body")
+# A letter prints in the service's language, or Dutch then English (each from a new page).
+LETTER_LANGUAGES = ("single", "dutch_then_english")
 
 
 class Template(BaseModel):
@@ -32,6 +35,10 @@ class TemplateVersion(BaseModel):
     postage = peewee.CharField(null=True)
     letter_contact = peewee.ForeignKeyField(LetterContact, null=True, on_delete="SET NULL")
     letter_contact_block = peewee.TextField(null=True)
+    # Bilingual letters: body and subject hold the Dutch version, these the English one.
+    letter_languages = peewee.CharField(null=True)
+    letter_english_subject = peewee.TextField(null=True)
+    letter_english_body = peewee.TextField(null=True)
     created_by = peewee.CharField()
     created_at = peewee.DateTimeField(default=utcnow)
 
