@@ -45,17 +45,28 @@ class TemplateVersion(BaseModel):
     class Meta:
         indexes = ((("template", "version"), True),)
 
+    @property
+    def bilingual(self) -> bool:
+        return self.letter_languages == "dutch_then_english"
+
+    def content_texts(self) -> list[str]:
+        """Every text a send fills in (subject and body, and a bilingual letter's English ones)."""
+        texts = [self.subject or "", self.body]
+        if self.bilingual:
+            texts += [self.letter_english_subject or "", self.letter_english_body or ""]
+        return texts
+
 
 def create_template(service: Service, *, template_type: str, name: str, body: str, created_by: str,
                     subject: str | None = None, postage: str | None = None,
-                    letter_contact: LetterContact | None = None) -> Template:
+                    letter_contact: LetterContact | None = None, **bilingual: str | None) -> Template:
     with Template._meta.database.atomic():
         template = Template.create(service=service, template_type=template_type)
         TemplateVersion.create(
             template=template, version=1, name=name, body=body, subject=subject, postage=postage,
             letter_contact=letter_contact,
             letter_contact_block=letter_contact.contact_block if letter_contact else None,
-            created_by=created_by,
+            created_by=created_by, **bilingual,
         )
     return template
 

@@ -27,7 +27,7 @@ def template_json(version: TemplateVersion) -> dict[str, Any]:
 
 
 def _texts(version: TemplateVersion) -> list[str]:
-    texts = [version.subject or "", version.body]
+    texts = version.content_texts()
     if version.template.template_type == "letter" and version.letter_contact_block:
         texts.append(version.letter_contact_block)
     return texts
