@@ -30,6 +30,10 @@ def create_app() -> Flask:
     from api.v2 import v2_blueprint
     from cli import register_cli
 
+    from api.request_body import check_query
+
+    for api_blueprint in (v2_blueprint, admin_blueprint, providers_blueprint):  # JSON APIs, not the pages
+        api_blueprint.before_request(check_query)
     app.register_blueprint(v2_blueprint)
     app.register_blueprint(admin_blueprint)
     app.register_blueprint(documents_blueprint)

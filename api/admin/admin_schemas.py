@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from api.schema import FormatProblem, format_checker, uuid_property
+from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
 from models.template import TEMPLATE_TYPES
@@ -48,14 +48,14 @@ def strip_separators(number: str) -> str:
 
 
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
-_limit = {"type": "integer", "minimum": 0}
+_limit = {"type": "integer", "minimum": 0, "maximum": INT_MAX}
 _days = {"type": "integer", "minimum": 1, "maximum": MAX_RETENTION_DAYS}
 
 _service_settings = {
     "name": _name,
     "trial_mode": {"type": "boolean"},
     "active": {"type": "boolean"},
-    "rate_limit": {"type": "integer", "minimum": 1},
+    "rate_limit": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
     "sms_daily_limit": _limit,
     "email_daily_limit": _limit,
     "letter_daily_limit": _limit,

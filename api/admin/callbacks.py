@@ -4,6 +4,7 @@ The bearer token is stored encrypted (models.crypto) and never returned.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import peewee
@@ -84,8 +85,9 @@ def _limit_argument() -> Any:
     raw = request.args.get("limit")
     if raw is None:
         return DEFAULT_ATTEMPTS_LIMIT
-    # A non-number is passed on as text, for the schema's "limit x is not of type integer".
-    return int(raw) if raw.strip().lstrip("-").isdigit() else raw
+    # A non-number is passed on as text, for the schema's "limit x is not of type integer". Only
+    # ASCII digits: str.isdigit() also takes "²", which int() refuses.
+    return int(raw) if re.fullmatch(r"-?[0-9]{1,18}", raw.strip()) else raw
 
 
 _RULE = "/services/<service_id>/callbacks/<kind>"

@@ -14,6 +14,8 @@ from pipeline.providers.sms.receipts import RECEIPT_SCHEMA
 from workers.receipts import process_receipts
 
 MAX_BATCH = 1000
+# A thousand receipts take about 150 kB; the cap refuses anything far larger before it is read.
+MAX_BODY_BYTES = 1_000_000
 batch_schema = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "array",
@@ -25,7 +27,7 @@ batch_schema = {
 
 @providers_blueprint.post("/<provider>/delivery-receipts")
 def delivery_receipt(provider: str) -> tuple[Response, int]:
-    body = json_body()
+    body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)
     receipts = validate(batch_schema, body) if isinstance(body, list) else [validate(RECEIPT_SCHEMA, body)]
     # Answer fast and let the receipts queue apply them: a gateway retries slow or failed webhooks.
     process_receipts.send(provider, receipts)

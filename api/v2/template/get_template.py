@@ -11,7 +11,7 @@ from models.template import find_version
 
 
 def _found(template_id: str, version: int | None) -> Response:
-    validate(template_path, {"id": template_id})
+    validate(template_path, {"id": template_id} if version is None else {"id": template_id, "version": version})
     found = find_version(g.caller.service, template_id, version)
     if found is None:
         raise NoResultFound("No Result Found")
