@@ -38,6 +38,9 @@ def create_app() -> Flask:
     app.register_blueprint(admin_blueprint)
     app.register_blueprint(documents_blueprint)
     app.register_blueprint(providers_blueprint)
+    from api.reference import reference_blueprint
+
+    app.register_blueprint(reference_blueprint)
     register_error_handlers(app)
     register_cli(app)
 

@@ -11,9 +11,11 @@ import peewee
 from flask import Response, jsonify, request
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import NoResultFound
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models.callback_attempt import CallbackAttempt
@@ -91,19 +93,24 @@ def _limit_argument() -> Any:
 
 
 _RULE = "/services/<service_id>/callbacks/<kind>"
+_PATH = admin_schemas.callback_path["properties"]
 
 
 @admin_blueprint.put(_RULE)
+@documented("Set where this kind of callback is posted, and the bearer token sent with it.",
+            {200: responses.callback}, body=admin_schemas.put_callback, path=_PATH)
 def put_callback(service_id: str, kind: str) -> Response:
     return jsonify(set_callback(service_id, kind, json_body()))
 
 
 @admin_blueprint.get(_RULE)
+@documented("The callback of this kind (never its token).", {200: responses.callback}, path=_PATH)
 def get_callback(service_id: str, kind: str) -> Response:
     return jsonify(callback_json(_find(_service_and_kind(service_id, kind), kind)))
 
 
 @admin_blueprint.delete(_RULE)
+@documented("Stop posting this kind of callback.", {204: None}, path=_PATH)
 def delete_callback(service_id: str, kind: str) -> tuple[str, int]:
     callback = _find(_service_and_kind(service_id, kind), kind)
     ServiceCallback.delete().where(ServiceCallback.id == callback.id).execute()
@@ -111,5 +118,7 @@ def delete_callback(service_id: str, kind: str) -> tuple[str, int]:
 
 
 @admin_blueprint.get(_RULE + "/attempts")
+@documented("The latest attempts to post this kind of callback, newest first.", {200: responses.callback_attempts},
+            query=admin_schemas.callback_attempts_query, path=_PATH)
 def get_callback_attempts(service_id: str, kind: str) -> Response:
     return jsonify(list_attempts(service_id, kind, _limit_argument()))

@@ -11,9 +11,11 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint, admin_schemas
 from api.admin.services import find_service
 from api.errors import NoResultFound, ValidationError
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.template.serialise import template_json
+from api.v2.template.template_schemas import template_response, templates_response
 from config import get_settings
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion, create_template, find_version, update_template
@@ -21,6 +23,9 @@ from models.template import Template, TemplateVersion, create_template, find_ver
 DEFAULT_POSTAGE = "second"
 # Fields that, when they differ from the latest version, make a new version.
 _CONTENT_FIELDS = ("name", "body", "subject", "postage")
+_PATH = {**admin_schemas.service_path["properties"], **admin_schemas.template_path["properties"]}
+_VERSIONS = {"type": "object", "required": ["versions"], "properties": {"versions": templates_response[
+    "properties"]["templates"]}}
 
 
 def _check_fields(template_type: str, data: dict[str, Any]) -> None:
@@ -116,25 +121,31 @@ def list_versions(service_id: str, template_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/templates")
+@documented("Create a template (version 1).", {201: template_response}, body=admin_schemas.create_template, path=_PATH)
 def post_template(service_id: str) -> tuple[Response, int]:
     return jsonify(add_template(service_id, json_body())), 201
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>")
+@documented("Change a template: a new version when anything differs.", {200: template_response},
+            body=admin_schemas.update_template, path=_PATH)
 def post_template_update(service_id: str, template_id: str) -> Response:
     return jsonify(change_template(service_id, template_id, json_body()))
 
 
 @admin_blueprint.get("/services/<service_id>/templates")
+@documented("The service's templates (latest versions).", {200: templates_response}, path=_PATH)
 def get_templates(service_id: str) -> Response:
     return jsonify(list_templates(service_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>")
+@documented("A template's latest version.", {200: template_response}, path=_PATH)
 def get_one_template(service_id: str, template_id: str) -> Response:
     return jsonify(get_template(service_id, template_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>/versions")
+@documented("Every version of a template, oldest first.", {200: _VERSIONS}, path=_PATH)
 def get_template_versions(service_id: str, template_id: str) -> Response:
     return jsonify(list_versions(service_id, template_id))
