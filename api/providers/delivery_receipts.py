@@ -15,7 +15,7 @@ from pipeline.providers.sms.receipts import RECEIPT_SCHEMA
 from workers.receipts import process_receipts
 
 MAX_BATCH = 1000
-SUCCESS = {"type": "object", "required": ["result"], "properties": {"result": {"const": "success"}}}
+success_response = {"type": "object", "required": ["result"], "properties": {"result": {"const": "success"}}}
 # A thousand receipts take about 150 kB; the cap refuses anything far larger before it is read.
 MAX_BODY_BYTES = 1_000_000
 batch_schema = {
@@ -28,7 +28,7 @@ batch_schema = {
 
 
 @providers_blueprint.post("/<provider>/delivery-receipts")
-@documented("A provider's delivery receipt, or an array of them.", {200: SUCCESS},
+@documented("A provider's delivery receipt, or an array of them.", {200: success_response},
             body={"anyOf": [RECEIPT_SCHEMA, batch_schema]})
 def delivery_receipt(provider: str) -> tuple[Response, int]:
     body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)

@@ -10,7 +10,7 @@ from flask import Response, jsonify
 from api.errors import NoResultFound
 from api.openapi import documented
 from api.providers import providers_blueprint
-from api.providers.delivery_receipts import SUCCESS
+from api.providers.delivery_receipts import success_response
 from api.request_body import json_body
 from api.schema import validate
 from models.db import database, utcnow
@@ -61,7 +61,7 @@ def _already_stored(number: InboundNumber, provider_reference: str | None) -> bo
 
 
 @providers_blueprint.post("/<provider>/inbound-sms")
-@documented("A text sent to one of our inbound numbers.", {200: SUCCESS}, body=inbound_sms_request)
+@documented("A text sent to one of our inbound numbers.", {200: success_response}, body=inbound_sms_request)
 def receive_inbound_sms(provider: str) -> Response:
     body = validate(inbound_sms_request, json_body())
     number = find_inbound_number(body["to"])
