@@ -9,7 +9,9 @@ from config import get_settings
 from models.db import BaseModel, JSONField, utcnow, uuid_pk
 
 PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "upload_document")
-DEFAULT_PERMISSIONS = ["email", "sms", "international_sms"]
+# A new service may use every channel, as in GOV.UK Notify; trial mode, not a missing permission, holds back
+# its letters until it goes live.
+DEFAULT_PERMISSIONS = ["email", "sms", "letter", "international_sms"]
 CHANNELS = ("email", "sms", "letter")
 
 
