@@ -9,6 +9,7 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin.platform_email import send_platform_email
 from api.admin.services import find_service
 from api.errors import BadRequestError
 from api.formatting import iso
@@ -20,9 +21,11 @@ from models.go_live import GoLiveRequest, latest_request, pending_request
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 
-# (to, subject, body): how the service is told of the decision; the caller supplies it, so the
-# decision does not depend on how mail goes out (the platform service's own pipeline).
-EmailSender = Callable[[str, str, str], None]
+# (platform template key, to, personalisation): how the service is told of the decision; the
+# caller supplies it, so the decision does not depend on how mail goes out.
+EmailSender = Callable[[str, str, dict[str, str]], object]
+# The platform's email templates (models/platform.py) for each decision.
+APPROVED_TEMPLATE, REJECTED_TEMPLATE = "go-live-approved", "go-live-rejected"
 
 CHECKLIST = {
     "reply_to_address": "Add a reply-to email address",
@@ -107,9 +110,7 @@ def approve_go_live(service_id: str, *, send_email: EmailSender) -> dict[str, An
         audit.record(service.id, "go_live.approve", subject_id=row.id if row else None,
                      before={"trial_mode": True}, after={"trial_mode": False})
     for to in _recipients(service, row):
-        send_email(to, f"{service.name} is live",
-                   f"{service.name} is now live: it can send messages to anyone.\n\n"
-                   f"{service.name} is nu live: de dienst kan berichten naar iedereen sturen.")
+        send_email(APPROVED_TEMPLATE, to, {"service_name": service.name})
     return go_live_status(service_id)
 
 
@@ -124,16 +125,8 @@ def reject_go_live(service_id: str, data: Any, *, send_email: EmailSender) -> di
         audit.record(service.id, "go_live.reject", subject_id=row.id, before={"status": "pending"},
                      after={"status": "rejected", "reason": row.reason})
     for to in _recipients(service, row):
-        send_email(to, f"{service.name} cannot go live yet",
-                   f"Your request to take {service.name} live was turned down: {row.reason}\n\n"
-                   f"Uw aanvraag om {service.name} live te zetten is afgewezen: {row.reason}")
+        send_email(REJECTED_TEMPLATE, to, {"service_name": service.name, "reason": row.reason})
     return go_live_status(service_id)
-
-
-def _send_platform_email(to: str, subject: str, body: str) -> None:
-    from api.admin.platform_email import send_platform_email
-
-    send_platform_email(to, subject, body)
 
 
 @admin_blueprint.get("/services/<service_id>/go-live")
@@ -149,9 +142,9 @@ def post_go_live_request(service_id: str) -> tuple[Response, int]:
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")
 def post_go_live_approve(service_id: str) -> Response:
-    return jsonify(approve_go_live(service_id, send_email=_send_platform_email))
+    return jsonify(approve_go_live(service_id, send_email=send_platform_email))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
 def post_go_live_reject(service_id: str) -> Response:
-    return jsonify(reject_go_live(service_id, json_body(), send_email=_send_platform_email))
+    return jsonify(reject_go_live(service_id, json_body(), send_email=send_platform_email))

@@ -64,6 +64,8 @@ def test_request_then_approve_tells_the_team(client, worker):
     # Told through the platform's own pipeline: the emails go out and are delivered.
     assert _platform_emails() == [("colleague@example.nl", "Tax office is live"),
                                   ("requester@example.nl", "Tax office is live")]
+    body_text = Notification.get(Notification.to == "colleague@example.nl").body
+    assert "Tax office is now live: it can send messages to anyone." in body_text
     wait_for(lambda: all(n.status == "delivered" for n in Notification.select().where(
         Notification.service == PLATFORM_SERVICE_ID)))
     history = client.get(f"/admin/services/{sid}/history", headers=admin_headers()).get_json()["events"]
@@ -83,7 +85,8 @@ def test_reject_with_a_reason(client):
                            headers=admin_headers()).get_json()
     assert rejected["trial_mode"] is True
     assert (rejected["request"]["status"], rejected["request"]["reason"]) == ("rejected", "Templates are empty")
-    assert _platform_emails() == [("colleague@example.nl", "Tax office cannot go live yet")]
+    assert _platform_emails() == [("colleague@example.nl", "Tax office kan nog niet live / Tax office cannot go live yet")]
+    assert "was turned down: Templates are empty" in Notification.get(Notification.to == "colleague@example.nl").body
     nothing = client.post(f"/admin/services/{sid}/go-live/reject", json={"reason": "x"}, headers=admin_headers())
     assert errors(nothing) == (400, [("BadRequestError", "There is no request to go live waiting for a decision")])
     # A new request may follow a rejection.
@@ -93,5 +96,5 @@ def test_reject_with_a_reason(client):
 def test_a_platform_admin_may_take_a_service_live_without_a_request(client):
     sid = post_service(client, name="Tax office")["id"]
     sent = []
-    body = approve_go_live(sid, send_email=lambda to, subject, text: sent.append(to))
+    body = approve_go_live(sid, send_email=lambda key, to, values: sent.append(to))
     assert body["trial_mode"] is False and body["request"] is None and sent == []
