@@ -81,6 +81,22 @@ def _reference_filter_index() -> None:
     database.execute_sql(
         'CREATE INDEX IF NOT EXISTS "notification_service_id_key_type_reference_created_at_id" ON "notification"'
         ' ("service_id", "key_type", "reference", "created_at", "id") WHERE "reference" IS NOT NULL')
+def _audit_and_go_live() -> None:
+    from models.audit import AuditEvent
+    from models.go_live import GoLiveRequest
+
+    database.create_tables([AuditEvent, GoLiveRequest])
+
+
+def _api_key_creator_and_last_use() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table = ApiKey._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (ApiKey.created_by, ApiKey.last_used_at):
+        if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
@@ -91,6 +107,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
     (30, "the list's reference filter has an index", _reference_filter_index),
+    (50, "audit trail and go-live requests", _audit_and_go_live),
+    (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
 ]
 
 

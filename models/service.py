@@ -128,6 +128,13 @@ def add_service_setting(model: type[BaseModel], service: Service, *, is_default:
         return model.create(service=service, is_default=is_default or first, **fields)
 
 
+def make_default_setting(model: type[BaseModel], row: BaseModel) -> None:
+    """Make this sender/reply-to/contact its service's one default."""
+    with Service._meta.database.atomic():
+        model.update(is_default=False).where((model.service == row.service_id) & (model.id != row.id)).execute()
+        model.update(is_default=True).where(model.id == row.id).execute()
+
+
 def sending_address(service: Service) -> str:
     """A sending address that is not a real inbox: the service name as a local part."""
     local = re.sub(r"[^a-z0-9]+", ".", service.name.lower()).strip(".") or "notify"

@@ -156,6 +156,11 @@ create_letter_contact = {
     "additionalProperties": False,
 }
 
+# Changing one: the same fields, none required.
+update_sms_sender = {**create_sms_sender, "required": []}
+update_reply_to_address = {**create_reply_to_address, "required": []}
+update_letter_contact = {**create_letter_contact, "required": []}
+
 assign_inbound_number = {
     "type": "object",
     "required": ["number"],
@@ -167,6 +172,7 @@ assign_inbound_number = {
 service_path = {"type": "object", "properties": {"service_id": uuid_property()}}
 api_key_path = {"type": "object", "properties": {"key_id": uuid_property()}}
 template_path = {"type": "object", "properties": {"template_id": uuid_property()}}
+setting_path = {"type": "object", "properties": {"setting_id": uuid_property()}}
 
 
 # Callbacks to services (api/admin/callbacks.py).
@@ -215,4 +221,16 @@ callback_path = {
 callback_attempts_query = {
     "type": "object",
     "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_ATTEMPTS_LIMIT}},
+}
+
+history_query = {
+    "type": "object",
+    "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}},
+}
+
+reject_go_live = {
+    "type": "object",
+    "required": ["reason"],
+    "properties": {"reason": {"type": "string", "format": "non-blank", "maxLength": 2000}},
+    "additionalProperties": False,
 }

@@ -17,6 +17,8 @@ from api.schema import validate
 from api.v2.template.serialise import template_json
 from api.v2.template.template_schemas import template_response, templates_response
 from config import get_settings
+from models import audit
+from models.db import database
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion, create_template, find_version, update_template
 
@@ -69,13 +71,16 @@ def add_template(service_id: str, data: Any) -> dict[str, Any]:
     validate(admin_schemas.create_template, data)
     template_type = data["type"]
     _check_fields(template_type, data)
-    template = create_template(
-        service, template_type=template_type, name=data["name"], body=data["body"],
-        subject=data.get("subject") if template_type != "sms" else None,
-        postage=data.get("postage", DEFAULT_POSTAGE) if template_type == "letter" else None,
-        letter_contact=_letter_contact(service, data.get("letter_contact_id")),
-        created_by=_created_by(data),
-    )
+    with database.atomic():
+        template = create_template(
+            service, template_type=template_type, name=data["name"], body=data["body"],
+            subject=data.get("subject") if template_type != "sms" else None,
+            postage=data.get("postage", DEFAULT_POSTAGE) if template_type == "letter" else None,
+            letter_contact=_letter_contact(service, data.get("letter_contact_id")),
+            created_by=_created_by(data),
+        )
+        audit.record(service.id, "template.create", subject_id=template.id,
+                     after={"name": data["name"], "type": template_type, "version": 1})
     return template_json(find_version(service, template.id))
 
 
@@ -93,8 +98,15 @@ def change_template(service_id: str, template_id: str, data: Any) -> dict[str, A
             changes["letter_contact"] = contact
     if not changes:
         return template_json(latest)
-    update_template(latest.template, created_by=_created_by(data), **changes)
-    return template_json(find_version(service, template_id))
+    with database.atomic():
+        update_template(latest.template, created_by=_created_by(data), **changes)
+        new = find_version(service, template_id)
+        old_values = {"version": latest.version, **{f: getattr(latest, f) for f in changes if f in _CONTENT_FIELDS}}
+        new_values = {"version": new.version, **{f: getattr(new, f) for f in changes if f in _CONTENT_FIELDS}}
+        if "letter_contact" in changes:
+            old_values["letter_contact_id"], new_values["letter_contact_id"] = latest.letter_contact_id, new.letter_contact_id
+        audit.record(service.id, "template.update", subject_id=template_id, before=old_values, after=new_values)
+    return template_json(new)
 
 
 def get_template(service_id: str, template_id: str) -> dict[str, Any]:
