@@ -25,6 +25,7 @@ def create_app() -> Flask:
     # registers the status-change listeners (callbacks) in the web process too.
     import workers  # noqa: F401
     from api.admin import admin_blueprint
+    from api.branding import branding_blueprint
     from api.documents import documents_blueprint
     from api.providers import providers_blueprint
     from api.v2 import v2_blueprint
@@ -37,6 +38,7 @@ def create_app() -> Flask:
     app.register_blueprint(v2_blueprint)
     app.register_blueprint(admin_blueprint)
     app.register_blueprint(documents_blueprint)
+    app.register_blueprint(branding_blueprint)
     app.register_blueprint(providers_blueprint)
     from api.reference import reference_blueprint
 

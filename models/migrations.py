@@ -26,6 +26,7 @@ from models.service import (
     TeamMember,
 )
 from models.template import Template, TemplateVersion
+from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 
 
 class SchemaVersion(BaseModel):
@@ -96,6 +97,15 @@ def _api_key_creator_and_last_use() -> None:
     migrator = SchemaMigrator.from_database(database.obj)
     for field in (ApiKey.created_by, ApiKey.last_used_at):
         if field.column_name not in present:  # step 1 made it already from today's model
+def _appearance() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+    database.create_tables([EmailBrand, LetterBrand, ServiceAppearance])
+    table = TemplateVersion._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (TemplateVersion.letter_languages, TemplateVersion.letter_english_subject,
+                  TemplateVersion.letter_english_body):
+        if field.column_name not in present:  # made by step 1 from today's model
             apply(migrator.add_column(table, field.column_name, field))
 
 
@@ -109,6 +119,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (30, "the list's reference filter has an index", _reference_filter_index),
     (50, "audit trail and go-live requests", _audit_and_go_live),
     (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
+    (70, "service language, email and letter brands, bilingual letters", _appearance),
 ]
 
 

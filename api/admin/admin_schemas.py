@@ -10,7 +10,7 @@ import re
 from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
-from models.template import TEMPLATE_TYPES
+from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
 MAX_RETENTION_DAYS = 3650
@@ -112,6 +112,10 @@ _template_fields = {
     "postage": {"enum": POSTAGE},
     "letter_contact_id": {"type": ["string", "null"], "format": "uuid"},
     "created_by": _name,
+    # Bilingual letters (Dutch then English): subject and body are the Dutch version.
+    "letter_languages": {"enum": list(LETTER_LANGUAGES)},
+    "letter_english_subject": {"type": ["string", "null"], "format": "non-blank"},
+    "letter_english_body": {"type": ["string", "null"], "format": "non-blank"},
 }
 
 create_template = {

@@ -8,7 +8,9 @@ from api.request_body import json_body
 from api.schema import validate
 from api.v2 import v2_blueprint
 from api.v2.template.template_schemas import preview_request, preview_response, template_path
+from models.appearance import appearance_of
 from models.template import find_version
+from pipeline.branding.email import brand_view
 from pipeline.rendering import missing_personalisation, render
 
 
@@ -23,10 +25,13 @@ def preview_template(template_id: str) -> Response:
         raise NoResultFound("No Result Found")
     values = body.get("personalisation") or {}
     template_type = version.template.template_type
-    missing = missing_personalisation([version.subject or "", version.body], values)
+    missing = missing_personalisation(version.content_texts(), values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
-    rendered = render(template_type, version.body, version.subject, values)
+    appearance = appearance_of(g.caller.service.id) if template_type == "email" else None
+    rendered = render(template_type, version.body, version.subject, values,
+                      **({"language": appearance.language, "service_name": g.caller.service.name,
+                          "brand": brand_view(appearance.email_brand)} if appearance else {}))
     return jsonify({
         "id": str(version.template.id),
         "type": template_type,
