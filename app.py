@@ -28,7 +28,7 @@ def create_app() -> Flask:
     from api.documents import documents_blueprint
     from api.providers import providers_blueprint
     from api.v2 import v2_blueprint
-    from cli import register_cli
+    from cli import register_cli, register_report_reader
 
     app.register_blueprint(v2_blueprint)
     app.register_blueprint(admin_blueprint)
@@ -36,6 +36,7 @@ def create_app() -> Flask:
     app.register_blueprint(providers_blueprint)
     register_error_handlers(app)
     register_cli(app)
+    register_report_reader(app)
 
     @app.before_request
     def _connect() -> None:

@@ -90,7 +90,7 @@ class InboundNumber(BaseModel):
 class ServiceCallback(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")
-    kind = peewee.CharField()  # "delivery-status" or "inbound-sms"
+    kind = peewee.CharField()  # pipeline.callbacks.KINDS
     url = peewee.CharField()
     bearer_token_encrypted = peewee.TextField()
     updated_at = peewee.DateTimeField(default=utcnow)

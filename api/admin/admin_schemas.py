@@ -170,7 +170,7 @@ template_path = {"type": "object", "properties": {"template_id": uuid_property()
 
 
 # Callbacks to services (api/admin/callbacks.py).
-CALLBACK_KINDS = ["delivery-status", "inbound-sms"]
+CALLBACK_KINDS = ["delivery-status", "inbound-sms", "complaint", "returned-letter", "unsubscribe"]
 MAX_ATTEMPTS_LIMIT = 500
 
 
