@@ -29,7 +29,9 @@ EMAIL_EVENT_SCHEMA = {
         "detail": {"type": ["string", "null"], "maxLength": 2000},
     },
     "required": ["type"],
-    "anyOf": [{"required": ["message_id"]}, {"required": ["reference"]}],
+    # One of the two names the email; without a reference, the message id is the one missing.
+    "if": {"not": {"required": ["reference"]}},
+    "then": {"required": ["message_id"]},
 }
 EMAIL_EVENTS_SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
