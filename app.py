@@ -27,6 +27,7 @@ def create_app() -> Flask:
     from api.admin import admin_blueprint
     from api.documents import documents_blueprint
     from api.providers import providers_blueprint
+    from api.unsubscribe import unsubscribe_blueprint
     from api.v2 import v2_blueprint
     from cli import register_cli, register_report_reader
 
@@ -34,6 +35,7 @@ def create_app() -> Flask:
     app.register_blueprint(admin_blueprint)
     app.register_blueprint(documents_blueprint)
     app.register_blueprint(providers_blueprint)
+    app.register_blueprint(unsubscribe_blueprint)
     register_error_handlers(app)
     register_cli(app)
     register_report_reader(app)

@@ -82,6 +82,15 @@ def _notification_events() -> None:
     database.create_tables([NotificationEvent])
 
 
+def _hosted_unsubscribe() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table, name = Service._meta.table_name, Service.hosted_unsubscribe.column_name
+    if name in {c.name for c in database.get_columns(table)}:
+        return  # made by step 1 from today's model
+    apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Service.hosted_unsubscribe))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -90,6 +99,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
     (80, "complaints, unsubscribe requests and returned letters", _notification_events),
+    (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
 ]
 
 
