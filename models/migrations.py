@@ -107,6 +107,19 @@ def _appearance() -> None:
                   TemplateVersion.letter_english_body):
         if field.column_name not in present:  # made by step 1 from today's model
             apply(migrator.add_column(table, field.column_name, field))
+def _notification_events() -> None:
+    from models.notification_event import NotificationEvent
+
+    database.create_tables([NotificationEvent])
+
+
+def _hosted_unsubscribe() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table, name = Service._meta.table_name, Service.hosted_unsubscribe.column_name
+    if name in {c.name for c in database.get_columns(table)}:
+        return  # made by step 1 from today's model
+    apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Service.hosted_unsubscribe))
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
@@ -120,6 +133,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (50, "audit trail and go-live requests", _audit_and_go_live),
     (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
     (70, "service language, email and letter brands, bilingual letters", _appearance),
+    (80, "complaints, unsubscribe requests and returned letters", _notification_events),
+    (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
 ]
 
 

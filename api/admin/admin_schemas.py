@@ -62,6 +62,7 @@ _service_settings = {
     "international_sms_daily_limit": _limit,
     "permissions": {"type": "array", "items": {"enum": list(PERMISSIONS)}, "uniqueItems": True},
     "file_download_contact": {"type": ["string", "null"], "maxLength": 255},
+    "hosted_unsubscribe": {"type": "boolean"},
     # A partial object on PATCH changes only the channels it names.
     "data_retention_days": {
         "type": "object",
@@ -180,7 +181,7 @@ setting_path = {"type": "object", "properties": {"setting_id": uuid_property()}}
 
 
 # Callbacks to services (api/admin/callbacks.py).
-CALLBACK_KINDS = ["delivery-status", "inbound-sms"]
+CALLBACK_KINDS = ["delivery-status", "inbound-sms", "complaint", "returned-letter", "unsubscribe"]
 MAX_ATTEMPTS_LIMIT = 500
 
 

@@ -26,7 +26,8 @@ from models.service import Service, ServiceCallback
 
 DEFAULT_ATTEMPTS_LIMIT = 50
 # The attempts listing names its subject by what it is.
-_SUBJECT = {"delivery-status": "notification_id", "inbound-sms": "received_text_id"}
+_SUBJECT = {"delivery-status": "notification_id", "inbound-sms": "received_text_id", "complaint": "notification_id",
+            "returned-letter": "notification_id", "unsubscribe": "notification_id"}
 
 
 def callback_json(callback: ServiceCallback) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from models.service import CHANNELS, Service, find_service_by_name
 # Settings copied one to one from the request onto the model.
 _PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "email_daily_limit",
                    "letter_daily_limit", "international_sms_daily_limit", "permissions",
-                   "file_download_contact")
+                   "file_download_contact", "hosted_unsubscribe")
 
 
 def find_service(service_id: str) -> Service:
@@ -50,6 +50,7 @@ def service_json(service: Service) -> dict[str, Any]:
         "international_sms_daily_limit": service.international_sms_daily_limit,
         "data_retention_days": {channel: service.retention_days(channel) for channel in CHANNELS},
         "file_download_contact": service.file_download_contact,
+        "hosted_unsubscribe": service.hosted_unsubscribe,
         "created_at": iso(service.created_at),
         "updated_at": iso(service.updated_at),
     }
