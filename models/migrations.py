@@ -82,6 +82,8 @@ def _reference_filter_index() -> None:
     database.execute_sql(
         'CREATE INDEX IF NOT EXISTS "notification_service_id_key_type_reference_created_at_id" ON "notification"'
         ' ("service_id", "key_type", "reference", "created_at", "id") WHERE "reference" IS NOT NULL')
+
+
 def _audit_and_go_live() -> None:
     from models.audit import AuditEvent
     from models.go_live import GoLiveRequest
@@ -97,8 +99,12 @@ def _api_key_creator_and_last_use() -> None:
     migrator = SchemaMigrator.from_database(database.obj)
     for field in (ApiKey.created_by, ApiKey.last_used_at):
         if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
 def _appearance() -> None:
     from playhouse.migrate import SchemaMigrator, migrate as apply
+
     database.create_tables([EmailBrand, LetterBrand, ServiceAppearance])
     table = TemplateVersion._meta.table_name
     present = {c.name for c in database.get_columns(table)}
@@ -107,6 +113,8 @@ def _appearance() -> None:
                   TemplateVersion.letter_english_body):
         if field.column_name not in present:  # made by step 1 from today's model
             apply(migrator.add_column(table, field.column_name, field))
+
+
 def _notification_events() -> None:
     from models.notification_event import NotificationEvent
 
