@@ -67,6 +67,9 @@ class Settings:
     # local development); the first retry waits this long, each next one twice as long.
     callbacks_allow_http_loopback: bool
     callback_min_backoff_ms: int
+    # Public address of the download pages of files sent by email ({document_download_url}/d/...):
+    # GOV.UK Notify serves them on a host of their own; default base_url.
+    document_download_url: str
 
 
 def load_settings() -> Settings:
@@ -105,6 +108,7 @@ def load_settings() -> Settings:
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
+        document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
     )
 
 

@@ -102,3 +102,18 @@ def find_version(service: Service, template_id: object, version: int | None = No
     else:
         query = query.where(TemplateVersion.version == version)
     return query.first()
+
+
+def contact_block_of(version: TemplateVersion) -> str | None:
+    """A letter version's contact block: its own, else its service's default contact block (a
+    template that names none takes the default, as the console's settings say)."""
+    if version.template.template_type != "letter":
+        return None
+    if version.letter_contact_block is not None:
+        return version.letter_contact_block
+    from models.cache import cached
+    from models.service import default_of
+
+    service_id = version.template.service_id
+    default = cached(("letter-contact", service_id), lambda: default_of(LetterContact, service_id))
+    return default.contact_block if default is not None else None

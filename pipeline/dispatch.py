@@ -26,6 +26,7 @@ from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, 
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.rendering import render
+from pipeline.unsubscribe import hosted_url
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def _email_message(notification: Notification) -> EmailMessageData:
         notification_id=str(notification.id), to=notification.normalised_to,
         from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
         subject=notification.subject or "", text_body=notification.body or "", html_body=html or "",
-        one_click_unsubscribe_url=notification.one_click_unsubscribe_url,
+        one_click_unsubscribe_url=notification.one_click_unsubscribe_url or hosted_url(service, str(notification.id)),
     )
 
 

@@ -9,6 +9,7 @@ import dramatiq
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
+from pipeline.sending_timeout import time_out_overdue
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 
 log = logging.getLogger(__name__)
@@ -18,7 +19,6 @@ STUCK_AFTER = datetime.timedelta(minutes=2)
 # A claim older than this belongs to a worker that died during the provider call: whether the
 # provider got the message is unknown, so it is failed rather than risk sending it twice.
 CLAIM_ABANDONED_AFTER = datetime.timedelta(minutes=10)
-SENDING_TIMEOUT = datetime.timedelta(hours=72)
 
 
 def _move(notification_id: object, new_status: str) -> None:
@@ -53,13 +53,7 @@ def sweep_stuck_notifications() -> None:
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def time_out_sending() -> None:
     """Email and sms with no final receipt 72 hours after creation become temporary-failure."""
-    overdue = Notification.select(Notification.id).where(
-        Notification.status.in_((statuses.SENDING, statuses.PENDING))
-        & Notification.notification_type.in_(("sms", "email"))
-        & (Notification.created_at < utcnow() - SENDING_TIMEOUT)
-    )
-    for row in overdue:
-        _move(row.id, statuses.TEMPORARY_FAILURE)
+    log.info("sending timeout: %d notifications moved to temporary-failure", time_out_overdue())
 
 
 # (name, interval in seconds, actor)

@@ -11,10 +11,14 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint, admin_schemas
 from api.admin.services import find_service
 from api.errors import NoResultFound, ValidationError
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.template.serialise import template_json
+from api.v2.template.template_schemas import template_response, templates_response
 from config import get_settings
+from models import audit
+from models.db import database
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion, create_template, find_version, update_template
 
@@ -23,6 +27,9 @@ DEFAULT_POSTAGE = "second"
 _CONTENT_FIELDS = ("name", "body", "subject", "postage", "letter_languages", "letter_english_subject",
                    "letter_english_body")
 _BILINGUAL_FIELDS = ("letter_languages", "letter_english_subject", "letter_english_body")
+_PATH = {**admin_schemas.service_path["properties"], **admin_schemas.template_path["properties"]}
+_VERSIONS = {"type": "object", "required": ["versions"], "properties": {"versions": templates_response[
+    "properties"]["templates"]}}
 
 
 def _check_fields(template_type: str, data: dict[str, Any]) -> None:
@@ -85,14 +92,17 @@ def add_template(service_id: str, data: Any) -> dict[str, Any]:
     template_type = data["type"]
     _check_fields(template_type, data)
     _check_bilingual(data)
-    template = create_template(
-        service, template_type=template_type, name=data["name"], body=data["body"],
-        subject=data.get("subject") if template_type != "sms" else None,
-        postage=data.get("postage", DEFAULT_POSTAGE) if template_type == "letter" else None,
-        letter_contact=_letter_contact(service, data.get("letter_contact_id")),
-        created_by=_created_by(data),
-        **({field: data[field] for field in _BILINGUAL_FIELDS if field in data} if template_type == "letter" else {}),
-    )
+    with database.atomic():
+        template = create_template(
+            service, template_type=template_type, name=data["name"], body=data["body"],
+            subject=data.get("subject") if template_type != "sms" else None,
+            postage=data.get("postage", DEFAULT_POSTAGE) if template_type == "letter" else None,
+            letter_contact=_letter_contact(service, data.get("letter_contact_id")),
+            created_by=_created_by(data),
+            **({field: data[field] for field in _BILINGUAL_FIELDS if field in data} if template_type == "letter" else {}),
+        )
+        audit.record(service.id, "template.create", subject_id=template.id,
+                     after={"name": data["name"], "type": template_type, "version": 1})
     return admin_template_json(find_version(service, template.id))
 
 
@@ -111,8 +121,15 @@ def change_template(service_id: str, template_id: str, data: Any) -> dict[str, A
             changes["letter_contact"] = contact
     if not changes:
         return admin_template_json(latest)
-    update_template(latest.template, created_by=_created_by(data), **changes)
-    return admin_template_json(find_version(service, template_id))
+    with database.atomic():
+        update_template(latest.template, created_by=_created_by(data), **changes)
+        new = find_version(service, template_id)
+        old_values = {"version": latest.version, **{f: getattr(latest, f) for f in changes if f in _CONTENT_FIELDS}}
+        new_values = {"version": new.version, **{f: getattr(new, f) for f in changes if f in _CONTENT_FIELDS}}
+        if "letter_contact" in changes:
+            old_values["letter_contact_id"], new_values["letter_contact_id"] = latest.letter_contact_id, new.letter_contact_id
+        audit.record(service.id, "template.update", subject_id=template_id, before=old_values, after=new_values)
+    return admin_template_json(new)
 
 
 def get_template(service_id: str, template_id: str) -> dict[str, Any]:
@@ -139,25 +156,31 @@ def list_versions(service_id: str, template_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/templates")
+@documented("Create a template (version 1).", {201: template_response}, body=admin_schemas.create_template, path=_PATH)
 def post_template(service_id: str) -> tuple[Response, int]:
     return jsonify(add_template(service_id, json_body())), 201
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>")
+@documented("Change a template: a new version when anything differs.", {200: template_response},
+            body=admin_schemas.update_template, path=_PATH)
 def post_template_update(service_id: str, template_id: str) -> Response:
     return jsonify(change_template(service_id, template_id, json_body()))
 
 
 @admin_blueprint.get("/services/<service_id>/templates")
+@documented("The service's templates (latest versions).", {200: templates_response}, path=_PATH)
 def get_templates(service_id: str) -> Response:
     return jsonify(list_templates(service_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>")
+@documented("A template's latest version.", {200: template_response}, path=_PATH)
 def get_one_template(service_id: str, template_id: str) -> Response:
     return jsonify(get_template(service_id, template_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>/versions")
+@documented("Every version of a template, oldest first.", {200: _VERSIONS}, path=_PATH)
 def get_template_versions(service_id: str, template_id: str) -> Response:
     return jsonify(list_versions(service_id, template_id))

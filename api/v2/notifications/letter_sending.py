@@ -25,7 +25,7 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from models.service import LetterContact, Service
-from models.template import TemplateVersion
+from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.recipients import AddressErrors, validate_postal_address
@@ -73,7 +73,7 @@ def _reserve_daily(caller: Caller) -> list[str]:
 
 def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
     if not letter_contact_id:
-        return version.letter_contact_block
+        return contact_block_of(version)
     contact = LetterContact.get_or_none((LetterContact.id == letter_contact_id) & (LetterContact.service == service))
     if contact is None:
         raise BadRequestError(

@@ -3,10 +3,11 @@ from __future__ import annotations
 from flask import Response, g, jsonify
 
 from api.errors import BadRequestError, NoResultFound
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from api.v2 import v2_blueprint
-from api.v2.template.template_schemas import preview_request, template_path
+from api.v2.template.template_schemas import preview_request, preview_response, template_path
 from models.appearance import appearance_of
 from models.template import find_version
 from pipeline.branding.email import brand_view
@@ -14,6 +15,8 @@ from pipeline.rendering import missing_personalisation, render
 
 
 @v2_blueprint.post("/template/<template_id>/preview")
+@documented("A template's latest version filled in with personalisation.", {200: preview_response},
+            body=preview_request, path={"template_id": template_path["properties"]["id"]})
 def preview_template(template_id: str) -> Response:
     validate(template_path, {"id": template_id})
     body = validate(preview_request, json_body())
