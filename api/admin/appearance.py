@@ -18,8 +18,9 @@ from api.admin.templates import find_latest
 from api.errors import BadRequestError, ValidationError
 from api.request_body import json_body
 from api.schema import validate
+from models import audit
 from models.appearance import Appearance, EmailBrand, LetterBrand, appearance_of, set_appearance
-from models.db import utcnow
+from models.db import database, utcnow
 from pipeline.branding.email import brand_view
 from pipeline.i18n import N_, translator
 from pipeline.letters.compose import preview_letter
@@ -57,8 +58,14 @@ def change_appearance(service_id: str, data: Any) -> dict[str, Any]:
         changes["email_brand"] = _brand_or_none(EmailBrand, data["email_brand_id"], "email_brand_id")
     if "letter_brand_id" in data:
         changes["letter_brand"] = _brand_or_none(LetterBrand, data["letter_brand_id"], "letter_brand_id")
-    set_appearance(service, **changes)
-    return appearance_json(appearance_of(service.id))
+    before = appearance_json(appearance_of(service.id))
+    with database.atomic():
+        set_appearance(service, **changes)
+        after = appearance_json(appearance_of(service.id))
+        old, new = audit.differences(before, after)
+        if new:
+            audit.record(service.id, "service.appearance", before=old, after=new)
+    return after
 
 
 def preview_template(service_id: str, template_id: str, data: Any) -> Response:

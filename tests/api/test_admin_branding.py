@@ -94,6 +94,11 @@ def test_appearance_defaults_to_dutch_and_brands_are_shared_by_services(client, 
     assert shared["services"] == sorted([service["id"], other["id"]])
     removed = client.patch(url, json={"email_brand_id": None}, headers=H()).get_json()
     assert removed == {"language": "en", "email_brand_id": None, "letter_brand_id": letter["id"]}
+    events = client.get(f"/admin/services/{service['id']}/history", headers=H()).get_json()["events"]
+    changes = [(e["before"], e["after"]) for e in events if e["action"] == "service.appearance"]
+    assert changes == [({"email_brand_id": email["id"]}, {"email_brand_id": None}),
+                       ({"language": "nl", "email_brand_id": None, "letter_brand_id": None},
+                        {"language": "en", "email_brand_id": email["id"], "letter_brand_id": letter["id"]})]
 
 
 def test_appearance_errors(client, service):
