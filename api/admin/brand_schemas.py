@@ -83,3 +83,11 @@ appearance_response = {
                    "letter_brand_id": {"type": ["string", "null"]}},
     "additionalProperties": False,
 }
+
+email_brands_response = {"type": "object", "required": ["email_brands"],
+                         "properties": {"email_brands": {"type": "array", "items": email_brand_response}}}
+letter_brands_response = {"type": "object", "required": ["letter_brands"],
+                          "properties": {"letter_brands": {"type": "array", "items": letter_brand_response}}}
+HTML = {"type": "string", "contentMediaType": "text/html"}
+PDF = {"type": "string", "contentMediaType": "application/pdf"}
+PNG = {"type": "string", "contentMediaType": "image/png"}
