@@ -70,12 +70,16 @@ class Settings:
     # Public address of the download pages of files sent by email ({document_download_url}/d/...):
     # GOV.UK Notify serves them on a host of their own; default base_url.
     document_download_url: str
+    # The web console (its own process): its port, and how long a signed-in browser may stay idle.
+    console_port: int
+    console_session_idle_minutes: int
 
 
 def load_settings() -> Settings:
     instance = _instance_dir()
     port = int(os.environ.get("PORT", "6011"))
     base_url = os.environ.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/")
+    console_port = int(os.environ.get("CONSOLE_PORT", "6012"))
     return Settings(
         database_url=os.environ.get("DATABASE_URL") or f"sqlite:///{instance / 'notify.db'}",
         redis_url=os.environ.get("REDIS_URL") or None,
@@ -83,7 +87,7 @@ def load_settings() -> Settings:
         admin_client_secret=_persistent_secret("admin-client-secret", "ADMIN_CLIENT_SECRET"),
         secret_key=_persistent_secret("secret-key", "SECRET_KEY"),
         base_url=base_url,
-        admin_url=os.environ.get("ADMIN_URL", base_url).rstrip("/"),
+        admin_url=os.environ.get("ADMIN_URL", f"http://127.0.0.1:{console_port}").rstrip("/"),
         port=port,
         instance_dir=instance,
         queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
@@ -109,6 +113,8 @@ def load_settings() -> Settings:
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
         document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
+        console_port=console_port,
+        console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
     )
 
 
