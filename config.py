@@ -67,6 +67,16 @@ class Settings:
     # local development); the first retry waits this long, each next one twice as long.
     callbacks_allow_http_loopback: bool
     callback_min_backoff_ms: int
+    # Delivery faults (issue 12). A send whose outcome is unknown (timed out after the request went
+    # out, or its worker died) waits this long for a receipt before it becomes technical-failure.
+    sms_gateway_timeout_seconds: float
+    sms_gateway_deduplicates: bool  # the gateway drops repeats of a reference: unknown outcomes are retried
+    outcome_unknown_timeout_seconds: int
+    receipt_hold_seconds: int  # a receipt for a message we do not know yet is kept this long
+    sweep_interval_seconds: int  # stuck notifications and letters, held receipts, simulated outboxes
+    stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
+    sending_timeout_seconds: int  # sending/pending this long after creation: temporary-failure
+    slow_sweep_interval_seconds: int  # the sending timeout and expired files
 
 
 def load_settings() -> Settings:
@@ -105,6 +115,14 @@ def load_settings() -> Settings:
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
+        sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
+        sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
+        outcome_unknown_timeout_seconds=int(os.environ.get("OUTCOME_UNKNOWN_TIMEOUT_SECONDS", "3600")),
+        receipt_hold_seconds=int(os.environ.get("RECEIPT_HOLD_SECONDS", "3600")),
+        sweep_interval_seconds=int(os.environ.get("SWEEP_INTERVAL_SECONDS", "60")),
+        stuck_after_seconds=int(os.environ.get("STUCK_AFTER_SECONDS", "120")),
+        sending_timeout_seconds=int(os.environ.get("SENDING_TIMEOUT_SECONDS", str(72 * 3600))),
+        slow_sweep_interval_seconds=int(os.environ.get("SLOW_SWEEP_INTERVAL_SECONDS", "3600")),
     )
 
 

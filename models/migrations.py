@@ -14,6 +14,7 @@ from models.callback_attempt import CallbackAttempt
 from models.daily_count import DailyCount
 from models.db import BaseModel, database, utcnow
 from models.document import Document
+from models.held_receipt import HeldReceipt
 from models.notification import Notification, ReceivedText
 from models.service import (
     GuestListEntry,
@@ -76,6 +77,10 @@ def _partial_provider_reference_index() -> None:
                          ' WHERE "provider_reference" IS NOT NULL')
 
 
+def _held_receipts() -> None:
+    database.create_tables([HeldReceipt])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -83,6 +88,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
+    (10, "receipts held until their message is known", _held_receipts),
 ]
 
 
