@@ -73,6 +73,16 @@ class Settings:
     # The web console (its own process): its port, and how long a signed-in browser may stay idle.
     console_port: int
     console_session_idle_minutes: int
+    # Delivery faults (issue 12). A send whose outcome is unknown (timed out after the request went
+    # out, or its worker died) waits this long for a receipt before it becomes technical-failure.
+    sms_gateway_timeout_seconds: float
+    sms_gateway_deduplicates: bool  # the gateway drops repeats of a reference: unknown outcomes are retried
+    outcome_unknown_timeout_seconds: int
+    receipt_hold_seconds: int  # a receipt for a message we do not know yet is kept this long
+    sweep_interval_seconds: int  # stuck notifications and letters, held receipts, simulated outboxes
+    stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
+    sending_timeout_seconds: int  # sending/pending this long after creation: temporary-failure
+    slow_sweep_interval_seconds: int  # the sending timeout and expired files
 
 
 def load_settings() -> Settings:
@@ -115,6 +125,14 @@ def load_settings() -> Settings:
         document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
         console_port=console_port,
         console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
+        sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
+        sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
+        outcome_unknown_timeout_seconds=int(os.environ.get("OUTCOME_UNKNOWN_TIMEOUT_SECONDS", "3600")),
+        receipt_hold_seconds=int(os.environ.get("RECEIPT_HOLD_SECONDS", "3600")),
+        sweep_interval_seconds=int(os.environ.get("SWEEP_INTERVAL_SECONDS", "60")),
+        stuck_after_seconds=int(os.environ.get("STUCK_AFTER_SECONDS", "120")),
+        sending_timeout_seconds=int(os.environ.get("SENDING_TIMEOUT_SECONDS", str(72 * 3600))),
+        slow_sweep_interval_seconds=int(os.environ.get("SLOW_SWEEP_INTERVAL_SECONDS", "3600")),
     )
 
 

@@ -14,6 +14,7 @@ from models.callback_attempt import CallbackAttempt
 from models.daily_count import DailyCount
 from models.db import BaseModel, database, utcnow
 from models.document import Document
+from models.held_receipt import HeldReceipt
 from models.notification import Notification, ReceivedText
 from models.service import (
     GuestListEntry,
@@ -136,6 +137,10 @@ def _console_accounts() -> None:
     database.create_tables(USER_TABLES)
 
 
+def _held_receipts() -> None:
+    database.create_tables([HeldReceipt])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -143,6 +148,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
+    (10, "receipts held until their message is known", _held_receipts),
     (30, "the list's reference filter has an index", _reference_filter_index),
     (40, "web console accounts, memberships, invitations and sessions", _console_accounts),
     (50, "audit trail and go-live requests", _audit_and_go_live),
