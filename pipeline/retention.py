@@ -96,9 +96,11 @@ def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int
         for key_type in KEY_TYPES:
             after = None
             while rows := list(expired_batch_query(service, key_type, cutoffs, after, batch_size)):
-                if _purge_notification_batch(rows, storage, purged):
-                    after = (rows[-1].created_at, rows[-1].id)
-                # else a concurrent purge took some of them: the same range again finds the rest.
+                if not _purge_notification_batch(rows, storage, purged):
+                    continue  # a concurrent purge took some of them: the same range again finds the rest
+                if len(rows) < batch_size:
+                    break  # the walk's end, known without reading an empty range
+                after = (rows[-1].created_at, rows[-1].id)
     return purged
 
 

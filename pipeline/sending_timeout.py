@@ -41,5 +41,7 @@ def time_out_overdue(*, now: datetime.datetime | None = None, batch_size: int = 
         while rows := list(overdue_batch_query(status, cutoff, after, batch_size)):
             # A receipt that moved one on meanwhile wins: the transition table skips it.
             moved += len(statuses.transition_many([row.id for row in rows], statuses.TEMPORARY_FAILURE))
+            if len(rows) < batch_size:
+                break  # the walk's end, known without reading an empty range
             after = (rows[-1].created_at, rows[-1].id)
     return moved
