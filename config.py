@@ -67,12 +67,16 @@ class Settings:
     # local development); the first retry waits this long, each next one twice as long.
     callbacks_allow_http_loopback: bool
     callback_min_backoff_ms: int
+    # The web console (its own process): its port, and how long a signed-in browser may stay idle.
+    console_port: int
+    console_session_idle_minutes: int
 
 
 def load_settings() -> Settings:
     instance = _instance_dir()
     port = int(os.environ.get("PORT", "6011"))
     base_url = os.environ.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/")
+    console_port = int(os.environ.get("CONSOLE_PORT", "6012"))
     return Settings(
         database_url=os.environ.get("DATABASE_URL") or f"sqlite:///{instance / 'notify.db'}",
         redis_url=os.environ.get("REDIS_URL") or None,
@@ -80,7 +84,7 @@ def load_settings() -> Settings:
         admin_client_secret=_persistent_secret("admin-client-secret", "ADMIN_CLIENT_SECRET"),
         secret_key=_persistent_secret("secret-key", "SECRET_KEY"),
         base_url=base_url,
-        admin_url=os.environ.get("ADMIN_URL", base_url).rstrip("/"),
+        admin_url=os.environ.get("ADMIN_URL", f"http://127.0.0.1:{console_port}").rstrip("/"),
         port=port,
         instance_dir=instance,
         queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
@@ -105,6 +109,8 @@ def load_settings() -> Settings:
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
+        console_port=console_port,
+        console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
     )
 
 

@@ -94,6 +94,12 @@ def _api_key_creator_and_last_use() -> None:
             apply(migrator.add_column(table, field.column_name, field))
 
 
+def _console_accounts() -> None:
+    from models.user import USER_TABLES
+
+    database.create_tables(USER_TABLES)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -101,6 +107,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
+    (40, "web console accounts, memberships, invitations and sessions", _console_accounts),
     (50, "audit trail and go-live requests", _audit_and_go_live),
     (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
 ]
