@@ -141,6 +141,8 @@ def _held_receipts() -> None:
     database.create_tables([HeldReceipt])
 
 
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -151,7 +153,10 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (10, "receipts held until their message is known", _held_receipts),
     (30, "the list's reference filter has an index", _reference_filter_index),
     (40, "web console accounts, memberships, invitations and sessions", _console_accounts),
+    (40, "web console accounts, memberships, invitations and sessions", _console_accounts),
     (50, "audit trail and go-live requests", _audit_and_go_live),
+    (50, "audit trail and go-live requests", _audit_and_go_live),
+    (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
     (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
     (70, "service language, email and letter brands, bilingual letters", _appearance),
     (80, "complaints, unsubscribe requests and returned letters", _notification_events),
