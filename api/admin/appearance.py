@@ -6,23 +6,24 @@ Previews answer with what a recipient would get: the email's HTML document, or t
 """
 from __future__ import annotations
 
-import datetime
 from typing import Any
 
 from flask import Response, jsonify, request
 
-from api.admin import admin_blueprint, brand_schemas
+from api.admin import admin_blueprint, admin_schemas, brand_schemas
 from api.admin.brands import find_brand
 from api.admin.services import find_service
 from api.admin.templates import find_latest
 from api.errors import BadRequestError, ValidationError
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
+from models import audit
 from models.appearance import Appearance, EmailBrand, LetterBrand, appearance_of, set_appearance
-from models.db import utcnow
+from models.db import database, utcnow
 from pipeline.branding.email import brand_view
 from pipeline.i18n import N_, translator
-from pipeline.letters.compose import preview_letter
+from pipeline.letters.compose import letter_date, preview_letter
 from pipeline.letters.pdf import LetterLayoutError, render_letter_pdf
 from pipeline.letters.letterhead import LetterLogo
 from pipeline.rendering import render
@@ -57,8 +58,14 @@ def change_appearance(service_id: str, data: Any) -> dict[str, Any]:
         changes["email_brand"] = _brand_or_none(EmailBrand, data["email_brand_id"], "email_brand_id")
     if "letter_brand_id" in data:
         changes["letter_brand"] = _brand_or_none(LetterBrand, data["letter_brand_id"], "letter_brand_id")
-    set_appearance(service, **changes)
-    return appearance_json(appearance_of(service.id))
+    before = appearance_json(appearance_of(service.id))
+    with database.atomic():
+        set_appearance(service, **changes)
+        after = appearance_json(appearance_of(service.id))
+        old, new = audit.differences(before, after)
+        if new:
+            audit.record(service.id, "service.appearance", before=old, after=new)
+    return after
 
 
 def preview_template(service_id: str, template_id: str, data: Any) -> Response:
@@ -85,21 +92,30 @@ def _language() -> str:
 
 
 @admin_blueprint.get("/services/<service_id>/appearance")
+@documented("The service's language and brands.", {200: brand_schemas.appearance_response}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_appearance(service_id: str) -> Response:
     return jsonify(appearance_json(appearance_of(find_service(service_id).id)))
 
 
 @admin_blueprint.patch("/services/<service_id>/appearance")
+@documented("Set the service's language and brands.", {200: brand_schemas.appearance_response},
+            body=brand_schemas.update_appearance, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def patch_appearance(service_id: str) -> Response:
     return jsonify(change_appearance(service_id, json_body()))
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>/preview")
+@documented("An email template as its HTML document or a letter template as its PDF.", {200: brand_schemas.HTML},
+            media_type="text/html", body=brand_schemas.template_preview,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"],
+                  "template_id": admin_schemas.template_path["properties"]["template_id"]})
 def post_template_preview(service_id: str, template_id: str) -> Response:
     return preview_template(service_id, template_id, json_body())
 
 
 @admin_blueprint.get("/email-brands/<brand_id>/preview")
+@documented("A sample email with the brand.", {200: brand_schemas.HTML}, media_type="text/html", query=brand_schemas.preview_query,
+            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_email_brand_preview(brand_id: str) -> Response:
     brand = find_brand(EmailBrand, brand_id)
     words = translator(_language())
@@ -109,12 +125,14 @@ def get_email_brand_preview(brand_id: str) -> Response:
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>/preview")
+@documented("A sample letter with the brand's logo.", {200: brand_schemas.PDF}, media_type="application/pdf",
+            query=brand_schemas.preview_query, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand_preview(brand_id: str) -> Response:
     brand = find_brand(LetterBrand, brand_id)
     words = translator(_language())
     pdf = render_letter_pdf(
         address_lines=SAMPLE_ADDRESS, subject=words.gettext(SAMPLE_SUBJECT), body=words.gettext(SAMPLE_BODY),
-        contact_block=brand.name, date=datetime.date.today(), language=words.language,
+        contact_block=brand.name, date=letter_date(utcnow()), language=words.language,
         logo=LetterLogo(bytes(brand.logo_png), brand.logo_width, brand.logo_height), sender=brand.name,
     )
     return Response(pdf.data, mimetype="application/pdf")

@@ -1,15 +1,25 @@
 """JSON Schemas of the branding and appearance routes (api/admin/brands.py, api/admin/appearance.py)."""
 from __future__ import annotations
 
-from api.schema import uuid_property
+from api.schema import FormatProblem, format_checker, uuid_property
 from models.appearance import EMAIL_BRAND_TYPES
+from pipeline.branding.colours import HEX_COLOUR
 from pipeline.i18n import LANGUAGES
 
 # Base64 of the 1 MB upload limit (pipeline.branding.logos), plus room for line breaks.
 _MAX_LOGO_BASE64 = 1_450_000
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
 _logo = {"type": "string", "minLength": 1, "maxLength": _MAX_LOGO_BASE64}
-_colour = {"type": ["string", "null"], "pattern": "^#[0-9a-fA-F]{6}$"}
+_colour = {"type": ["string", "null"], "format": "hex-colour"}
+
+
+@format_checker.checks("hex-colour", raises=FormatProblem)
+def _is_hex_colour(value: object) -> bool:
+    if isinstance(value, str) and not HEX_COLOUR.match(value):
+        raise FormatProblem("must be a colour written #rrggbb, like #154273")
+    return True
+
+
 _nullable_uuid = {"type": ["string", "null"], "format": "uuid"}
 
 create_email_brand = {
@@ -73,3 +83,11 @@ appearance_response = {
                    "letter_brand_id": {"type": ["string", "null"]}},
     "additionalProperties": False,
 }
+
+email_brands_response = {"type": "object", "required": ["email_brands"],
+                         "properties": {"email_brands": {"type": "array", "items": email_brand_response}}}
+letter_brands_response = {"type": "object", "required": ["letter_brands"],
+                          "properties": {"letter_brands": {"type": "array", "items": letter_brand_response}}}
+HTML = {"type": "string", "contentMediaType": "text/html"}
+PDF = {"type": "string", "contentMediaType": "application/pdf"}
+PNG = {"type": "string", "contentMediaType": "image/png"}

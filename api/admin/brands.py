@@ -15,6 +15,7 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint, brand_schemas
 from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
@@ -127,48 +128,58 @@ def update_letter_brand(brand_id: str, data: Any) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/email-brands")
+@documented("Create an email brand (logo as base64 PNG or SVG).", {201: brand_schemas.email_brand_response}, body=brand_schemas.create_email_brand)
 def post_email_brand() -> tuple[Response, int]:
     return jsonify(create_email_brand(json_body())), 201
 
 
 @admin_blueprint.get("/email-brands")
+@documented("Every email brand.", {200: brand_schemas.email_brands_response})
 def get_email_brands() -> Response:
     brands = EmailBrand.select().order_by(EmailBrand.name)
     return jsonify({"email_brands": [email_brand_json(brand) for brand in brands]})
 
 
 @admin_blueprint.get("/email-brands/<brand_id>")
+@documented("One email brand.", {200: brand_schemas.email_brand_response}, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_email_brand(brand_id: str) -> Response:
     return jsonify(email_brand_json(find_brand(EmailBrand, brand_id)))
 
 
 @admin_blueprint.patch("/email-brands/<brand_id>")
+@documented("Change an email brand (only what is given).", {200: brand_schemas.email_brand_response},
+            body=brand_schemas.update_email_brand, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def patch_email_brand(brand_id: str) -> Response:
     return jsonify(update_email_brand(brand_id, json_body()))
 
 
 @admin_blueprint.post("/letter-brands")
+@documented("Create a letter brand (logo as base64 PNG or SVG).", {201: brand_schemas.letter_brand_response}, body=brand_schemas.create_letter_brand)
 def post_letter_brand() -> tuple[Response, int]:
     return jsonify(create_letter_brand(json_body())), 201
 
 
 @admin_blueprint.get("/letter-brands")
+@documented("Every letter brand.", {200: brand_schemas.letter_brands_response})
 def get_letter_brands() -> Response:
     brands = LetterBrand.select().order_by(LetterBrand.name)
     return jsonify({"letter_brands": [letter_brand_json(brand) for brand in brands]})
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>")
+@documented("One letter brand.", {200: brand_schemas.letter_brand_response}, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand(brand_id: str) -> Response:
     return jsonify(letter_brand_json(find_brand(LetterBrand, brand_id)))
 
 
 @admin_blueprint.patch("/letter-brands/<brand_id>")
+@documented("Change a letter brand.", {200: brand_schemas.letter_brand_response}, body=brand_schemas.update_letter_brand, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def patch_letter_brand(brand_id: str) -> Response:
     return jsonify(update_letter_brand(brand_id, json_body()))
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>/logo.png")
+@documented("The letter brand's stored logo.", {200: brand_schemas.PNG}, media_type="image/png", path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand_logo(brand_id: str) -> Response:
     brand = find_brand(LetterBrand, brand_id)
     return Response(bytes(brand.logo_png), mimetype="image/png")

@@ -26,7 +26,7 @@ STORED_MAX_WIDTH, STORED_MAX_HEIGHT = 1200, 300
 SVG_RENDER_HEIGHT = STORED_MAX_HEIGHT
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_SVG_START = re.compile(rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<svg[\s>]", re.DOTALL)
+_SVG_START = re.compile(rb"^\s*(<.*?)?<svg[\s>]", re.DOTALL)  # markup with an <svg> element early on
 _FONTS = [str(Path(__file__).resolve().parent.parent / "letters" / "fonts" / "DejaVuSans.ttf")]
 _FORBIDDEN_ELEMENTS = {"script", "foreignObject", "iframe", "embed", "object", "audio", "video", "handler"}
 _HREF_NAMES = {"href", "{http://www.w3.org/1999/xlink}href"}

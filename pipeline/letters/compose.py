@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 from models.appearance import Appearance, appearance_of
 from models.notification import Notification
-from models.template import TemplateVersion
+from models.template import TemplateVersion, contact_block_of
 from pipeline.i18n import DUTCH, ENGLISH
 from pipeline.letters.letterhead import LetterLogo, your_reference
 from pipeline.letters.pdf import LetterPdf, LetterSection, render_letter_pdf
@@ -64,7 +64,8 @@ def preview_letter(version: TemplateVersion, values: dict, *, appearance: Appear
     by_key = normalised_values(values)
     lines = [str(by_key[f"addressline{n}"]) for n in range(1, 8) if by_key.get(f"addressline{n}")]
     main = render("letter", version.body, version.subject, values)
-    contact = render("letter", version.letter_contact_block, None, values).body if version.letter_contact_block else None
+    block = contact_block_of(version)
+    contact = render("letter", block, None, values).body if block else None
     return compose_letter(
         appearance=appearance, version=version, values=values, address_lines=lines or PREVIEW_ADDRESS,
         subject=main.subject or "", body=main.body, contact_block=contact, date=letter_date(now),
