@@ -91,6 +91,14 @@ def _hosted_unsubscribe() -> None:
     apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Service.hosted_unsubscribe))
 
 
+def _rates_and_billing() -> None:
+    from models.daily_billing import DailyBilling
+    from models.rate import Rate, seed_default_rates
+
+    database.create_tables([Rate, DailyBilling])
+    seed_default_rates()
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -100,6 +108,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
     (80, "complaints, unsubscribe requests and returned letters", _notification_events),
     (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
+    (82, "rate card and daily billable units", _rates_and_billing),
 ]
 
 

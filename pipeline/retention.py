@@ -16,12 +16,14 @@ import peewee
 
 from models.api_key import KEY_TYPES
 from models.callback_attempt import CallbackAttempt
+from models.daily_billing import BillingKey, add_billing, billing_key
 from models.daily_count import CountKey, add_counts
 from models.db import database, utcnow
 from models.notification import Notification, ReceivedText
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import CHANNELS, Service
 from pipeline.storage import Storage, letter_pdf_key, letter_storage
+from pipeline.usage import is_billable
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,11 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
         storage.delete(f"quarantine/{letter_pdf_key(letter_id)}")
     counts: Counter[CountKey] = Counter(
         (row.service_id, row.created_at.date(), row.notification_type, row.key_type, row.status) for row in rows)
+    # Live sends with a cost: what usage reports price after the rows are gone (pipeline/usage.py).
+    billing: Counter[BillingKey] = Counter(
+        billing_key(row.service_id, row.created_at, row.notification_type, row.postage, row.rate_multiplier,
+                    row.billable_units)
+        for row in rows if is_billable(row.notification_type, row.key_type, row.status, row.billable_units))
     with database.atomic() as transaction:
         if Notification.delete().where(Notification.id.in_(ids)).execute() != len(ids):
             # A concurrent purge took some of these rows: counting them here would count them twice.
@@ -56,6 +63,7 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
             return False
         # Counted in the transaction that deletes: a rerun finds the rows gone and adds nothing.
         add_counts(counts)
+        add_billing(billing)
     purged.notifications += len(ids)
     purged.letter_pdfs += len(letters)
     return True
@@ -73,7 +81,8 @@ def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int
                 # (service, key_type, created_at, id) serves it, whatever the table's size.
                 query = (Notification.select(Notification.id, Notification.service, Notification.created_at,
                                              Notification.notification_type, Notification.key_type,
-                                             Notification.status)
+                                             Notification.status, Notification.postage,
+                                             Notification.rate_multiplier, Notification.billable_units)
                          .where((Notification.service == service) & (Notification.key_type == key_type)
                                 & (Notification.created_at < cutoff)
                                 & (Notification.notification_type == channel))
