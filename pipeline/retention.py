@@ -22,6 +22,7 @@ from models.db import database, utcnow
 from models.notification import Notification, ReceivedText
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import CHANNELS, Service
+from pipeline.callbacks import KINDS as CALLBACK_KINDS
 from pipeline.storage import Storage, letter_pdf_key, letter_storage
 from pipeline.usage import is_billable
 
@@ -29,7 +30,6 @@ log = logging.getLogger(__name__)
 
 BATCH = 5000
 CALLBACK_ATTEMPT_DAYS = 7
-CALLBACK_KINDS = ("delivery-status", "inbound-sms")
 
 
 @dataclass
