@@ -67,6 +67,12 @@ class Settings:
     # local development); the first retry waits this long, each next one twice as long.
     callbacks_allow_http_loopback: bool
     callback_min_backoff_ms: int
+    # More SMS gateways, as a JSON array (pipeline/providers/sms/gateways.py), and when one is taken
+    # out of rotation: this many failed calls within a minute, for this many seconds.
+    sms_gateways: str | None = None
+    sms_gateway_failure_threshold: int = 5
+    sms_gateway_cooldown_seconds: int = 30
+    smtp_fallback_url: str | None = None  # a second SMTP relay, for when the first cannot be reached
 
 
 def load_settings() -> Settings:
@@ -105,6 +111,10 @@ def load_settings() -> Settings:
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
+        sms_gateways=os.environ.get("SMS_GATEWAYS") or None,
+        sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
+        sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
+        smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
     )
 
 

@@ -99,6 +99,12 @@ def _rates_and_billing() -> None:
     seed_default_rates()
 
 
+def _sms_gateways() -> None:
+    from models.sms_gateway import SmsGateway, SmsGatewayChange
+
+    database.create_tables([SmsGateway, SmsGatewayChange])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -109,6 +115,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (80, "complaints, unsubscribe requests and returned letters", _notification_events),
     (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
     (82, "rate card and daily billable units", _rates_and_billing),
+    (83, "sms gateways and their history of changes", _sms_gateways),
 ]
 
 

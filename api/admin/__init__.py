@@ -17,7 +17,7 @@ def _authenticate() -> None:
 # Routes register themselves on the blueprint when imported (after it exists, hence at the bottom).
 from api.admin import api_keys, senders, services, templates, users  # noqa: E402,F401
 from api.admin import callbacks  # noqa: E402,F401
-from api.admin import rates, unsubscribe_requests  # noqa: E402,F401
+from api.admin import rates, sms_gateways, unsubscribe_requests  # noqa: E402,F401
 
 
 @admin_blueprint.after_request
