@@ -83,6 +83,12 @@ class Settings:
     stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
     sending_timeout_seconds: int  # sending/pending this long after creation: temporary-failure
     slow_sweep_interval_seconds: int  # the sending timeout and expired files
+    # More SMS gateways, as a JSON array (pipeline/providers/sms/gateways.py), and when one is taken
+    # out of rotation: this many failed calls within a minute, for this many seconds.
+    sms_gateways: str | None = None
+    sms_gateway_failure_threshold: int = 5
+    sms_gateway_cooldown_seconds: int = 30
+    smtp_fallback_url: str | None = None  # a second SMTP relay, for when the first cannot be reached
 
 
 def load_settings() -> Settings:
@@ -133,6 +139,10 @@ def load_settings() -> Settings:
         stuck_after_seconds=int(os.environ.get("STUCK_AFTER_SECONDS", "120")),
         sending_timeout_seconds=int(os.environ.get("SENDING_TIMEOUT_SECONDS", str(72 * 3600))),
         slow_sweep_interval_seconds=int(os.environ.get("SLOW_SWEEP_INTERVAL_SECONDS", "3600")),
+        sms_gateways=os.environ.get("SMS_GATEWAYS") or None,
+        sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
+        sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
+        smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
     )
 
 

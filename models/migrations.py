@@ -141,6 +141,18 @@ def _held_receipts() -> None:
     database.create_tables([HeldReceipt])
 
 
+def _rates_and_billing() -> None:
+    from models.daily_billing import DailyBilling
+    from models.rate import Rate, seed_default_rates
+
+    database.create_tables([Rate, DailyBilling])
+    seed_default_rates()
+
+
+def _sms_gateways() -> None:
+    from models.sms_gateway import SmsGateway, SmsGatewayChange
+
+    database.create_tables([SmsGateway, SmsGatewayChange])
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
@@ -158,6 +170,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (70, "service language, email and letter brands, bilingual letters", _appearance),
     (80, "complaints, unsubscribe requests and returned letters", _notification_events),
     (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
+    (82, "rate card and daily billable units", _rates_and_billing),
+    (83, "sms gateways and their history of changes", _sms_gateways),
 ]
 
 

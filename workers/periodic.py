@@ -135,3 +135,8 @@ SCHEDULE.append(("sweep-simulated-outboxes", _settings.sweep_interval_seconds, s
 from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402
 
 SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))
+
+# SMS gateways (workers/sms_rotation.py): a gateway slow with its receipts gets a smaller share.
+from workers.sms_rotation import check_slow_receipts  # noqa: E402
+
+SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))
