@@ -14,7 +14,7 @@ import click
 from flask import Flask
 
 from api.admin import api_keys, appearance, go_live, history, services, templates
-from api.admin.platform_email import send_platform_email
+from workers.platform_email import send_platform_email
 from api.auth import create_token
 from api.errors import ApiError
 from config import get_settings

@@ -14,6 +14,7 @@ from models.callback_attempt import CallbackAttempt
 from models.daily_count import DailyCount
 from models.db import BaseModel, database, utcnow
 from models.document import Document
+from models.held_receipt import HeldReceipt
 from models.notification import Notification, ReceivedText
 from models.service import (
     GuestListEntry,
@@ -130,6 +131,30 @@ def _hosted_unsubscribe() -> None:
     apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Service.hosted_unsubscribe))
 
 
+def _console_accounts() -> None:
+    from models.user import USER_TABLES
+
+    database.create_tables(USER_TABLES)
+
+
+def _held_receipts() -> None:
+    database.create_tables([HeldReceipt])
+
+
+def _rates_and_billing() -> None:
+    from models.daily_billing import DailyBilling
+    from models.rate import Rate, seed_default_rates
+
+    database.create_tables([Rate, DailyBilling])
+    seed_default_rates()
+
+
+def _sms_gateways() -> None:
+    from models.sms_gateway import SmsGateway, SmsGatewayChange
+
+    database.create_tables([SmsGateway, SmsGatewayChange])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -137,12 +162,16 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
+    (10, "receipts held until their message is known", _held_receipts),
     (30, "the list's reference filter has an index", _reference_filter_index),
+    (40, "web console accounts, memberships, invitations and sessions", _console_accounts),
     (50, "audit trail and go-live requests", _audit_and_go_live),
     (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
     (70, "service language, email and letter brands, bilingual letters", _appearance),
     (80, "complaints, unsubscribe requests and returned letters", _notification_events),
     (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
+    (82, "rate card and daily billable units", _rates_and_billing),
+    (83, "sms gateways and their history of changes", _sms_gateways),
 ]
 
 

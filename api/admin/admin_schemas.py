@@ -212,7 +212,7 @@ put_callback = {
     "type": "object",
     "required": ["url", "bearer_token"],
     "properties": {
-        "url": {"type": "string", "format": "callback-url", "maxLength": 2000},
+        "url": {"type": "string", "format": "callback-url", "maxLength": 255},  # the column's width
         "bearer_token": {"type": "string", "minLength": 10, "maxLength": 2000},
     },
     "additionalProperties": False,

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
-from api.admin.platform_email import send_platform_email
+from workers.platform_email import send_platform_email
 from api.admin.services import find_service
 from api.errors import BadRequestError
 from api.formatting import iso
@@ -20,6 +20,7 @@ from models.db import database, utcnow
 from models.go_live import GoLiveRequest, latest_request, pending_request
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
+from models.user import ServiceUser, User
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
@@ -35,10 +36,14 @@ CHECKLIST = {
 
 
 def _other_members(service: Service, requester: audit.Actor) -> list[str]:
-    """The service's team members other than the requester (email address or phone number)."""
+    """The service's team other than the requester (email address or phone number): its console
+    members, and the team the admin API keeps (who may receive messages in trial mode)."""
     mine = requester.name.lower() if requester.kind == "user" else None
+    members = (User.select(User.email_address).join(ServiceUser)
+               .where((ServiceUser.service == service) & (User.email_address != (mine or ""))).order_by(User.email_address))
     rows = TeamMember.select().where(TeamMember.service == service).order_by(TeamMember.id)
-    return [m.email_address or m.mobile_number for m in rows if m.email_address is None or m.email_address != mine]
+    listed = [m.email_address or m.mobile_number for m in rows if m.email_address is None or m.email_address != mine]
+    return list(dict.fromkeys([u.email_address for u in members] + listed))
 
 
 def checklist(service: Service, requester: audit.Actor) -> dict[str, bool]:

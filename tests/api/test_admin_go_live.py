@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from api.admin.go_live import approve_go_live, request_go_live
-from api.admin.platform_email import PLATFORM_SERVICE_ID
+from models.platform import PLATFORM_SERVICE_ID
 from models.audit import Actor, acting_as
 from models.notification import Notification
 from models.service import Service
@@ -98,3 +98,24 @@ def test_a_platform_admin_may_take_a_service_live_without_a_request(client):
     sent = []
     body = approve_go_live(sid, send_email=lambda key, to, values: sent.append(to))
     assert body["trial_mode"] is False and body["request"] is None and sent == []
+
+
+def test_console_members_count_as_the_team_and_are_told(client):
+    from tests.console.users import create_console_user
+
+    sid = post_service(client, name="Tax office")["id"]
+    client.post(f"/admin/services/{sid}/reply-to-addresses", json={"email_address": "help@example.nl"},
+                headers=admin_headers())
+    client.post(f"/admin/services/{sid}/templates", json={"type": "sms", "name": "hi", "body": "Hello"},
+                headers=admin_headers())
+    service = Service.get_by_id(sid)
+    ann = create_console_user(service=service, permissions=["manage_service"], email_address="ann@example.nl")
+    with acting_as(Actor("user", ann.id, "ann@example.nl")):
+        from api.admin.go_live import go_live_status
+
+        assert go_live_status(sid)["checklist"]["team_member"] is False  # only herself
+    create_console_user(service=service, permissions=["view_activity"], email_address="bob@example.nl")
+    with acting_as(Actor("user", ann.id, "ann@example.nl")):
+        request_go_live(sid)
+    client.post(f"/admin/services/{sid}/go-live/approve", headers=admin_headers())
+    assert _platform_emails() == [("ann@example.nl", "Tax office is live"), ("bob@example.nl", "Tax office is live")]

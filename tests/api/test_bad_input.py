@@ -198,6 +198,27 @@ def test_retention_period_of_5000_digits(client, service, key):
     assert message.endswith("Supported periods are from 1 to 78 weeks.")
 
 
+# Text longer than its column (PostgreSQL refuses it; SQLite would store it) ------------------------------
+
+def test_callback_url_longer_than_its_column(client, service):
+    url = "https://example.com/" + "a" * 300
+    response = client.put(f"/admin/services/{service.id}/callbacks/delivery-status",
+                          json={"url": url, "bearer_token": "0123456789"}, headers=admin_headers())
+    assert error(response) == (400, "ValidationError", f"url {url} is too long")
+
+
+def test_inbound_sms_sender_longer_than_its_column(client):
+    service = create_service(permissions=["sms", "inbound_sms"])
+    InboundNumber.create(number="+3197010000001", service=service)
+    body = {"to": "+3197010000001", "from": "1" * 256, "message": "Hi", "id": "x" * 256}
+    response = client.post("/providers/sms-gateway/inbound-sms", json=body, headers=_provider_headers())
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == [
+        {"error": "ValidationError", "message": f"from {'1' * 256} is too long"},
+        {"error": "ValidationError", "message": f"id {'x' * 256} is too long"}]
+    assert ReceivedText.select().count() == 0
+
+
 # The receipt webhook's limits ----------------------------------------------------------------------------
 
 def test_receipts_over_the_count_limit_are_refused_before_any_is_validated(client):
