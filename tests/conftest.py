@@ -232,3 +232,13 @@ def real_providers():
             yield smtp, gateway
         finally:
             config._settings = before
+
+
+@pytest.fixture(scope="session")
+def playwright_session():
+    """One Playwright for the whole run: its sync API cannot be started twice at once in one thread,
+    so the console's browser tests and tests/look launch their browsers from this one."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        yield playwright

@@ -20,7 +20,7 @@ from config import get_settings
 from models import audit
 from models.db import database
 from models.service import LetterContact, Service
-from models.template import Template, TemplateVersion, create_template, find_version, update_template
+from models.template import LETTER_LANGUAGES, Template, TemplateVersion, create_template, find_version, update_template
 
 DEFAULT_POSTAGE = "second"
 # Fields that, when they differ from the latest version, make a new version.
@@ -28,7 +28,14 @@ _CONTENT_FIELDS = ("name", "body", "subject", "postage", "letter_languages", "le
                    "letter_english_body")
 _BILINGUAL_FIELDS = ("letter_languages", "letter_english_subject", "letter_english_body")
 _PATH = {**admin_schemas.service_path["properties"], **admin_schemas.template_path["properties"]}
-_VERSIONS = {"type": "object", "required": ["versions"], "properties": {"versions": templates_response[
+# The v2 Template plus, on letters, their languages and English version.
+_nullable_text = {"type": ["string", "null"]}
+admin_template_response = {**template_response, "properties": {
+    **template_response["properties"], "letter_languages": {"enum": list(LETTER_LANGUAGES)},
+    "letter_english_subject": _nullable_text, "letter_english_body": _nullable_text}}
+admin_templates_response = {**templates_response, "properties": {
+    "templates": {"type": "array", "items": admin_template_response}}}
+_VERSIONS = {"type": "object", "required": ["versions"], "properties": {"versions": admin_templates_response[
     "properties"]["templates"]}}
 
 
@@ -156,26 +163,26 @@ def list_versions(service_id: str, template_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/templates")
-@documented("Create a template (version 1).", {201: template_response}, body=admin_schemas.create_template, path=_PATH)
+@documented("Create a template (version 1).", {201: admin_template_response}, body=admin_schemas.create_template, path=_PATH)
 def post_template(service_id: str) -> tuple[Response, int]:
     return jsonify(add_template(service_id, json_body())), 201
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>")
-@documented("Change a template: a new version when anything differs.", {200: template_response},
+@documented("Change a template: a new version when anything differs.", {200: admin_template_response},
             body=admin_schemas.update_template, path=_PATH)
 def post_template_update(service_id: str, template_id: str) -> Response:
     return jsonify(change_template(service_id, template_id, json_body()))
 
 
 @admin_blueprint.get("/services/<service_id>/templates")
-@documented("The service's templates (latest versions).", {200: templates_response}, path=_PATH)
+@documented("The service's templates (latest versions).", {200: admin_templates_response}, path=_PATH)
 def get_templates(service_id: str) -> Response:
     return jsonify(list_templates(service_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>")
-@documented("A template's latest version.", {200: template_response}, path=_PATH)
+@documented("A template's latest version.", {200: admin_template_response}, path=_PATH)
 def get_one_template(service_id: str, template_id: str) -> Response:
     return jsonify(get_template(service_id, template_id))
 

@@ -55,9 +55,7 @@ def console_server(console_app) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
+def browser(request):
     missing = [str(p) for p in (Path(CHROMIUM), AXE) if not p.exists()]
     if missing:
         # .ci/run installs both; on a developer's machine without them the browser tests say so.
@@ -65,10 +63,10 @@ def browser():
             pytest.fail(f"browser tests need {', '.join(missing)}")
         pytest.skip(f"browser tests need {', '.join(missing)} (apt-get install chromium; npm ci in tests/console)")
 
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    playwright = request.getfixturevalue("playwright_session")  # shared with tests/look
+    launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()
 
 
 @pytest.fixture

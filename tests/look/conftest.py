@@ -28,18 +28,17 @@ def _missing() -> str | None:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
+def browser(request) -> Iterator[object]:
     missing = _missing()
     if missing:
         if os.environ.get("CI"):  # CI installs all three (.ci/run): never pass there by not looking
             pytest.fail(missing)
         pytest.skip(missing)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    # The run's one Playwright (tests/conftest.py), shared with the console's browser tests.
+    playwright = request.getfixturevalue("playwright_session")
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 @pytest.fixture
