@@ -57,8 +57,8 @@ def sweep_stuck_notifications() -> None:
     """
     from workers.sending import enqueue_deliveries
 
-    now = utcnow()
-    stuck_after = datetime.timedelta(seconds=_settings.stuck_after_seconds)
+    settings, now = get_settings(), utcnow()
+    stuck_after = datetime.timedelta(seconds=settings.stuck_after_seconds)
     # Only the columns enqueueing needs: content is not decrypted here, so a bad row cannot stop the sweep.
     stuck = Notification.select(Notification.id, Notification.key_type, Notification.notification_type,
                                 Notification.scheduled_for).where(
@@ -72,7 +72,7 @@ def sweep_stuck_notifications() -> None:
     abandoned = Notification.select(Notification.id).where(
         (Notification.status == statuses.CREATED)
         & (Notification.dispatch_started_at
-           < now - datetime.timedelta(seconds=_settings.outcome_unknown_timeout_seconds))
+           < now - datetime.timedelta(seconds=settings.outcome_unknown_timeout_seconds))
     )
 
     def fail(notification_id: object) -> None:
@@ -90,7 +90,7 @@ def time_out_sending() -> None:
     overdue = Notification.select(Notification.id).where(
         Notification.status.in_((statuses.SENDING, statuses.PENDING))
         & Notification.notification_type.in_(("sms", "email"))
-        & (Notification.created_at < utcnow() - datetime.timedelta(seconds=_settings.sending_timeout_seconds))
+        & (Notification.created_at < utcnow() - datetime.timedelta(seconds=get_settings().sending_timeout_seconds))
     )
     each_row("time-out-sending", [row.id for row in overdue], lambda row_id: _move(row_id, statuses.TEMPORARY_FAILURE))
 
