@@ -58,6 +58,27 @@ class TooManyRequestsError(ApiError):
     status_code = 429
 
 
+# Every error body, as data (the OpenAPI document's Error schema).
+ERROR_RESPONSE = {
+    "type": "object",
+    "required": ["status_code", "errors"],
+    "properties": {
+        "status_code": {"type": "integer"},
+        "errors": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["error", "message"],
+                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                "additionalProperties": False,
+            },
+        },
+    },
+    "additionalProperties": False,
+}
+
+
 def error_response(status_code: int, error: str, messages: list[str]) -> Response:
     response = jsonify(
         {"status_code": status_code, "errors": [{"error": error, "message": m} for m in messages]}

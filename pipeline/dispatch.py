@@ -18,17 +18,20 @@ from typing import Any
 from peewee import fn
 
 from config import get_settings
+from models.appearance import appearance_of
 from models.db import column, compiled_sql, database, fetch_one, utcnow
 from models.notification import Notification
 from models.service import sending_address
 from models.template import TemplateVersion
 from pipeline import statuses
+from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
 from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, SmsProvider
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.receipts import apply_held_for
 from pipeline.rendering import render
+from pipeline.unsubscribe import hosted_url
 
 
 @dataclass(frozen=True)
@@ -102,13 +105,16 @@ def release(notification_id: str) -> None:
 def _email_message(notification: Notification) -> EmailMessageData:
     version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
                                   & (TemplateVersion.version == notification.template_version))
-    html = render("email", version.body, version.subject, notification.personalisation or {}).html
     service = notification.service
+    appearance = appearance_of(service.id)
+    html = render("email", version.body, version.subject, notification.personalisation or {},
+                  language=appearance.language, service_name=service.name,
+                  brand=brand_view(appearance.email_brand)).html
     return EmailMessageData(
         notification_id=str(notification.id), to=notification.normalised_to,
         from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
         subject=notification.subject or "", text_body=notification.body or "", html_body=html or "",
-        one_click_unsubscribe_url=notification.one_click_unsubscribe_url,
+        one_click_unsubscribe_url=notification.one_click_unsubscribe_url or hosted_url(service, str(notification.id)),
     )
 
 

@@ -11,7 +11,7 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.letters import printing, stages
+from pipeline.letters import printing, returns, stages
 from pipeline.print_provider import PrintTransferError, answering_providers, provider_for
 from pipeline.storage import letter_storage
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
@@ -80,6 +80,7 @@ def print_batch_failed(message_data: dict, retry_info: dict) -> None:
 def read_print_answers() -> None:
     for provider in answering_providers(_settings):
         printing.apply_answers(provider)
+        returns.apply_returns(provider)  # after the answers: a letter comes back once it was dispatched
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)

@@ -17,6 +17,7 @@ from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
 from pipeline.receipts import sweep_held_receipts
+from pipeline.sending_timeout import time_out_overdue
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 
 log = logging.getLogger(__name__)
@@ -85,14 +86,9 @@ def sweep_stuck_notifications() -> None:
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def time_out_sending() -> None:
-    """Email and sms with no final receipt SENDING_TIMEOUT_SECONDS (72 hours) after creation
-    become temporary-failure."""
-    overdue = Notification.select(Notification.id).where(
-        Notification.status.in_((statuses.SENDING, statuses.PENDING))
-        & Notification.notification_type.in_(("sms", "email"))
-        & (Notification.created_at < utcnow() - datetime.timedelta(seconds=get_settings().sending_timeout_seconds))
-    )
-    each_row("time-out-sending", [row.id for row in overdue], lambda row_id: _move(row_id, statuses.TEMPORARY_FAILURE))
+    """Email and sms with no final receipt SENDING_TIMEOUT_SECONDS (72 hours) after creation become
+    temporary-failure."""
+    log.info("sending timeout: %d notifications moved to temporary-failure", time_out_overdue())
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
@@ -139,3 +135,8 @@ SCHEDULE.append(("sweep-simulated-outboxes", _settings.sweep_interval_seconds, s
 from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402
 
 SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))
+
+# SMS gateways (workers/sms_rotation.py): a gateway slow with its receipts gets a smaller share.
+from workers.sms_rotation import check_slow_receipts  # noqa: E402
+
+SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))
