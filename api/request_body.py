@@ -8,6 +8,7 @@ string and path segments get the same NUL check before any route runs.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -31,7 +32,7 @@ def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> 
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_constant=_not_json, parse_float=_finite_float)
     except RecursionError:
         raise BadRequestError(TOO_DEEP) from None
     except ValueError:
@@ -40,6 +41,18 @@ def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> 
         raise BadRequestError(f"Too many items: at most {max_items} in one request, got {len(data)}")
     check_storable(data)
     return data
+
+
+def _not_json(constant: str) -> float:
+    # Python reads NaN and Infinity, which JSON does not have.
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: a number no float holds
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 def check_storable(data: Any) -> None:

@@ -160,6 +160,13 @@ def test_admin_limit_at_the_column_maximum_is_stored(client, service):
     assert Service.get_by_id(service.id).sms_daily_limit == 2**31 - 1
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_numbers_json_does_not_have_are_invalid_json(client, service, number):
+    response = client.patch(f"/admin/services/{service.id}", data='{"rate_limit": %s}' % number,
+                            headers=admin_headers())
+    assert error(response) == (400, "BadRequestError", "Invalid JSON supplied in POST data")
+
+
 def test_a_number_of_5000_digits_in_a_body_is_invalid_json(client, service):
     text = '{"rate_limit": %s}' % ("9" * 5000)
     response = client.patch(f"/admin/services/{service.id}", data=text, headers=admin_headers())
