@@ -15,7 +15,7 @@ from flask import g, request
 from api.errors import AuthError
 from config import get_settings
 from models import crypto
-from models.api_key import ApiKey
+from models.api_key import ApiKey, record_key_use
 from models.cache import cached
 from models.service import Service
 
@@ -149,6 +149,7 @@ def authenticate_service() -> Caller:
     service, key = _authenticate(_bearer_token())
     if key.revoked_at is not None:
         raise AuthError("Invalid token: API key revoked")
+    record_key_use(key.id)
     caller = Caller(service=service, api_key=key)
     g.caller = caller
     return caller

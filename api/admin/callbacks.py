@@ -18,6 +18,7 @@ from api.formatting import iso
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
+from models import audit
 from models.callback_attempt import CallbackAttempt
 from models.crypto import encrypt
 from models.db import database, utcnow
@@ -25,7 +26,8 @@ from models.service import Service, ServiceCallback
 
 DEFAULT_ATTEMPTS_LIMIT = 50
 # The attempts listing names its subject by what it is.
-_SUBJECT = {"delivery-status": "notification_id", "inbound-sms": "received_text_id"}
+_SUBJECT = {"delivery-status": "notification_id", "inbound-sms": "received_text_id", "complaint": "notification_id",
+            "returned-letter": "notification_id", "unsubscribe": "notification_id"}
 
 
 def callback_json(callback: ServiceCallback) -> dict[str, Any]:
@@ -64,14 +66,28 @@ def set_callback(service_id: str, kind: str, data: Any) -> dict[str, Any]:
     service = _service_and_kind(service_id, kind)
     validate(admin_schemas.put_callback, data)
     fields = {"url": data["url"], "bearer_token_encrypted": encrypt(data["bearer_token"]), "updated_at": utcnow()}
-    try:
-        with database.atomic():
-            callback = ServiceCallback.create(service=service, kind=kind, **fields)
-    except peewee.IntegrityError:  # the unique (service, kind): there is one already, replace it
-        callback = _find(service, kind)
-        ServiceCallback.update(fields).where(ServiceCallback.id == callback.id).execute()
-        callback = _find(service, kind)
+    with database.atomic():
+        existing = ServiceCallback.get_or_none((ServiceCallback.service == service) & (ServiceCallback.kind == kind))
+        try:
+            with database.atomic():
+                callback = ServiceCallback.create(service=service, kind=kind, **fields)
+        except peewee.IntegrityError:  # the unique (service, kind): there is one already, replace it
+            callback = _find(service, kind)
+            ServiceCallback.update(fields).where(ServiceCallback.id == callback.id).execute()
+            callback = _find(service, kind)
+        # The token is a secret: the history says only that one was set.
+        audit.record(service.id, f"callback.{kind}.set",
+                     before={"url": existing.url} if existing else None,
+                     after={"url": callback.url, "bearer_token": "(changed)"})
     return callback_json(callback)
+
+
+def remove_callback(service_id: str, kind: str) -> None:
+    service = _service_and_kind(service_id, kind)
+    callback = _find(service, kind)
+    with database.atomic():
+        ServiceCallback.delete().where(ServiceCallback.id == callback.id).execute()
+        audit.record(service.id, f"callback.{kind}.remove", before={"url": callback.url})
 
 
 def list_attempts(service_id: str, kind: str, limit: Any) -> dict[str, Any]:
@@ -112,8 +128,7 @@ def get_callback(service_id: str, kind: str) -> Response:
 @admin_blueprint.delete(_RULE)
 @documented("Stop posting this kind of callback.", {204: None}, path=_PATH)
 def delete_callback(service_id: str, kind: str) -> tuple[str, int]:
-    callback = _find(_service_and_kind(service_id, kind), kind)
-    ServiceCallback.delete().where(ServiceCallback.id == callback.id).execute()
+    remove_callback(service_id, kind)
     return "", 204
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, g, jsonify
 
 from api.errors import BadRequestError, NoResultFound
@@ -8,8 +10,19 @@ from api.request_body import json_body
 from api.schema import validate
 from api.v2 import v2_blueprint
 from api.v2.template.template_schemas import preview_request, preview_response, template_path
+from models.appearance import appearance_of
 from models.template import find_version
+from pipeline.branding.email import brand_view
 from pipeline.rendering import missing_personalisation, render
+
+
+def _email_dress(template_type: str) -> dict[str, Any]:
+    """An email's HTML in the service's language and brand, as its recipients would get it."""
+    if template_type != "email":
+        return {}
+    appearance = appearance_of(g.caller.service.id)
+    return {"language": appearance.language, "service_name": g.caller.service.name,
+            "brand": brand_view(appearance.email_brand)}
 
 
 @v2_blueprint.post("/template/<template_id>/preview")
@@ -23,10 +36,10 @@ def preview_template(template_id: str) -> Response:
         raise NoResultFound("No Result Found")
     values = body.get("personalisation") or {}
     template_type = version.template.template_type
-    missing = missing_personalisation([version.subject or "", version.body], values)
+    missing = missing_personalisation(version.content_texts(), values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
-    rendered = render(template_type, version.body, version.subject, values)
+    rendered = render(template_type, version.body, version.subject, values, **_email_dress(template_type))
     return jsonify({
         "id": str(version.template.id),
         "type": template_type,
