@@ -21,6 +21,7 @@ INVALID_JSON = "Invalid JSON supplied in POST data"
 MAX_DEPTH = 64
 TOO_DEEP = f"{INVALID_JSON}: nested more than {MAX_DEPTH} levels deep"
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_INTEGER = re.compile(r"-?[0-9]{1,18}")  # more digits would pass any maximum a schema has
 
 
 def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> Any:
@@ -76,6 +77,16 @@ def check_storable(data: Any) -> None:
             if isinstance(value, dict):
                 _check_text(key, f"{_where(path)} keys")
             stack.append((item, (*path, key)))
+
+
+def integer_argument(name: str, default: Any = None) -> Any:
+    """A query parameter as an int when it is one (ASCII digits, an optional minus), else the text
+    as given, for the schema to refuse by name ("limit x is not of type integer"); default when
+    absent. str.isdigit() would also take "²", which int() refuses."""
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    return int(raw) if _INTEGER.fullmatch(raw.strip()) else raw
 
 
 def check_query() -> None:

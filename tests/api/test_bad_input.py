@@ -194,6 +194,13 @@ def test_callback_attempts_limit_that_is_not_an_ascii_integer(client, service, l
     assert error(response) == (400, "ValidationError", f"limit {limit} is not of type integer")
 
 
+@pytest.mark.parametrize("path, name", [("history", "limit"), ("usage?month=1", "year")])
+def test_other_integer_query_parameters_that_are_not_ascii_integers(client, service, path, name):
+    separator = "&" if "?" in path else "?"
+    response = client.get(f"/admin/services/{service.id}/{path}{separator}{name}=²", headers=admin_headers())
+    assert error(response) == (400, "ValidationError", f"{name} ² is not of type integer")
+
+
 def test_retention_period_of_5000_digits(client, service, key):
     template = create_sample_template(service=service, template_type="email", body="Your file: ((doc))")
     file = {"file": base64.b64encode(b"%PDF-1.4 tiny").decode(), "filename": "a.pdf",
@@ -241,6 +248,12 @@ def test_a_receipt_body_of_several_megabytes_is_refused_unread(client):
     response = _post(client, "/providers/sms-gateway/delivery-receipts", body, _provider_headers())
     assert error(response) == (413, "RequestEntityTooLarge",
                                "The data value transmitted exceeds the capacity limit.")
+
+
+def test_email_events_over_the_count_limit_are_refused_before_any_is_validated(client):
+    body = json.dumps([{"bad": i} for i in range(1001)])
+    response = _post(client, "/providers/smtp/email-events", body, _provider_headers())
+    assert error(response) == (400, "BadRequestError", "Too many items: at most 1000 in one request, got 1001")
 
 
 def test_a_full_batch_of_receipts_is_still_accepted(client):
