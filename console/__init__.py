@@ -6,6 +6,7 @@ blueprint per area (`console/<area>/views.py`), each registered by one line belo
 from __future__ import annotations
 
 import hashlib
+import importlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,8 @@ def create_console_app() -> Flask:
 
     app.register_blueprint(main_bp)
     app.register_blueprint(accounts_bp)
+    for area in ("services", "api_keys", "team", "settings", "go_live", "history"):  # console-service's areas
+        app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
     register_console_cli(app)
 
     @app.before_request

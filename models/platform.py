@@ -39,6 +39,17 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "Heeft u dit niet gevraagd? Dan kunt u deze e-mail negeren. / "
         "Did not ask for this? Then ignore this email.",
     ),
+    # Go-live decisions (api/admin/go_live.py), to the requester and the service's team.
+    "go-live-approved": (
+        "((service_name)) is live",
+        "((service_name)) is nu live: de dienst kan berichten naar iedereen sturen.\n\n"
+        "((service_name)) is now live: it can send messages to anyone.",
+    ),
+    "go-live-rejected": (
+        "((service_name)) kan nog niet live / ((service_name)) cannot go live yet",
+        "Uw aanvraag om ((service_name)) live te zetten is afgewezen: ((reason))\n\n"
+        "Your request to take ((service_name)) live was turned down: ((reason))",
+    ),
 }
 
 
