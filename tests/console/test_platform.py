@@ -28,7 +28,7 @@ def test_a_set_up_link_is_printed_only_while_there_is_no_platform_admin():
     assert Invitation.select().count() == 2
 
 
-def test_a_signed_in_user_changes_the_second_factor_to_email(page, make_user):
+def test_a_signed_in_user_changes_the_second_factor_to_email(page, make_user, real_providers):
     from models.notification import Notification
     from models.user import User
 
@@ -48,3 +48,12 @@ def test_a_signed_in_user_changes_the_second_factor_to_email(page, make_user):
     assert_accessible(page)
     changed = User.get_by_id(user.user.id)
     assert changed.auth_type == "email" and changed.totp_secret is None
+
+
+def test_without_an_email_provider_only_the_app_is_offered(page, make_user):
+    sign_in(page, make_user())
+    page.goto("/two-factor/set-up")
+    assert page.locator("input[name=auth_type]").count() == 1
+    assert page.get_attribute("input[name=auth_type]", "value") == "totp"
+    assert "SMTP_URL" in page.inner_text("main")
+    assert_accessible(page)
