@@ -153,7 +153,7 @@ def test_change_every_setting(page, service, member):
     page.fill("#url", "http://example.gov.nl/callback")
     page.fill("#bearer_token", "a-secret-token")
     _submit(page, "Opslaan")
-    assert "url is not a valid https url" in page.inner_text("main")  # refused by the shared rule
+    assert "Vul een URL in die met https:// begint" in page.inner_text("main")  # refused by the shared rule
     assert_accessible(page)
     page.fill("#url", "https://example.gov.nl/callback")
     page.fill("#bearer_token", "a-secret-token")
@@ -204,7 +204,7 @@ def test_team_and_guest_list(page, service, member):
     _open(page, f"{team}/{member.id}/edit")
     page.uncheck("#permissions-3")  # the only one who may manage the team cannot give that up
     _submit(page, "Opslaan")
-    assert "A service needs at least one member who can manage settings and team" in page.inner_text("main")
+    assert "Een dienst heeft minstens één lid nodig dat instellingen en team kan beheren" in page.inner_text("main")
     assert_accessible(page)
 
     _open(page, f"{team}/{colleague.id}/remove")
@@ -236,7 +236,7 @@ def test_request_and_approve_going_live(page, browser, console_server, service, 
     _open(page, go_live)
     assert page.inner_text("main").count("Nog niet gedaan") == 2  # reply-to address and template
     _submit(page, "Live gaan aanvragen")
-    assert "Add a reply-to email address before requesting to go live" in page.inner_text("main")
+    assert "Voeg een antwoordadres voor e-mail toe voordat u live gaan aanvraagt" in page.inner_text("main")
     assert_accessible(page)
     ReplyToAddress.create(service=service, email_address="loket@example.gov.nl", is_default=True)
     add_template(str(service.id), {"type": "sms", "name": "hi", "body": "Hallo"})
