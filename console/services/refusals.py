@@ -42,7 +42,7 @@ def translated(message: str) -> str:
     taken = _SERVICE_NAME_TAKEN.fullmatch(message)
     if taken:
         return _("A service called %(name)s already exists", name=taken["name"])
-    _field, _, problem = message.partition(" ")
+    _field, _space, problem = message.partition(" ")
     if problem in PROBLEMS:
         return str(PROBLEMS[problem])
     return message

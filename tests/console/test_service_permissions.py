@@ -93,8 +93,7 @@ def test_no_form_can_change_another_service(world):
 
 
 def test_only_platform_admins_decide_go_live_and_limits(world):
-    client, b = world["client"], f"/services/{world['theirs'].id}"
-    mine = f"/services/{world['mine'].id}"
+    client, mine = world["client"], f"/services/{world['mine'].id}"
     assert client.get("/platform-admin/go-live-requests").status_code == 403
     for path in (f"/platform-admin/services/{world['mine'].id}/go-live", f"/platform-admin/services/{world['theirs'].id}/go-live"):
         assert client.get(path).status_code == 403
