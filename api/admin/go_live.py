@@ -9,7 +9,6 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
-from workers.platform_email import send_platform_email
 from api.admin.services import find_service
 from api.errors import BadRequestError
 from api.formatting import iso
@@ -21,6 +20,7 @@ from models.go_live import GoLiveRequest, latest_request, pending_request
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
+from workers.platform_email import send_platform_email
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
