@@ -67,6 +67,12 @@ class Settings:
     # local development); the first retry waits this long, each next one twice as long.
     callbacks_allow_http_loopback: bool
     callback_min_backoff_ms: int
+    broker_url: str | None = None  # amqp://... : RabbitMQ carries the messages; None: Redis (REDIS_URL)
+    metrics_token: str | None = None  # when set, /metrics answers only "Authorization: Bearer <token>"
+    # /_status fails when a queue holding messages has had no live worker this long, or its
+    # oldest message is older than this.
+    status_worker_absent_seconds: float = 60.0
+    status_queue_age_seconds: float = 300.0
 
 
 def load_settings() -> Settings:
@@ -105,6 +111,10 @@ def load_settings() -> Settings:
         file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
+        broker_url=os.environ.get("BROKER_URL") or None,
+        metrics_token=os.environ.get("METRICS_TOKEN") or None,
+        status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
+        status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
     )
 
 

@@ -17,6 +17,7 @@ from models import crypto
 from models.api_key import ApiKey
 from models.cache import cached
 from models.service import Service
+from observability import logs
 
 CLOCK_TOLERANCE_SECONDS = 30
 CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
@@ -138,6 +139,7 @@ def authenticate_service() -> Caller:
         raise AuthError("Invalid token: API key revoked")
     caller = Caller(service=service, api_key=key)
     g.caller = caller
+    logs.bind(service_id=service.id)
     return caller
 
 
