@@ -49,7 +49,7 @@ def create_app() -> Flask:
 
     @app.get("/_status")
     def status() -> tuple[Response, int]:
-        checks, code = health(database, status_redis, settings)
+        checks, code = health(database, status_redis, get_settings())
         return jsonify(checks), code
 
     return app

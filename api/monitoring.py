@@ -116,6 +116,7 @@ def health(db: peewee.Database, redis_client: redis.Redis, settings: Settings | 
 def register_monitoring(app: Flask, settings: Settings) -> None:
     app.before_request(_request_started)
     app.after_request(_request_finished)
+    app.teardown_request(lambda exc: logs.clear())
     collector = QueueCollector()
 
     @app.get("/_live")

@@ -8,6 +8,7 @@ per-minute counts come from workers.registry, which Dramatiq does not keep.
 """
 from __future__ import annotations
 
+import datetime
 import json
 import time
 from dataclasses import dataclass, field
@@ -16,6 +17,9 @@ from typing import Any
 from dramatiq.brokers.redis import RedisBroker
 
 from config import get_settings
+from models.db import utcnow
+from models.notification import Notification
+from pipeline import statuses
 from workers import registry
 from workers.broker import broker, ops_redis
 
@@ -158,3 +162,26 @@ def stage_percentiles(minutes: int = 15) -> dict[str, dict[str, float | int]]:
                     break
         result[actor] = {"count": total, **ranks}
     return result
+
+
+# How long a notification normally stays in each status before it moves on; longer is stuck.
+STUCK_AFTER = {
+    statuses.CREATED: datetime.timedelta(minutes=10),
+    statuses.PENDING_VIRUS_CHECK: datetime.timedelta(minutes=10),
+    statuses.SENDING: datetime.timedelta(hours=1),
+}
+
+
+def stuck_notifications(limit: int = 50) -> list[Notification]:
+    """Notifications in created, pending-virus-check or sending beyond their normal time, oldest
+    first (a created one counts from when it fell due). Reads the (status, created_at) index."""
+    now = utcnow()
+    found: list[Notification] = []
+    for status, normal in STUCK_AFTER.items():
+        condition = (Notification.status == status) & (Notification.created_at < now - normal)
+        if status == statuses.CREATED:
+            condition &= Notification.scheduled_for.is_null() | (Notification.scheduled_for < now - normal)
+        found.extend(Notification.select(Notification.id, Notification.service, Notification.notification_type,
+                                      Notification.status, Notification.created_at, Notification.key_type)
+                  .where(condition).order_by(Notification.created_at).limit(limit))
+    return sorted(found, key=lambda n: n.created_at)[:limit]

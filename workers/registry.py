@@ -89,10 +89,13 @@ class WorkerRegistry(Middleware):
     def worker_id(self, worker: dramatiq.Worker) -> str:
         return f"{socket.gethostname()}:{os.getpid()}:{id(worker):x}"
 
+    def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
+        # Before its threads start: the first messages they take are counted too.
+        queues = worker.consumer_whitelist or broker.get_declared_queues()
+        self._running[id(worker)] = _Running(worker, sorted(q for q in queues if not q.endswith((".DQ", ".XQ"))))
+
     def after_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
-        queues = sorted(q for q in (worker.queues or broker.get_declared_queues()) if not q.endswith((".DQ", ".XQ")))
-        running = _Running(worker, queues)
-        self._running[id(worker)] = running
+        running = self._running[id(worker)]
         self._heartbeat(running)
         threading.Thread(target=self._beat, args=(running,), daemon=True, name="worker-registry").start()
 
