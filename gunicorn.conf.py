@@ -48,3 +48,11 @@ def on_exit(server):  # noqa: ANN001, ANN201
 # One JSON object per line for gunicorn's own lines too; the access line carries the request id.
 logger_class = "observability.gunicorn_logger.JsonLogger"
 access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}o)s'
+
+
+def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's Worker)
+    # Requests gunicorn refuses itself (request line or headers too large) answer in the API's JSON
+    # error shape, not gunicorn's HTML page.
+    from api.server_errors import install
+
+    install()
