@@ -46,7 +46,7 @@ def create_app() -> Flask:
     app.register_blueprint(unsubscribe_blueprint)
     register_error_handlers(app)
     register_cli(app)
-    register_monitoring(app, settings)
+    register_monitoring(app)
     register_report_reader(app)
 
     @app.before_request

@@ -18,7 +18,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from api.errors import error_response
-from config import Settings
+from config import Settings, get_settings
 from observability import logs, metrics
 from workers import queue_stats
 
@@ -113,7 +113,7 @@ def health(db: peewee.Database, redis_client: redis.Redis, settings: Settings | 
     return {"status": "ok" if healthy else "unavailable", **checks}, 200 if healthy else 503
 
 
-def register_monitoring(app: Flask, settings: Settings) -> None:
+def register_monitoring(app: Flask) -> None:
     app.before_request(_request_started)
     app.after_request(_request_finished)
     app.teardown_request(lambda exc: logs.clear())
@@ -126,9 +126,10 @@ def register_monitoring(app: Flask, settings: Settings) -> None:
 
     @app.get("/metrics")
     def metrics_route() -> Response:
-        if settings.metrics_token:
+        token = get_settings().metrics_token
+        if token:
             given = request.headers.get("Authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {settings.metrics_token}".encode()):
+            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
                 return error_response(401, "AuthError", ["Unauthorized: metrics token required"])
         body, content_type = metrics.exposition(collector)
         return Response(body, content_type=content_type)
