@@ -69,10 +69,10 @@ class Settings:
     callback_min_backoff_ms: int
     # More SMS gateways, as a JSON array (pipeline/providers/sms/gateways.py), and when one is taken
     # out of rotation: this many failed calls within a minute, for this many seconds.
-    sms_gateways: str | None = None
-    sms_gateway_failure_threshold: int = 5
-    sms_gateway_cooldown_seconds: int = 30
-    smtp_fallback_url: str | None = None  # a second SMTP relay, for when the first cannot be reached
+    sms_gateways: str | None
+    sms_gateway_failure_threshold: int
+    sms_gateway_cooldown_seconds: int
+    smtp_fallback_url: str | None  # a second SMTP relay, for when the first cannot be reached
 
 
 def load_settings() -> Settings:
