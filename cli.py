@@ -6,22 +6,34 @@ on stderr and exit with status 1.
 """
 from __future__ import annotations
 
+import getpass
 import json
 from typing import Any, Callable
 
 import click
 from flask import Flask
 
-from api.admin import api_keys, services, templates
+from api.admin import api_keys, go_live, history, services, templates
+from workers.platform_email import send_platform_email
 from api.auth import create_token
 from api.errors import ApiError
 from config import get_settings
+from models import audit
 from models.db import database
+
+
+def _operator() -> audit.Actor:
+    """The operator at the keyboard, as the audit trail names CLI changes."""
+    try:
+        login = getpass.getuser()
+    except OSError:  # no login name in this environment (a bare container)
+        login = "unknown"
+    return audit.Actor("cli", login, f"{login} (CLI)")
 
 
 def _run(operation: Callable[[], Any]) -> None:
     try:
-        with database.connection_context():
+        with database.connection_context(), audit.acting_as(_operator()):
             result = operation()
     except ApiError as error:
         body = {"status_code": error.status_code,
@@ -39,7 +51,7 @@ def register_cli(app: Flask) -> None:
     @app.cli.command("create-service")
     @click.option("--name", required=True)
     @click.option("--live", is_flag=True, help="Create it out of trial mode.")
-    @click.option("--permissions", help="Comma-separated, e.g. email,sms,letter (default email,sms,international_sms).")
+    @click.option("--permissions", help="Comma-separated, e.g. email,sms,letter (default email,sms,letter,international_sms).")
     def create_service(name: str, live: bool, permissions: str | None) -> None:
         """Create a service (in trial mode unless --live)."""
         data: dict[str, Any] = {"name": name, "trial_mode": not live}
@@ -71,9 +83,23 @@ def register_cli(app: Flask) -> None:
 
     @app.cli.command("go-live")
     @click.option("--service-id", required=True)
-    def go_live(service_id: str) -> None:
-        """Take a service out of trial mode."""
-        _run(lambda: services.go_live(service_id))
+    def go_live_command(service_id: str) -> None:
+        """Take a service out of trial mode (approving its request, if one waits) and tell its team."""
+        _run(lambda: go_live.approve_go_live(service_id, send_email=send_platform_email))
+
+    @app.cli.command("reject-go-live")
+    @click.option("--service-id", required=True)
+    @click.option("--reason", required=True, help="Told to the service's team.")
+    def reject_go_live(service_id: str, reason: str) -> None:
+        """Turn down a service's waiting request to go live."""
+        _run(lambda: go_live.reject_go_live(service_id, {"reason": reason}, send_email=send_platform_email))
+
+    @app.cli.command("service-history")
+    @click.option("--service-id", required=True)
+    @click.option("--limit", type=int, default=history.DEFAULT_HISTORY_LIMIT)
+    def service_history(service_id: str, limit: int) -> None:
+        """Every change made to a service, newest first."""
+        _run(lambda: history.service_history(service_id, limit))
 
     @app.cli.command("list-services")
     def list_services() -> None:

@@ -15,13 +15,15 @@ from flask import Blueprint, Response
 from markupsafe import escape
 
 from api.errors import NoResultFound
+from models.appearance import language_of
 from models.notification import Notification
+from pipeline.i18n import Translator, translator
 from pipeline.unsubscribe import record_request, token_matches
 
 unsubscribe_blueprint = Blueprint("unsubscribe", __name__, url_prefix="/unsubscribe")
 
 _PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title></head>
 <body><main><h1>{title}</h1>{body}</main></body></html>
 """
@@ -46,22 +48,29 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-def _page(title: str, body: str) -> Response:
-    return Response(_PAGE.format(title=escape(title), body=body), mimetype="text/html")
+def _page(words: Translator, title: str, body: str) -> Response:
+    return Response(_PAGE.format(lang=words.language, title=escape(title), body=body), mimetype="text/html")
+
+
+def _words(notification: Notification) -> Translator:
+    return translator(language_of(notification.service_id))  # the service's language (Dutch by default)
 
 
 @unsubscribe_blueprint.get("/<notification_id>/<token>")
 def confirm(notification_id: str, token: str) -> Response:
     notification = _notification(notification_id, token)
-    service = escape(notification.service.name)
-    return _page("Unsubscribe", f"<p>Stop receiving these emails from {service}?</p>"
+    words = _words(notification)
+    question = words.markup("Stop receiving these emails from %(service)s?", service=notification.service.name)
+    return _page(words, words.gettext("Unsubscribe"), f"<p>{question}</p>"
                  '<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click">'
-                 '<button type="submit">Unsubscribe</button></form>')
+                 f'<button type="submit">{words.markup("Unsubscribe")}</button></form>')
 
 
 @unsubscribe_blueprint.post("/<notification_id>/<token>")
 def unsubscribe(notification_id: str, token: str) -> Response:
     notification = _notification(notification_id, token)
     record_request(notification)  # a repeat is recorded once and answered the same
-    service = escape(notification.service.name)
-    return _page("Unsubscribed", f"<p>Your request to stop receiving these emails has been passed to {service}.</p>")
+    words = _words(notification)
+    done = words.markup("Your request to stop receiving these emails has been passed to %(service)s.",
+                        service=notification.service.name)
+    return _page(words, words.gettext("Unsubscribed"), f"<p>{done}</p>")

@@ -9,7 +9,9 @@ from config import get_settings
 from models.db import BaseModel, JSONField, utcnow, uuid_pk
 
 PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "upload_document")
-DEFAULT_PERMISSIONS = ["email", "sms", "international_sms"]
+# A new service may use every channel, as in GOV.UK Notify; trial mode, not a missing permission, holds back
+# its letters until it goes live.
+DEFAULT_PERMISSIONS = ["email", "sms", "letter", "international_sms"]
 CHANNELS = ("email", "sms", "letter")
 
 
@@ -126,6 +128,13 @@ def add_service_setting(model: type[BaseModel], service: Service, *, is_default:
         if is_default or first:
             model.update(is_default=False).where((model.service == service) & (model.is_default == True)).execute()  # noqa: E712
         return model.create(service=service, is_default=is_default or first, **fields)
+
+
+def make_default_setting(model: type[BaseModel], row: BaseModel) -> None:
+    """Make this sender/reply-to/contact its service's one default."""
+    with Service._meta.database.atomic():
+        model.update(is_default=False).where((model.service == row.service_id) & (model.id != row.id)).execute()
+        model.update(is_default=True).where(model.id == row.id).execute()
 
 
 def sending_address(service: Service) -> str:

@@ -8,7 +8,10 @@ next run. Files sent by email have their own expiry job (pipeline/documents/clea
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
+import operator
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 
@@ -69,26 +72,44 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
     return True
 
 
+def expired_batch_query(service: Service, key_type: str, cutoffs: dict[str, datetime.datetime],
+                        after: tuple[datetime.datetime, uuid.UUID] | None, batch_size: int) -> peewee.Select:
+    """The next batch of the service's expired rows of one key type, in index order after `after`.
+
+    Equality on service and key type, then (created_at, id) ascending from the last row handled:
+    a range of the list index (service, key_type, created_at, id), so each row is read once
+    whatever the table's size, and a finished walk ends on an empty range instead of a scan.
+    """
+    condition = ((Notification.service == service) & (Notification.key_type == key_type)
+                 & (Notification.created_at < max(cutoffs.values())))
+    if len(set(cutoffs.values())) > 1:
+        # Channels with a shorter retention expire earlier: filtered within the range.
+        condition &= functools.reduce(operator.or_, [
+            (Notification.notification_type == channel) & (Notification.created_at < cutoff)
+            for channel, cutoff in cutoffs.items()])
+    if after is not None:
+        condition &= peewee.Tuple(Notification.created_at, Notification.id) > peewee.Tuple(
+            Notification.created_at.db_value(after[0]), Notification.id.db_value(after[1]))
+    return (Notification.select(Notification.id, Notification.service, Notification.created_at,
+                                Notification.notification_type, Notification.key_type, Notification.status,
+                                Notification.postage, Notification.rate_multiplier, Notification.billable_units)
+            .where(condition).order_by(Notification.created_at, Notification.id).limit(batch_size))
+
+
 def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int = BATCH,
                         storage: Storage | None = None, purged: Purged | None = None) -> Purged:
     """Delete each service's notifications created before its retention cutoff for their channel."""
     now, storage, purged = now or utcnow(), storage or letter_storage(), purged or Purged()
     for service in list(Service.select()):  # read up front: the loop commits between batches
-        for channel in CHANNELS:
-            cutoff = retention_cutoff(service, channel, now)
-            for key_type in KEY_TYPES:
-                # Equality on service and key type, a range on created_at: the list index
-                # (service, key_type, created_at, id) serves it, whatever the table's size.
-                query = (Notification.select(Notification.id, Notification.service, Notification.created_at,
-                                             Notification.notification_type, Notification.key_type,
-                                             Notification.status, Notification.postage,
-                                             Notification.rate_multiplier, Notification.billable_units)
-                         .where((Notification.service == service) & (Notification.key_type == key_type)
-                                & (Notification.created_at < cutoff)
-                                & (Notification.notification_type == channel))
-                         .limit(batch_size))
-                while rows := list(query.clone()):  # a clone: peewee caches an executed query's rows
-                    _purge_notification_batch(rows, storage, purged)
+        cutoffs = {channel: retention_cutoff(service, channel, now) for channel in CHANNELS}
+        for key_type in KEY_TYPES:
+            after = None
+            while rows := list(expired_batch_query(service, key_type, cutoffs, after, batch_size)):
+                if not _purge_notification_batch(rows, storage, purged):
+                    continue  # a concurrent purge took some of them: the same range again finds the rest
+                if len(rows) < batch_size:
+                    break  # the walk's end, known without reading an empty range
+                after = (rows[-1].created_at, rows[-1].id)
     return purged
 
 

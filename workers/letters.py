@@ -21,7 +21,8 @@ from workers.enqueue import enqueue_after_commit
 log = logging.getLogger(__name__)
 _settings = get_settings()
 _DATABASE_ERRORS = (peewee.OperationalError, peewee.InterfaceError)
-STUCK_AFTER = datetime.timedelta(minutes=2)  # a letter this long in a stage has lost its message
+# A letter this long in a stage has lost its message (STUCK_AFTER_SECONDS, as for sms and email).
+STUCK_AFTER = datetime.timedelta(seconds=_settings.stuck_after_seconds)
 
 
 def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict:
