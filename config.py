@@ -89,6 +89,7 @@ class Settings:
     sms_gateway_failure_threshold: int
     sms_gateway_cooldown_seconds: int
     smtp_fallback_url: str | None  # a second SMTP relay, for when the first cannot be reached
+    smtp_timeout_seconds: float  # connecting and each SMTP command, on either relay
 
 
 def load_settings() -> Settings:
@@ -143,6 +144,7 @@ def load_settings() -> Settings:
         sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
         sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
         smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
+        smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
     )
 
 

@@ -16,9 +16,11 @@ import peewee
 from flask import Response, jsonify, request
 
 from api.admin import admin_blueprint
+from api.admin import admin_schemas
 from api.admin.admin_schemas import POSTAGE
 from api.admin.services import find_service
 from api.errors import BadRequestError, NoResultFound, ValidationError
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from models.db import database
@@ -57,6 +59,25 @@ usage_query = {
     "required": ["year", "month"],
     "properties": {"year": {"type": "integer", "minimum": 2000, "maximum": 9999},
                    "month": {"type": "integer", "minimum": 1, "maximum": 12}},
+}
+
+
+rate_response = {
+    "type": "object",
+    "required": ["id", "notification_type", "postage", "valid_from", "rate", "sheet_rate"],
+    "properties": {"id": {"type": "string", "format": "uuid"}, "notification_type": {"enum": [SMS, LETTER]},
+                   "postage": {"type": ["string", "null"]}, "valid_from": {"type": "string", "format": "date"},
+                   "rate": {"type": "number"}, "sheet_rate": {"type": ["number", "null"]}},
+}
+rates_response = {"type": "object", "required": ["rates"], "properties": {"rates": {"type": "array", "items": rate_response}}}
+_channel_usage = {"type": "object", "properties": {"notifications": {"type": "integer"},
+                                                   "cost_in_pounds": {"type": "number"}}}
+usage_response = {
+    "type": "object",
+    "required": ["service_id", "month", "sms", "email", "letter", "total_cost_in_pounds", "unpriced_notifications"],
+    "properties": {"service_id": {"type": "string"}, "month": {"type": "string"}, "sms": _channel_usage,
+                   "email": _channel_usage, "letter": _channel_usage, "total_cost_in_pounds": {"type": "number"},
+                   "unpriced_notifications": {"type": "integer"}},
 }
 
 
@@ -112,21 +133,26 @@ def _integer_argument(name: str) -> Any:
 
 
 @admin_blueprint.get("/rates")
+@documented("Every price of the rate card, its history included.", {200: rates_response})
 def get_rates() -> Response:
     return jsonify(list_rates())
 
 
 @admin_blueprint.post("/rates")
+@documented("A new price, valid from a day on.", {201: rate_response}, body=create_rate)
 def post_rate() -> tuple[Response, int]:
     return jsonify(add_rate(json_body())), 201
 
 
 @admin_blueprint.delete("/rates/<rate_id>")
+@documented("Remove a price.", {204: None}, path=rate_path["properties"])
 def remove_rate(rate_id: str) -> tuple[str, int]:
     delete_rate(rate_id)
     return "", 204
 
 
 @admin_blueprint.get("/services/<service_id>/usage")
+@documented("A service's live-key usage and cost in a month.", {200: usage_response}, query=usage_query,
+            path=admin_schemas.service_path["properties"])
 def get_usage(service_id: str) -> Response:
     return jsonify(service_usage(service_id, _integer_argument("year"), _integer_argument("month")))

@@ -17,6 +17,7 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint
 from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from config import get_settings
@@ -53,6 +54,21 @@ create_gateway = {
 }
 update_gateway = {"type": "object", "properties": _settings_properties, "additionalProperties": False}
 gateway_path = {"type": "object", "properties": {"gateway_id": uuid_property()}}
+
+
+gateway_response = {
+    "type": "object",
+    "required": ["id", "name", "url", "priority", "supports_international", "active", "from_configuration",
+                 "in_rotation", "slow_receipts"],
+    "properties": {"id": {"type": "string", "format": "uuid"}, "name": {"type": "string"}, "url": {"type": "string"},
+                   "priority": {"type": "integer"}, "supports_international": {"type": "boolean"},
+                   "active": {"type": "boolean"}, "from_configuration": {"type": "boolean"},
+                   "in_rotation": {"type": "boolean"}, "slow_receipts": {"type": "boolean"}},
+}
+gateways_response = {"type": "object", "properties": {"sms_gateways": {"type": "array", "items": gateway_response}}}
+history_response = {"type": "object", "properties": {"changes": {"type": "array", "items": {
+    "type": "object", "properties": {"changed_at": {"type": "string"}, "changed_by": {"type": "string"},
+                                     "changes": {"type": "object"}}}}}}
 
 
 def gateway_json(gateway: SmsGateway, *, out_of_rotation: set[str], slow_receipts: set[str]) -> dict[str, Any]:
@@ -109,20 +125,25 @@ def history(gateway_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.get("/sms-gateways")
+@documented("The SMS gateways, whether each is in rotation and slow with its receipts.", {200: gateways_response})
 def get_sms_gateways() -> Response:
     return jsonify(list_gateways())
 
 
 @admin_blueprint.post("/sms-gateways")
+@documented("Add an SMS gateway.", {201: gateway_response}, body=create_gateway)
 def post_sms_gateway() -> tuple[Response, int]:
     return jsonify(add_gateway(json_body())), 201
 
 
 @admin_blueprint.patch("/sms-gateways/<gateway_id>")
+@documented("Change a gateway's share, international support or use (kept in its history).",
+            {200: gateway_response}, body=update_gateway, path=gateway_path["properties"])
 def patch_sms_gateway(gateway_id: str) -> Response:
     return jsonify(update_gateway_settings(gateway_id, json_body()))
 
 
 @admin_blueprint.get("/sms-gateways/<gateway_id>/history")
+@documented("Every change made to a gateway, newest first.", {200: history_response}, path=gateway_path["properties"])
 def get_sms_gateway_history(gateway_id: str) -> Response:
     return jsonify(history(gateway_id))
