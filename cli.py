@@ -51,7 +51,7 @@ def register_cli(app: Flask) -> None:
     @app.cli.command("create-service")
     @click.option("--name", required=True)
     @click.option("--live", is_flag=True, help="Create it out of trial mode.")
-    @click.option("--permissions", help="Comma-separated, e.g. email,sms,letter (default email,sms,international_sms).")
+    @click.option("--permissions", help="Comma-separated, e.g. email,sms,letter (default email,sms,letter,international_sms).")
     def create_service(name: str, live: bool, permissions: str | None) -> None:
         """Create a service (in trial mode unless --live)."""
         data: dict[str, Any] = {"name": name, "trial_mode": not live}
@@ -111,3 +111,32 @@ def register_cli(app: Flask) -> None:
         """Print a fresh admin JWT (valid for 30 seconds), bare so it can go into a header."""
         settings = get_settings()
         click.echo(create_token(settings.admin_client_id, settings.admin_client_secret))
+
+
+def register_report_reader(app: Flask) -> None:
+    @app.cli.command("read-email-report")
+    def read_email_report() -> None:
+        """Read one bounce (RFC 3464) or abuse report (RFC 5965) on stdin, as an MTA pipe delivers it.
+
+        A message that is neither is dropped with a note (exit 0: the MTA must not bounce it back);
+        exit 75 (EX_TEMPFAIL) when the queue is unreachable, so the MTA tries again later.
+        """
+        import sys
+
+        import redis
+        from dramatiq.errors import BrokerError
+
+        from pipeline.providers.email.events import to_json
+        from pipeline.providers.email.reports import read_report
+        from workers.receipts import process_email_events
+
+        events = read_report(sys.stdin.buffer.read())
+        if not events:
+            click.echo("not a delivery status notification or abuse report: ignored", err=True)
+            return
+        try:
+            process_email_events.send("smtp", [to_json(event) for event in events])
+        except (redis.RedisError, BrokerError) as error:
+            click.echo(f"queue unavailable, try again later: {error}", err=True)
+            raise click.exceptions.Exit(75) from None
+        click.echo(json.dumps({"events": [to_json(event) for event in events]}))

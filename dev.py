@@ -73,6 +73,15 @@ def _ensure_axe() -> None:
         subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=console_dir, check=True)
 
 
+def _ensure_look_deps() -> None:
+    """axe-core for the tests that look at what recipients see (tests/look); skipped without Node."""
+    if not shutil.which("npm"):
+        return
+    look_dir = ROOT / "tests" / "look"
+    if not (look_dir / "node_modules" / "axe-core").exists():
+        subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=look_dir, check=True)
+
+
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{VENV / 'bin'}{os.pathsep}{env.get('PATH', '')}"
@@ -102,6 +111,7 @@ def run() -> int:
 def test(args: list[str]) -> int:
     _ensure_node_client()
     _ensure_axe()
+    _ensure_look_deps()
     code = subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=_env())
     # pytest's 5 means no test ran: that is a failure, never a pass.
     return 1 if code == 5 else code

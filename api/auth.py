@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 import uuid
@@ -66,10 +67,22 @@ def _verify(token: str, secret: str) -> float | None:
         return None
     except jwt.PyJWTError:
         raise AuthError("Invalid token: signature") from None
-    iat = claims.get("iat")
-    if not isinstance(iat, (int, float)):
-        raise AuthError(CLOCK_MESSAGE)
+    iat = _finite_iat(claims.get("iat"))
     _check_clock(iat)
+    return iat
+
+
+def _finite_iat(value: object) -> float:
+    # NaN compares false with everything, so a NaN iat would pass any tolerance check forever;
+    # an int too large for a float (10**400) cannot be compared with the clock at all.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise AuthError(CLOCK_MESSAGE)
+    try:
+        iat = float(value)
+    except OverflowError:
+        raise AuthError(CLOCK_MESSAGE) from None
+    if not math.isfinite(iat):
+        raise AuthError(CLOCK_MESSAGE)
     return iat
 
 

@@ -58,6 +58,11 @@ class Notification(BaseModel):
 # indexing the rows that have one spares every accepted send an index entry.
 Notification.add_index(Notification.index(Notification.provider_reference,
                                           where=Notification.provider_reference.is_null(False)))
+# The list's reference filter: equality on service, key type and reference, then the list's order, so a
+# page is an index range read backwards however many rows the service has. Only rows with a reference.
+Notification.add_index(Notification.index(Notification.service, Notification.key_type, Notification.reference,
+                                          Notification.created_at, Notification.id,
+                                          where=Notification.reference.is_null(False)))
 
 
 class ReceivedText(BaseModel):

@@ -9,7 +9,9 @@ from config import get_settings
 from models.db import BaseModel, JSONField, utcnow, uuid_pk
 
 PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "upload_document")
-DEFAULT_PERMISSIONS = ["email", "sms", "international_sms"]
+# A new service may use every channel, as in GOV.UK Notify; trial mode, not a missing permission, holds back
+# its letters until it goes live.
+DEFAULT_PERMISSIONS = ["email", "sms", "letter", "international_sms"]
 CHANNELS = ("email", "sms", "letter")
 
 
@@ -28,6 +30,8 @@ class Service(BaseModel):
     sms_retention_days = peewee.IntegerField(default=7)
     letter_retention_days = peewee.IntegerField(default=7)
     file_download_contact = peewee.CharField(null=True)
+    # One-click unsubscribe hosted by us (RFC 8058) for emails sent without a URL of their own.
+    hosted_unsubscribe = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
     updated_at = peewee.DateTimeField(null=True)
 
@@ -90,7 +94,7 @@ class InboundNumber(BaseModel):
 class ServiceCallback(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")
-    kind = peewee.CharField()  # "delivery-status" or "inbound-sms"
+    kind = peewee.CharField()  # pipeline.callbacks.KINDS
     url = peewee.CharField()
     bearer_token_encrypted = peewee.TextField()
     updated_at = peewee.DateTimeField(default=utcnow)

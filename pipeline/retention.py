@@ -8,7 +8,10 @@ next run. Files sent by email have their own expiry job (pipeline/documents/clea
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
+import operator
+import uuid
 from collections import Counter
 from dataclasses import dataclass
 
@@ -16,18 +19,20 @@ import peewee
 
 from models.api_key import KEY_TYPES
 from models.callback_attempt import CallbackAttempt
+from models.daily_billing import BillingKey, add_billing, billing_key
 from models.daily_count import CountKey, add_counts
 from models.db import database, utcnow
 from models.notification import Notification, ReceivedText
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import CHANNELS, Service
+from pipeline.callbacks import KINDS as CALLBACK_KINDS
 from pipeline.storage import Storage, letter_pdf_key, letter_storage
+from pipeline.usage import is_billable
 
 log = logging.getLogger(__name__)
 
 BATCH = 5000
 CALLBACK_ATTEMPT_DAYS = 7
-CALLBACK_KINDS = ("delivery-status", "inbound-sms")
 
 
 @dataclass
@@ -49,6 +54,11 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
         storage.delete(f"quarantine/{letter_pdf_key(letter_id)}")
     counts: Counter[CountKey] = Counter(
         (row.service_id, row.created_at.date(), row.notification_type, row.key_type, row.status) for row in rows)
+    # Live sends with a cost: what usage reports price after the rows are gone (pipeline/usage.py).
+    billing: Counter[BillingKey] = Counter(
+        billing_key(row.service_id, row.created_at, row.notification_type, row.postage, row.rate_multiplier,
+                    row.billable_units)
+        for row in rows if is_billable(row.notification_type, row.key_type, row.status, row.billable_units))
     with database.atomic() as transaction:
         if Notification.delete().where(Notification.id.in_(ids)).execute() != len(ids):
             # A concurrent purge took some of these rows: counting them here would count them twice.
@@ -56,9 +66,34 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
             return False
         # Counted in the transaction that deletes: a rerun finds the rows gone and adds nothing.
         add_counts(counts)
+        add_billing(billing)
     purged.notifications += len(ids)
     purged.letter_pdfs += len(letters)
     return True
+
+
+def expired_batch_query(service: Service, key_type: str, cutoffs: dict[str, datetime.datetime],
+                        after: tuple[datetime.datetime, uuid.UUID] | None, batch_size: int) -> peewee.Select:
+    """The next batch of the service's expired rows of one key type, in index order after `after`.
+
+    Equality on service and key type, then (created_at, id) ascending from the last row handled:
+    a range of the list index (service, key_type, created_at, id), so each row is read once
+    whatever the table's size, and a finished walk ends on an empty range instead of a scan.
+    """
+    condition = ((Notification.service == service) & (Notification.key_type == key_type)
+                 & (Notification.created_at < max(cutoffs.values())))
+    if len(set(cutoffs.values())) > 1:
+        # Channels with a shorter retention expire earlier: filtered within the range.
+        condition &= functools.reduce(operator.or_, [
+            (Notification.notification_type == channel) & (Notification.created_at < cutoff)
+            for channel, cutoff in cutoffs.items()])
+    if after is not None:
+        condition &= peewee.Tuple(Notification.created_at, Notification.id) > peewee.Tuple(
+            Notification.created_at.db_value(after[0]), Notification.id.db_value(after[1]))
+    return (Notification.select(Notification.id, Notification.service, Notification.created_at,
+                                Notification.notification_type, Notification.key_type, Notification.status,
+                                Notification.postage, Notification.rate_multiplier, Notification.billable_units)
+            .where(condition).order_by(Notification.created_at, Notification.id).limit(batch_size))
 
 
 def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int = BATCH,
@@ -66,20 +101,15 @@ def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int
     """Delete each service's notifications created before its retention cutoff for their channel."""
     now, storage, purged = now or utcnow(), storage or letter_storage(), purged or Purged()
     for service in list(Service.select()):  # read up front: the loop commits between batches
-        for channel in CHANNELS:
-            cutoff = retention_cutoff(service, channel, now)
-            for key_type in KEY_TYPES:
-                # Equality on service and key type, a range on created_at: the list index
-                # (service, key_type, created_at, id) serves it, whatever the table's size.
-                query = (Notification.select(Notification.id, Notification.service, Notification.created_at,
-                                             Notification.notification_type, Notification.key_type,
-                                             Notification.status)
-                         .where((Notification.service == service) & (Notification.key_type == key_type)
-                                & (Notification.created_at < cutoff)
-                                & (Notification.notification_type == channel))
-                         .limit(batch_size))
-                while rows := list(query.clone()):  # a clone: peewee caches an executed query's rows
-                    _purge_notification_batch(rows, storage, purged)
+        cutoffs = {channel: retention_cutoff(service, channel, now) for channel in CHANNELS}
+        for key_type in KEY_TYPES:
+            after = None
+            while rows := list(expired_batch_query(service, key_type, cutoffs, after, batch_size)):
+                if not _purge_notification_batch(rows, storage, purged):
+                    continue  # a concurrent purge took some of them: the same range again finds the rest
+                if len(rows) < batch_size:
+                    break  # the walk's end, known without reading an empty range
+                after = (rows[-1].created_at, rows[-1].id)
     return purged
 
 

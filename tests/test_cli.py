@@ -28,7 +28,7 @@ def cli(app):
 
 def test_create_service_in_trial_mode(cli):
     body = cli("create-service", "--name", "Tax office")
-    assert (body["name"], body["trial_mode"], body["permissions"]) == ("Tax office", True, ["email", "sms", "international_sms"])
+    assert (body["name"], body["trial_mode"], body["permissions"]) == ("Tax office", True, ["email", "sms", "letter", "international_sms"])
     assert Service.get_by_id(body["id"]).trial_mode is True
 
 

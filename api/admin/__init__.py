@@ -29,6 +29,8 @@ def _forget_actor(_error: BaseException | None) -> None:
 from api.admin import api_keys, senders, services, templates, users  # noqa: E402,F401
 from api.admin import callbacks  # noqa: E402,F401
 from api.admin import go_live, history  # noqa: E402,F401
+from api.admin import appearance, brands  # noqa: E402,F401
+from api.admin import rates, sms_gateways, unsubscribe_requests  # noqa: E402,F401
 
 
 @admin_blueprint.after_request

@@ -6,9 +6,11 @@ from typing import Any
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import NoResultFound
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models import audit
@@ -64,15 +66,20 @@ def revoke_key(service_id: str, key_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/api-keys")
+@documented("Create an API key; the only answer that shows its secret.", {201: responses.created_api_key},
+            body=admin_schemas.create_api_key, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_api_key(service_id: str) -> tuple[Response, int]:
     return jsonify(create_key(service_id, json_body())), 201
 
 
 @admin_blueprint.get("/services/<service_id>/api-keys")
+@documented("The service's API keys, without their secrets.", {200: responses.api_keys}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_api_keys(service_id: str) -> Response:
     return jsonify(list_keys(service_id))
 
 
 @admin_blueprint.delete("/services/<service_id>/api-keys/<key_id>")
+@documented("Revoke an API key.", {200: responses.api_key}, path={
+    **admin_schemas.service_path["properties"], **admin_schemas.api_key_path["properties"]})
 def delete_api_key(service_id: str, key_id: str) -> Response:
     return jsonify(revoke_key(service_id, key_id))

@@ -7,9 +7,11 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models import audit
@@ -148,6 +150,11 @@ def _routes(kind: str) -> None:
     def get(service_id: str) -> Response:
         return jsonify(list_settings(kind, service_id))
 
+    one, many = responses.settings[kind]
+    path = admin_schemas.service_path["properties"]
+    documented(f"Add one of the service's {kind}.", {201: one}, body=KINDS[kind][2], path=path)(post)
+    documented(f"The service's {kind}.", {200: many}, path=path)(get)
+
     def get_one(service_id: str, setting_id: str) -> Response:
         return jsonify(setting_json(kind, find_setting(kind, service_id, setting_id)))
 
@@ -166,10 +173,13 @@ for _kind in KINDS:
 
 
 @admin_blueprint.post("/services/<service_id>/inbound-number")
+@documented("Give the service a number texts are received on.", {201: responses.inbound_number},
+            body=admin_schemas.assign_inbound_number, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_inbound_number(service_id: str) -> tuple[Response, int]:
     return jsonify(assign_inbound_number(service_id, json_body())), 201
 
 
 @admin_blueprint.get("/services/<service_id>/inbound-number")
+@documented("The service's inbound numbers.", {200: responses.inbound_numbers}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_inbound_numbers(service_id: str) -> Response:
     return jsonify(list_inbound_numbers(service_id))

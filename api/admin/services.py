@@ -11,8 +11,10 @@ import peewee
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.errors import BadRequestError, NoResultFound
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models import audit
@@ -22,7 +24,7 @@ from models.service import CHANNELS, Service, find_service_by_name
 # Settings copied one to one from the request onto the model.
 _PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "email_daily_limit",
                    "letter_daily_limit", "international_sms_daily_limit", "permissions",
-                   "file_download_contact")
+                   "file_download_contact", "hosted_unsubscribe")
 
 
 def find_service(service_id: str) -> Service:
@@ -48,6 +50,7 @@ def service_json(service: Service) -> dict[str, Any]:
         "international_sms_daily_limit": service.international_sms_daily_limit,
         "data_retention_days": {channel: service.retention_days(channel) for channel in CHANNELS},
         "file_download_contact": service.file_download_contact,
+        "hosted_unsubscribe": service.hosted_unsubscribe,
         "created_at": iso(service.created_at),
         "updated_at": iso(service.updated_at),
     }
@@ -115,20 +118,26 @@ def list_services() -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services")
+@documented("Create a service (in trial mode unless told otherwise).", {201: responses.service},
+            body=admin_schemas.create_service)
 def post_service() -> tuple[Response, int]:
     return jsonify(create_service(json_body())), 201
 
 
 @admin_blueprint.get("/services")
+@documented("Every service.", {200: responses.services})
 def get_services() -> Response:
     return jsonify(list_services())
 
 
 @admin_blueprint.get("/services/<service_id>")
+@documented("One service.", {200: responses.service}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_service(service_id: str) -> Response:
     return jsonify(service_json(find_service(service_id)))
 
 
 @admin_blueprint.patch("/services/<service_id>")
+@documented("Change a service's settings (only those given).", {200: responses.service},
+            body=admin_schemas.update_service, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def patch_service(service_id: str) -> Response:
     return jsonify(update_service(service_id, json_body()))

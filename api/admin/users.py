@@ -10,9 +10,11 @@ from typing import Any
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import NoResultFound, ValidationError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models import audit
@@ -132,11 +134,14 @@ def list_guests(service_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/users")
+@documented("Add a team member (trial services may send to them).", {201: responses.team_member},
+            body=admin_schemas.create_user, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_user(service_id: str) -> tuple[Response, int]:
     return jsonify(add_team_member(service_id, json_body())), 201
 
 
 @admin_blueprint.get("/services/<service_id>/users")
+@documented("The service's team members.", {200: responses.team_members}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_users(service_id: str) -> Response:
     return jsonify(list_team_members(service_id))
 
@@ -148,12 +153,15 @@ def delete_user(service_id: str, member_id: str) -> tuple[str, int]:
 
 
 @admin_blueprint.post("/services/<service_id>/guest-list")
+@documented("Add a recipient to the guest list (200 when it was already there).",
+            {201: responses.guest, 200: responses.guest}, body=admin_schemas.create_guest_list_entry, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_guest(service_id: str) -> tuple[Response, int]:
     entry, created = add_guest(service_id, json_body())
     return jsonify(entry), 201 if created else 200
 
 
 @admin_blueprint.get("/services/<service_id>/guest-list")
+@documented("The service's guest list.", {200: responses.guest_list}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_guest_list(service_id: str) -> Response:
     return jsonify(list_guests(service_id))
 

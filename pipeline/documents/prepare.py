@@ -103,8 +103,8 @@ def prepare_files(service: Service, channel: str, notification_id: uuid.UUID, pe
 
 
 def download_url(service_id: object, file_id: object, key: bytes) -> str:
-    """The link in the email: {base_url}/d/<service id>/<file id>?key=<256-bit key, base64url>."""
-    return f"{get_settings().base_url}/d/{service_id}/{file_id}?key={crypto.key_to_text(key)}"
+    """The link in the email: {document_download_url}/d/<service id>/<file id>?key=<256-bit key, base64url>."""
+    return f"{get_settings().document_download_url}/d/{service_id}/{file_id}?key={crypto.key_to_text(key)}"
 
 
 def _prepare_one(opts: options.FileOptions) -> _Pending:

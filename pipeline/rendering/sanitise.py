@@ -39,7 +39,8 @@ def sanitised_content(values: Mapping[str, object] | None, keys: Iterable[str]) 
     """The send response's ``sanitised_content``: ``{key: {"sanitised": ..., "unsanitised": ...}}``.
 
     Keys are matched to values like placeholders are (case, spaces, '_' and '-' ignored) and
-    reported as the caller spelled them in ``keys``; keys without a supplied value are left out.
+    reported as the caller spelled them in ``keys``; keys without a supplied value, and values the
+    sanitising left as they were, are left out (the clients' own suites expect ``{}`` then).
     """
     by_key = {normalise_key(str(key)): value for key, value in (values or {}).items()}
     result: dict[str, dict[str, object]] = {}
@@ -47,5 +48,7 @@ def sanitised_content(values: Mapping[str, object] | None, keys: Iterable[str]) 
         normalised = normalise_key(key)
         if normalised in by_key:
             original = by_key[normalised]
-            result[key] = {"sanitised": _sanitise_any(original), "unsanitised": original}
+            sanitised = _sanitise_any(original)
+            if sanitised != original:
+                result[key] = {"sanitised": sanitised, "unsanitised": original}
     return result

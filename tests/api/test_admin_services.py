@@ -18,11 +18,11 @@ def test_create_with_defaults(client):
     assert ISO.match(body.pop("created_at"))
     assert body == {
         "id": body["id"], "name": "Tax office", "active": True, "trial_mode": True,
-        "permissions": ["email", "sms", "international_sms"], "rate_limit": 3000,
+        "permissions": ["email", "sms", "letter", "international_sms"], "rate_limit": 3000,
         "sms_daily_limit": 250000, "email_daily_limit": 250000, "letter_daily_limit": 20000,
         "international_sms_daily_limit": 100,
         "data_retention_days": {"email": 7, "sms": 7, "letter": 7},
-        "file_download_contact": None, "updated_at": None,
+        "file_download_contact": None, "hosted_unsubscribe": False, "updated_at": None,
     }
     assert Service.get_by_id(body["id"]).name == "Tax office"
 

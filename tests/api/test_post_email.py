@@ -83,6 +83,17 @@ def test_sanitise_content_for(client, service, key):
     assert body["content"]["body"] == f"Hello {sanitised['sanitised']}"
 
 
+def test_sanitised_content_is_empty_when_nothing_was_changed(client, service, key):
+    template = create_sample_template(service=service, template_type="email", subject="s", body="((a)) ((b))")
+    plain = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id),
+                               "personalisation": {"a": "*x*", "b": "y"}})
+    assert plain.status_code == 201 and plain.get_json()["sanitised_content"] == {}
+    unchanged = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id),
+                                   "personalisation": {"a": "Anna", "b": "y*"}, "sanitise_content_for": ["a", "b"]})
+    assert unchanged.get_json()["sanitised_content"] == {"b": {"sanitised": "y\\*", "unsanitised": "y*"}}
+    jsonschema.validate(unchanged.get_json(), post_email_response)
+
+
 def test_trial_mode(client):
     service = create_service(trial_mode=True)
     template = create_sample_template(service=service, template_type="email", subject="s", body="b")

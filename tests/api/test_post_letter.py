@@ -6,8 +6,9 @@ import pytest
 
 from api.v2.notifications.letter_schemas import post_letter_response
 from models.notification import Notification
-from models.service import LetterContact
+from models.service import LetterContact, Service
 from pipeline.recipients.postal_address import FORBIDDEN_CHARACTERS
+from tests.admin_helpers import admin_headers, post_key, post_service
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors
 
@@ -175,3 +176,14 @@ def test_idempotency_key_replays_the_first_answer(client, key, template):
     assert (first.status_code, again.status_code) == (201, 201)
     assert first.get_json() == again.get_json()
     assert Notification.select().count() == 1
+
+
+def test_a_new_service_may_send_letters_once_live(client):
+    created = post_service(client, name="Nieuwe gemeente")
+    assert "letter" in created["permissions"] and created["trial_mode"] is True
+    template = create_sample_template(service=Service.get_by_id(created["id"]), template_type="letter", body="hi")
+    key = post_key(client, created["id"])["key"]
+    assert errors(post(client, key, letter(template))) == (400, [("BadRequestError", TRIAL)])
+    went_live = client.patch(f"/admin/services/{created['id']}", json={"trial_mode": False}, headers=admin_headers())
+    assert went_live.status_code == 200
+    assert post(client, key, letter(template)).status_code == 201

@@ -33,3 +33,31 @@ def sign_in(page, user: ConsoleUser) -> None:
     page.fill("#code", totp_now(user))
     page.click("main form button[type=submit]")
     page.wait_for_url("**/services")
+
+
+def emails_to(smtp, address: str, count: int = 1, timeout: float = 15.0) -> list[str]:
+    """The plain-text bodies of the first `count` emails that reached the test SMTP server for address."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [m for m in smtp.messages if address in m.rcpt_tos]
+        if len(found) >= count:
+            return [m.message.get_body(preferencelist=("plain",)).get_content() for m in found]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{len(found)} emails to {address}, expected {count}")
+        time.sleep(0.05)
+
+
+def code_in(text: str) -> str:
+    import re
+
+    return re.search(r"\b(\d{6})\b", text).group(1)
+
+
+def path_of_link(text: str, kind: str) -> str:
+    """The path of the first console link of a kind (invitation, reset-password) in an email:
+    the links name ADMIN_URL, the tests open them on the test server."""
+    import re
+
+    return re.search(rf"https?://[^/\s]+(/{kind}/[A-Za-z0-9_\-]+)", text).group(1)

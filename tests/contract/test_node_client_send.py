@@ -49,3 +49,14 @@ def test_preview_and_template_reads(service, live_server):
     assert status == 200 and [t["id"] for t in data["templates"]] == [str(template.id)]
     status, data = node_call(live_server, key, "getTemplateById", "6f1ba3b0-2a8c-4a7b-9d64-7f0c3f0b8e11")
     assert (status, data["errors"]) == (404, [{"error": "NoResultFound", "message": "No Result Found"}])
+
+
+def test_email_responses_carry_sanitised_content(service, live_server):
+    template = create_sample_template(service=service, template_type="email", subject="S", body="((a)) ((b))")
+    key = create_key(service=service)
+    status, data = node_call(live_server, key, "sendEmail", str(template.id), "burger@example.nl",
+                             {"personalisation": {"a": "*1*", "b": "2"}})
+    assert (status, data["sanitised_content"]) == (201, {})
+    status, data = node_call(live_server, key, "sendEmail", str(template.id), "burger@example.nl",
+                             {"personalisation": {"a": "*1*", "b": "2"}, "sanitiseContentFor": ["a", "b"]})
+    assert (status, data["sanitised_content"]) == (201, {"a": {"sanitised": "\\*1\\*", "unsanitised": "*1*"}})

@@ -62,3 +62,16 @@ def test_validation_errors(service, live_server):
         {"error": "ValidationError", "message": "template_id is not a valid UUID"}])
     assert _raised(lambda: api.send_sms_notification("0612345678", str(template.id), reference="r" * 1001)) == (400, [
         {"error": "ValidationError", "message": f"reference {'r' * 1001} is too long"}])
+
+
+def test_email_responses_carry_sanitised_content(service, live_server):
+    template = create_sample_template(service=service, template_type="email", subject="S", body="((a)) ((b))")
+    api = NotificationsAPIClient(create_key(service=service), base_url=live_server)
+    plain = api.send_email_notification("burger@example.nl", str(template.id), personalisation={"a": "*1*", "b": "2"})
+    assert plain["sanitised_content"] == {}
+    sanitised = api.send_email_notification("burger@example.nl", str(template.id),
+                                            personalisation={"a": "*1*", "b": "2"}, sanitise_content_for=["a", "b"])
+    assert sanitised["sanitised_content"] == {"a": {"sanitised": "\\*1\\*", "unsanitised": "*1*"}}
+    assert sanitised["content"]["body"] == "\\*1\\* 2"
+    sms = create_sample_template(service=service, body="Hi")
+    assert "sanitised_content" not in api.send_sms_notification("0611111111", str(sms.id))

@@ -197,3 +197,21 @@ def test_scanner_down_is_a_503_not_a_pass(service, monkeypatch):
     with pytest.raises(ApiError) as exc:
         prepare_files(service, "email", uuid.uuid4(), {"doc": upload()})
     assert (exc.value.status_code, exc.value.messages) == (503, ["Antivirus API error"])
+
+
+def test_links_point_at_the_download_host(service, client, monkeypatch):
+    import dataclasses
+
+    import config
+
+    monkeypatch.delenv("DOCUMENT_DOWNLOAD_URL", raising=False)
+    assert config.load_settings().document_download_url == config.load_settings().base_url
+    monkeypatch.setenv("DOCUMENT_DOWNLOAD_URL", "https://documents.example.nl/")
+    assert config.load_settings().document_download_url == "https://documents.example.nl"
+    monkeypatch.setattr(config, "_settings", dataclasses.replace(
+        get_settings(), document_download_url="https://documents.example.nl"))
+    files, _ = send(service, {"doc": upload()})
+    url = files.personalisation["doc"]
+    assert url.startswith(f"https://documents.example.nl/d/{service.id}/")
+    # The host of its own is pointed at the same web process, which serves the page at that path.
+    assert client.get(url.removeprefix("https://documents.example.nl")).status_code == 200

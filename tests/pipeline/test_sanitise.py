@@ -62,7 +62,7 @@ def test_sms_ignores_sanitise_keys():
 
 def test_sanitised_content_response_field():
     values = {"First Name": "*Ann* https://x.example", "other": "x", "items": ["a.", None]}
-    assert sanitised_content(values, ["first_name", "items", "absent"]) == {
+    assert sanitised_content(values, ["first_name", "items", "absent", "other"]) == {
         "first_name": {"sanitised": "\\*Ann\\* ", "unsanitised": "*Ann* https://x.example"},
         "items": {"sanitised": ["a\\.", None], "unsanitised": ["a.", None]},
     }

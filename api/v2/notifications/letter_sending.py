@@ -92,7 +92,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
     except AddressErrors as errors:
         raise ValidationError(*errors.messages) from None
     contact_block = _contact_block(service, version, body.get("letter_contact_id"))
-    missing = missing_personalisation([version.subject or "", version.body, contact_block or ""], values)
+    missing = missing_personalisation([*version.content_texts(), contact_block or ""], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
     prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
@@ -107,6 +107,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
                 notification_type="letter", template_id=version.template.id, template_version=version.version,
                 to=to, normalised_to="".join(to.split()).lower(), reference=body.get("reference"),
                 status=statuses.CREATED, body=rendered.body, subject=rendered.subject, reply_to_text=contact,
+                personalisation=values,  # the PDF stage fills in a bilingual letter's English part and "Uw kenmerk"
                 created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=address.international,
                 # International mail is charged by zone; Dutch mail goes at the template's class.
                 postage=address.postage_zone or version.postage or DEFAULT_POSTAGE,

@@ -70,3 +70,14 @@ post_email_response = post_notification_response({
         "one_click_unsubscribe_url": nullable_string,
     },
 })
+# Every email response carries sanitised_content: {} or, per key the sanitising changed, both values.
+post_email_response["required"].append("sanitised_content")
+post_email_response["properties"]["sanitised_content"] = {
+    "type": "object",
+    "additionalProperties": {
+        "type": "object",
+        "required": ["sanitised", "unsanitised"],
+        "properties": {"sanitised": {}, "unsanitised": {}},
+        "additionalProperties": False,
+    },
+}

@@ -143,9 +143,9 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
         release_daily(counted)
         raise
     response = respond(notification, body, rendered)
-    if body.get("sanitise_content_for"):
+    if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
         raw_values = body.get("personalisation") or {}
-        keys = [k for k in body["sanitise_content_for"] if not is_prepared_file(raw_values.get(k))]
+        keys = [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
         response["sanitised_content"] = sanitised_content(files.personalisation, keys)
     return response
 

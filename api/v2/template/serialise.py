@@ -27,7 +27,7 @@ def template_json(version: TemplateVersion) -> dict[str, Any]:
 
 
 def _texts(version: TemplateVersion) -> list[str]:
-    texts = [version.subject or "", version.body]
+    texts = version.content_texts()
     block = contact_block_of(version)
     if block:
         texts.append(block)

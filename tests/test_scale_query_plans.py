@@ -1,0 +1,231 @@
+"""A million notifications on PostgreSQL: the list with each filter, the retention purge and the periodic
+sweeps read index ranges, never the whole table.
+
+The rows are made by SQL (generate_series) in a database of this test's own, named after DATABASE_URL's
+(`<db>_scale`), created and dropped here. Every statement the code under test runs is caught as it runs
+(peewee's query hooks) and EXPLAINed there, so the plans checked are those of the code as it is, whatever
+shape its queries take.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import uuid
+from collections import Counter
+from contextlib import contextmanager
+from typing import Iterator
+from urllib.parse import urlsplit, urlunsplit
+
+import peewee
+import psycopg2
+import pytest
+
+from models import crypto
+from models.api_key import KEY_TYPES
+from models.db import connect_url, database, utcnow
+from models.migrations import migrate
+from models.notification import Notification
+from models.queries import retention_cutoff
+from models.service import CHANNELS
+from pipeline.retention import purge_notifications
+from pipeline.sending_timeout import time_out_overdue
+from tests.factories import create_key, create_service
+from workers.letters import sweep_stuck_letters
+from workers.periodic import sweep_stuck_notifications
+
+URL = os.environ.get("DATABASE_URL", "")
+pytestmark = pytest.mark.skipif(not URL.startswith(("postgres://", "postgresql://")),
+                                reason="query plans at scale are PostgreSQL's")
+
+ROWS = 1_000_000
+SERVICES = 20
+# Ages spread over 7 days and 3 hours: about 1.7% of the rows are past the 7-day retention.
+AGE_SPAN_SECONDS = 7 * 86400 + 3 * 3600
+LIST_INDEX = "notification_service_id_key_type_created_at_id"
+REFERENCE_INDEX = "notification_service_id_key_type_reference_created_at_id"
+FULL_SORT = re.compile(r"^\s*(->\s*)?Sort\s+\(", re.MULTILINE)
+
+GENERATE = f"""
+INSERT INTO notification (id, service_id, key_type, notification_type, template_id, template_version, "to",
+                          normalised_to, reference, status, body, created_at, international, precompiled)
+SELECT gen_random_uuid(), (%s::uuid[])[1 + i %% {SERVICES}],
+       CASE WHEN (i / {SERVICES}) %% 5 = 0 THEN 'test' ELSE 'live' END,
+       (ARRAY['sms', 'email', 'letter'])[1 + (i / 7) %% 3],
+       %s::uuid, 1, '+31612345678', '+31612345678',
+       CASE WHEN i %% 3 = 0 THEN 'ref-' || (i %% 40000) END,
+       CASE WHEN age < 60 THEN 'created'
+            WHEN age < 86400 OR (age > 3 * 86400 AND i %% 50000 = 0) THEN 'sending'
+            ELSE (ARRAY['delivered', 'delivered', 'delivered', 'permanent-failure', 'temporary-failure',
+                        'technical-failure'])[1 + i %% 6] END,
+       %s, %s::timestamp - age * interval '1 second', false, false
+FROM (SELECT i, (i::bigint * 7919) %% {AGE_SPAN_SECONDS} AS age FROM generate_series(1, {ROWS}) AS i) AS numbered
+"""
+
+
+def _scale_url() -> tuple[str, str]:
+    parts = urlsplit(URL)
+    name = f"{parts.path.lstrip('/')}_scale"
+    return name, urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _admin(sql: str) -> None:
+    connection = psycopg2.connect(URL)
+    connection.autocommit = True
+    try:
+        connection.cursor().execute(sql)
+    finally:
+        connection.close()
+
+
+@contextmanager
+def using(db: peewee.Database) -> Iterator[None]:
+    """The models read and write db for a while (the shared handle is swapped back afterwards)."""
+    before = database.obj
+    database.initialize(db)
+    try:
+        yield
+    finally:
+        database.initialize(before)
+
+
+@pytest.fixture(scope="module")
+def scale() -> Iterator[dict]:
+    name, url = _scale_url()
+    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _admin(f'CREATE DATABASE "{name}"')
+    db = connect_url(url)
+    try:
+        with using(db):
+            migrate()
+            services = [create_service(name=f"scale {n}") for n in range(SERVICES)]
+            now = utcnow()
+            db.execute_sql(GENERATE, ([str(s.id) for s in services], str(uuid.uuid4()), crypto.encrypt("Hallo"), now))
+            db.execute_sql("ANALYZE")
+            key = create_key(service=services[0])
+            reference = db.execute_sql(
+                "SELECT reference FROM notification WHERE service_id = %s AND key_type = 'live'"
+                " AND reference IS NOT NULL LIMIT 1", (services[0].id,)).fetchone()[0]
+        yield {"db": db, "services": services, "key": key, "now": now, "reference": reference}
+    finally:
+        db.close()
+        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def statements(db: peewee.Database) -> Iterator[list[tuple[str, tuple]]]:
+    """The statements run on db meanwhile, with their parameters."""
+    seen: list[tuple[str, tuple]] = []
+
+    def hook(event: peewee.QueryEvent) -> None:
+        seen.append((event.sql, tuple(event.params or ())))
+
+    db.query_hooks.append(hook)
+    try:
+        yield seen
+    finally:
+        db.query_hooks.remove(hook)
+
+
+def plan(db: peewee.Database, sql: str, params: tuple) -> str:
+    return "\n".join(row[0] for row in db.execute_sql("EXPLAIN " + sql, params).fetchall())
+
+
+def notification_reads(seen: list[tuple[str, tuple]]) -> list[tuple[str, tuple]]:
+    return [(sql, params) for sql, params in seen if sql.startswith("SELECT") and 'FROM "notification"' in sql]
+
+
+def assert_index_only(text: str) -> None:
+    assert "Index" in text and "Seq Scan" not in text, text
+
+
+LIST_FILTERS = [
+    "", "status=delivered", "status=created", "status=failed&status=sending", "template_type=letter",
+    "template_type=sms&status=technical-failure", "reference={reference}", "reference={reference}&status=delivered",
+    "reference=no-such-reference",
+]
+
+
+@pytest.mark.parametrize("query", LIST_FILTERS)
+def test_the_list_with_each_filter_reads_an_index_range_in_order(scale, client, query):
+    db, query = scale["db"], query.format(reference=scale["reference"])
+    headers = {"Authorization": f"Bearer {_token(scale['key'])}"}
+    with using(db), statements(db) as seen:
+        first = client.get(f"/v2/notifications?{query}", headers=headers)
+        assert first.status_code == 200, first.get_json()
+        rows = first.get_json()["notifications"]
+        if rows:  # and the page after it: the cursor is a range bound, not a filter
+            following = client.get(f"/v2/notifications?{query}&older_than={rows[-1]['id']}", headers=headers)
+            assert following.status_code == 200
+    reads = notification_reads(seen)
+    assert reads
+    for sql, params in reads:
+        text = plan(db, sql, params)
+        assert_index_only(text)
+        if "ORDER BY" in sql:
+            # An index gives the order: no sort of the service's rows. (A rare status is read off the
+            # (status, created_at) index, its few ties on created_at put in order by an incremental sort.)
+            assert not FULL_SORT.search(text), text
+            assert "Index Scan Backward" in text, text
+            if "reference=" in query:
+                assert f"using {REFERENCE_INDEX} " in text, text
+        else:
+            assert "notification_pkey" in text, text  # the cursor's own row, found by id
+    if query.startswith(f"reference={scale['reference']}"):
+        assert rows and {row["reference"] for row in rows} == {scale["reference"]}
+
+
+def _expired(scale: dict) -> Counter:
+    """Rows past their service's retention for their channel, per service and key type."""
+    expired: Counter = Counter()
+    for service in scale["services"]:
+        for channel in CHANNELS:
+            cutoff = retention_cutoff(service, channel, scale["now"])
+            for key_type in KEY_TYPES:
+                expired[(service.id, key_type)] += Notification.select().where(
+                    (Notification.service == service) & (Notification.key_type == key_type)
+                    & (Notification.notification_type == channel) & (Notification.created_at < cutoff)).count()
+    return expired
+
+
+def test_the_purge_walks_each_services_expired_rows_once_in_index_order(scale):
+    db, batch = scale["db"], 500
+    with using(db):
+        expired = _expired(scale)
+        assert sum(expired.values()) > 10_000
+        with statements(db) as seen:
+            purged = purge_notifications(now=scale["now"], batch_size=batch)
+        assert purged.notifications == sum(expired.values())
+        assert sum(_expired(scale).values()) == 0
+    reads = notification_reads(seen)
+    # One read per batch and one that finds the walk's end, per service and key type: no row read twice.
+    assert len(reads) == sum(math.floor(n / batch) + 1 for n in expired.values())
+    continuing = 0
+    for sql, params in reads:
+        text = plan(db, sql, params)
+        assert_index_only(text)
+        # The list index bounds the read to the service's key type and the expired range (an index scan in
+        # order, or, for a range the planner expects to be small, a bitmap scan and a sort of those rows).
+        assert re.search(rf"Index Scan (using|on) {LIST_INDEX}\b", text), text
+        assert re.search(r"Index Cond: \(\(service_id = .* AND \(\(key_type\)::text = .* AND \(created_at < ", text), text
+        if "ROW(created_at, id) >" in text:
+            continuing += 1
+    assert continuing == sum(math.floor(n / batch) for n in expired.values())
+
+
+def test_the_sweeps_read_index_ranges(scale):
+    db = scale["db"]
+    with using(db), statements(db) as seen:
+        assert time_out_overdue(batch_size=10) > 0
+        sweep_stuck_notifications.fn()
+        sweep_stuck_letters.fn()
+    reads = notification_reads(seen)
+    assert len(reads) >= 4
+    for sql, params in reads:
+        assert_index_only(plan(db, sql, params))
+
+
+def _token(key: str) -> str:
+    from api.auth import create_token
+
+    return create_token(key[-73:-37], key[-36:])
