@@ -9,9 +9,11 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import BadRequestError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models import audit
@@ -138,22 +140,32 @@ def reject_go_live(service_id: str, data: Any, *, send_email: EmailSender) -> di
     return go_live_status(service_id)
 
 
+_PATH = {"service_id": admin_schemas.service_path["properties"]["service_id"]}
+
+
 @admin_blueprint.get("/services/<service_id>/go-live")
+@documented("Live or in trial mode, the go-live checklist and the latest request.", {200: responses.go_live_status},
+            path=_PATH)
 def get_go_live(service_id: str) -> Response:
     return jsonify(go_live_status(service_id))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/request")
+@documented("Ask to take the service live (the checklist must be complete).", {201: responses.go_live_request},
+            path=_PATH)
 def post_go_live_request(service_id: str) -> tuple[Response, int]:
     json_body()  # a body, if any, must still be JSON
     return jsonify(request_go_live(service_id)), 201
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")
+@documented("Take the service live and email its team.", {200: responses.go_live_status}, path=_PATH)
 def post_go_live_approve(service_id: str) -> Response:
     return jsonify(approve_go_live(service_id, send_email=send_platform_email))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
+@documented("Turn down the waiting request and email the team the reason.", {200: responses.go_live_status},
+            body=admin_schemas.reject_go_live, path=_PATH)
 def post_go_live_reject(service_id: str) -> Response:
     return jsonify(reject_go_live(service_id, json_body(), send_email=send_platform_email))

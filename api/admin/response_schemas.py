@@ -7,6 +7,8 @@ from typing import Any
 from api.admin.admin_schemas import CALLBACK_KINDS
 from api.schema import uuid_property
 from models.api_key import KEY_TYPES
+from models.audit import ACTOR_KINDS
+from models.go_live import GO_LIVE_STATUSES
 from models.service import CHANNELS
 
 DATETIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$"}
@@ -42,8 +44,8 @@ service = _record({
 services = _list_of("services", service)
 
 _key_members = {"id": uuid_property(), "name": {"type": "string"}, "key_type": {"enum": list(KEY_TYPES)},
-                "created_at": DATETIME}
-api_key = _record({**_key_members, "revoked_at": NULLABLE_DATETIME})
+                "created_at": DATETIME, "created_by": _nullable_string}
+api_key = _record({**_key_members, "last_used_at": NULLABLE_DATETIME, "revoked_at": NULLABLE_DATETIME})
 created_api_key = _record({**_key_members, "key": {"type": "string", "description": "shown only once"}})
 api_keys = _list_of("api_keys", api_key)
 
@@ -88,3 +90,22 @@ callback_attempt = {"type": "object", "required": list(_attempt_members), "prope
     **_attempt_members, "notification_id": uuid_property(), "received_text_id": uuid_property()},
     "additionalProperties": False, "minProperties": len(_attempt_members) + 1}
 callback_attempts = _list_of("callback_attempts", callback_attempt)
+
+# The service's history (api/admin/history.py) and going live (api/admin/go_live.py).
+_values = {"type": ["object", "null"]}
+history_event = _record({
+    "id": uuid_property(), "action": {"type": "string"}, "subject_id": _nullable_string,
+    "actor": _record({"kind": {"enum": list(ACTOR_KINDS)}, "id": {"type": "string"}, "name": {"type": "string"}}),
+    "before": _values, "after": _values, "created_at": DATETIME,
+})
+history = _list_of("events", history_event)
+go_live_request = _record({
+    "id": uuid_property(), "status": {"enum": list(GO_LIVE_STATUSES)}, "requested_by": {"type": "string"},
+    "requested_at": DATETIME, "decided_by": _nullable_string, "decided_at": NULLABLE_DATETIME, "reason": _nullable_string,
+})
+go_live_status = _record({
+    "trial_mode": {"type": "boolean"},
+    "checklist": _record({"reply_to_address": {"type": "boolean"}, "template": {"type": "boolean"},
+                          "team_member": {"type": "boolean"}}),
+    "request": {"anyOf": [go_live_request, {"type": "null"}]},
+})
