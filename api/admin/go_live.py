@@ -140,32 +140,29 @@ def reject_go_live(service_id: str, data: Any, *, send_email: EmailSender) -> di
     return go_live_status(service_id)
 
 
-_PATH = {"service_id": admin_schemas.service_path["properties"]["service_id"]}
-
-
 @admin_blueprint.get("/services/<service_id>/go-live")
-@documented("Live or in trial mode, the go-live checklist and the latest request.", {200: responses.go_live_status},
-            path=_PATH)
+@documented("Whether the service is live, its go-live checklist and its latest request.",
+            {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_go_live(service_id: str) -> Response:
     return jsonify(go_live_status(service_id))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/request")
-@documented("Ask to take the service live (the checklist must be complete).", {201: responses.go_live_request},
-            path=_PATH)
+@documented("Ask to go live (the checklist must be complete).", {201: responses.go_live_request},
+            body={"type": "object"}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_request(service_id: str) -> tuple[Response, int]:
     json_body()  # a body, if any, must still be JSON
     return jsonify(request_go_live(service_id)), 201
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")
-@documented("Take the service live and email its team.", {200: responses.go_live_status}, path=_PATH)
+@documented("Take the service out of trial mode and tell its team.", {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_approve(service_id: str) -> Response:
     return jsonify(approve_go_live(service_id, send_email=send_platform_email))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
-@documented("Turn down the waiting request and email the team the reason.", {200: responses.go_live_status},
-            body=admin_schemas.reject_go_live, path=_PATH)
+@documented("Turn down the waiting request, with the reason the team is told.", {200: responses.go_live_status},
+            body=admin_schemas.reject_go_live, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_reject(service_id: str) -> Response:
     return jsonify(reject_go_live(service_id, json_body(), send_email=send_platform_email))

@@ -75,7 +75,7 @@ def add_team_member(service_id: str, data: Any) -> dict[str, Any]:
 
 def _entry_id(raw: str) -> int:
     # Team members and guest list entries have integer ids; anything else names no entry.
-    if not (raw.isascii() and raw.isdigit()):
+    if not (raw.isascii() and raw.isdigit()):  # "²" is a digit to str.isdigit, not to int()
         raise NoResultFound()
     return int(raw)
 
@@ -168,8 +168,7 @@ def get_guest_list(service_id: str) -> Response:
 
 
 @admin_blueprint.delete("/services/<service_id>/guest-list/<entry_id>")
-@documented("Remove a recipient from the guest list.", {204: None},
-            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("Remove a recipient from the guest list.", {204: None}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def delete_guest(service_id: str, entry_id: str) -> tuple[str, int]:
     remove_guest(service_id, entry_id)
     return "", 204
