@@ -75,7 +75,7 @@ def add_team_member(service_id: str, data: Any) -> dict[str, Any]:
 
 def _entry_id(raw: str) -> int:
     # Team members and guest list entries have integer ids; anything else names no entry.
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):  # "²" is a digit to str.isdigit, not to int()
         raise NoResultFound()
     return int(raw)
 

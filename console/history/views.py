@@ -15,6 +15,7 @@ PAGE_SIZE = 200
 ACTIONS = {
     "service.create": _l("Service created"),
     "service.update": _l("Settings changed"),
+    "service.appearance": _l("Appearance changed"),
     "api_key.create": _l("API key created"),
     "api_key.revoke": _l("API key revoked"),
     "template.create": _l("Template created"),
