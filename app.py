@@ -25,17 +25,29 @@ def create_app() -> Flask:
     # registers the status-change listeners (callbacks) in the web process too.
     import workers  # noqa: F401
     from api.admin import admin_blueprint
+    from api.branding import branding_blueprint
     from api.documents import documents_blueprint
     from api.providers import providers_blueprint
+    from api.unsubscribe import unsubscribe_blueprint
     from api.v2 import v2_blueprint
-    from cli import register_cli
+    from cli import register_cli, register_report_reader
 
+    from api.request_body import check_query
+
+    for api_blueprint in (v2_blueprint, admin_blueprint, providers_blueprint):  # JSON APIs, not the pages
+        api_blueprint.before_request(check_query)
     app.register_blueprint(v2_blueprint)
     app.register_blueprint(admin_blueprint)
     app.register_blueprint(documents_blueprint)
+    app.register_blueprint(branding_blueprint)
     app.register_blueprint(providers_blueprint)
+    from api.reference import reference_blueprint
+
+    app.register_blueprint(reference_blueprint)
+    app.register_blueprint(unsubscribe_blueprint)
     register_error_handlers(app)
     register_cli(app)
+    register_report_reader(app)
 
     @app.before_request
     def _connect() -> None:

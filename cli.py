@@ -6,22 +6,34 @@ on stderr and exit with status 1.
 """
 from __future__ import annotations
 
+import getpass
 import json
 from typing import Any, Callable
 
 import click
 from flask import Flask
 
-from api.admin import api_keys, services, templates
+from api.admin import api_keys, go_live, history, services, templates
+from workers.platform_email import send_platform_email
 from api.auth import create_token
 from api.errors import ApiError
 from config import get_settings
+from models import audit
 from models.db import database
+
+
+def _operator() -> audit.Actor:
+    """The operator at the keyboard, as the audit trail names CLI changes."""
+    try:
+        login = getpass.getuser()
+    except OSError:  # no login name in this environment (a bare container)
+        login = "unknown"
+    return audit.Actor("cli", login, f"{login} (CLI)")
 
 
 def _run(operation: Callable[[], Any]) -> None:
     try:
-        with database.connection_context():
+        with database.connection_context(), audit.acting_as(_operator()):
             result = operation()
     except ApiError as error:
         body = {"status_code": error.status_code,
@@ -71,9 +83,23 @@ def register_cli(app: Flask) -> None:
 
     @app.cli.command("go-live")
     @click.option("--service-id", required=True)
-    def go_live(service_id: str) -> None:
-        """Take a service out of trial mode."""
-        _run(lambda: services.go_live(service_id))
+    def go_live_command(service_id: str) -> None:
+        """Take a service out of trial mode (approving its request, if one waits) and tell its team."""
+        _run(lambda: go_live.approve_go_live(service_id, send_email=send_platform_email))
+
+    @app.cli.command("reject-go-live")
+    @click.option("--service-id", required=True)
+    @click.option("--reason", required=True, help="Told to the service's team.")
+    def reject_go_live(service_id: str, reason: str) -> None:
+        """Turn down a service's waiting request to go live."""
+        _run(lambda: go_live.reject_go_live(service_id, {"reason": reason}, send_email=send_platform_email))
+
+    @app.cli.command("service-history")
+    @click.option("--service-id", required=True)
+    @click.option("--limit", type=int, default=history.DEFAULT_HISTORY_LIMIT)
+    def service_history(service_id: str, limit: int) -> None:
+        """Every change made to a service, newest first."""
+        _run(lambda: history.service_history(service_id, limit))
 
     @app.cli.command("list-services")
     def list_services() -> None:
@@ -85,3 +111,32 @@ def register_cli(app: Flask) -> None:
         """Print a fresh admin JWT (valid for 30 seconds), bare so it can go into a header."""
         settings = get_settings()
         click.echo(create_token(settings.admin_client_id, settings.admin_client_secret))
+
+
+def register_report_reader(app: Flask) -> None:
+    @app.cli.command("read-email-report")
+    def read_email_report() -> None:
+        """Read one bounce (RFC 3464) or abuse report (RFC 5965) on stdin, as an MTA pipe delivers it.
+
+        A message that is neither is dropped with a note (exit 0: the MTA must not bounce it back);
+        exit 75 (EX_TEMPFAIL) when the queue is unreachable, so the MTA tries again later.
+        """
+        import sys
+
+        import redis
+        from dramatiq.errors import BrokerError
+
+        from pipeline.providers.email.events import to_json
+        from pipeline.providers.email.reports import read_report
+        from workers.receipts import process_email_events
+
+        events = read_report(sys.stdin.buffer.read())
+        if not events:
+            click.echo("not a delivery status notification or abuse report: ignored", err=True)
+            return
+        try:
+            process_email_events.send("smtp", [to_json(event) for event in events])
+        except (redis.RedisError, BrokerError) as error:
+            click.echo(f"queue unavailable, try again later: {error}", err=True)
+            raise click.exceptions.Exit(75) from None
+        click.echo(json.dumps({"events": [to_json(event) for event in events]}))

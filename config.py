@@ -70,12 +70,32 @@ class Settings:
     # Public address of the download pages of files sent by email ({document_download_url}/d/...):
     # GOV.UK Notify serves them on a host of their own; default base_url.
     document_download_url: str
+    # The web console (its own process): its port, and how long a signed-in browser may stay idle.
+    console_port: int
+    console_session_idle_minutes: int
+    # Delivery faults (issue 12). A send whose outcome is unknown (timed out after the request went
+    # out, or its worker died) waits this long for a receipt before it becomes technical-failure.
+    sms_gateway_timeout_seconds: float
+    sms_gateway_deduplicates: bool  # the gateway drops repeats of a reference: unknown outcomes are retried
+    outcome_unknown_timeout_seconds: int
+    receipt_hold_seconds: int  # a receipt for a message we do not know yet is kept this long
+    sweep_interval_seconds: int  # stuck notifications and letters, held receipts, simulated outboxes
+    stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
+    sending_timeout_seconds: int  # sending/pending this long after creation: temporary-failure
+    slow_sweep_interval_seconds: int  # the sending timeout and expired files
+    # More SMS gateways, as a JSON array (pipeline/providers/sms/gateways.py), and when one is taken
+    # out of rotation: this many failed calls within a minute, for this many seconds.
+    sms_gateways: str | None = None
+    sms_gateway_failure_threshold: int = 5
+    sms_gateway_cooldown_seconds: int = 30
+    smtp_fallback_url: str | None = None  # a second SMTP relay, for when the first cannot be reached
 
 
 def load_settings() -> Settings:
     instance = _instance_dir()
     port = int(os.environ.get("PORT", "6011"))
     base_url = os.environ.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/")
+    console_port = int(os.environ.get("CONSOLE_PORT", "6012"))
     return Settings(
         database_url=os.environ.get("DATABASE_URL") or f"sqlite:///{instance / 'notify.db'}",
         redis_url=os.environ.get("REDIS_URL") or None,
@@ -83,7 +103,7 @@ def load_settings() -> Settings:
         admin_client_secret=_persistent_secret("admin-client-secret", "ADMIN_CLIENT_SECRET"),
         secret_key=_persistent_secret("secret-key", "SECRET_KEY"),
         base_url=base_url,
-        admin_url=os.environ.get("ADMIN_URL", base_url).rstrip("/"),
+        admin_url=os.environ.get("ADMIN_URL", f"http://127.0.0.1:{console_port}").rstrip("/"),
         port=port,
         instance_dir=instance,
         queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
@@ -109,6 +129,20 @@ def load_settings() -> Settings:
         callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
         callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
         document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
+        console_port=console_port,
+        console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
+        sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
+        sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
+        outcome_unknown_timeout_seconds=int(os.environ.get("OUTCOME_UNKNOWN_TIMEOUT_SECONDS", "3600")),
+        receipt_hold_seconds=int(os.environ.get("RECEIPT_HOLD_SECONDS", "3600")),
+        sweep_interval_seconds=int(os.environ.get("SWEEP_INTERVAL_SECONDS", "60")),
+        stuck_after_seconds=int(os.environ.get("STUCK_AFTER_SECONDS", "120")),
+        sending_timeout_seconds=int(os.environ.get("SENDING_TIMEOUT_SECONDS", str(72 * 3600))),
+        slow_sweep_interval_seconds=int(os.environ.get("SLOW_SWEEP_INTERVAL_SECONDS", "3600")),
+        sms_gateways=os.environ.get("SMS_GATEWAYS") or None,
+        sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
+        sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
+        smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
     )
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The two commands of the README, needing nothing but Python 3.11 on the machine.
 
-    python3 dev.py run    install into .venv, migrate, start web + worker + scheduler (Procfile)
+    python3 dev.py run    install into .venv, migrate, start web + console + worker + scheduler (Procfile)
     python3 dev.py test   install into .venv, run the test suite
 
 DATABASE_URL and REDIS_URL choose PostgreSQL and a Redis server; unset, a SQLite file and an
@@ -30,6 +30,20 @@ print(f"admin client secret: {s.admin_client_secret}")
 print("create a service:    .venv/bin/flask --app app create-service --name 'My service'")
 """
 
+# The web console, and on first start (no platform admin yet) a one-time link to become its admin.
+SHOW_CONSOLE = """
+from config import get_settings
+from models.db import database, init_database
+from console.accounts.invitations import setup_link_if_no_admin
+s = get_settings()
+init_database(s.database_url)
+with database.connection_context():
+    link = setup_link_if_no_admin()
+print(f"web console at       {s.admin_url}")
+if link:
+    print(f"set up the first platform admin (one-time link, valid 24 hours): {link}")
+"""
+
 
 def _ensure_venv() -> None:
     if not PYTHON.exists():
@@ -48,6 +62,24 @@ def _ensure_node_client() -> None:
     node_dir = ROOT / "tests" / "contract" / "node"
     if not (node_dir / "node_modules" / "notifications-node-client").exists():
         subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=node_dir, check=True)
+
+
+def _ensure_axe() -> None:
+    """The console's browser tests inject axe-core from tests/console/node_modules."""
+    if not shutil.which("npm"):
+        return
+    console_dir = ROOT / "tests" / "console"
+    if not (console_dir / "node_modules" / "axe-core" / "axe.min.js").exists():
+        subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=console_dir, check=True)
+
+
+def _ensure_look_deps() -> None:
+    """axe-core for the tests that look at what recipients see (tests/look); skipped without Node."""
+    if not shutil.which("npm"):
+        return
+    look_dir = ROOT / "tests" / "look"
+    if not (look_dir / "node_modules" / "axe-core").exists():
+        subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=look_dir, check=True)
 
 
 def _env() -> dict[str, str]:
@@ -69,13 +101,17 @@ def run() -> int:
     port = env.get("PORT", "6011")
     env.setdefault("BASE_URL", f"http://127.0.0.1:{port}")
     subprocess.run([str(PYTHON), "-m", "models.migrations"], cwd=ROOT, env=env, check=True)
+    env.setdefault("CONSOLE_PORT", "6012")
     subprocess.run([str(PYTHON), "-c", SHOW_ADMIN], cwd=ROOT, env=env, check=True)
-    honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port, "web", "worker", "scheduler"]
+    subprocess.run([str(PYTHON), "-c", SHOW_CONSOLE], cwd=ROOT, env=env, check=True)
+    honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port, "web", "console", "worker", "scheduler"]
     return subprocess.call(honcho, cwd=ROOT, env=env)
 
 
 def test(args: list[str]) -> int:
     _ensure_node_client()
+    _ensure_axe()
+    _ensure_look_deps()
     code = subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT, env=_env())
     # pytest's 5 means no test ran: that is a failure, never a pass.
     return 1 if code == 5 else code

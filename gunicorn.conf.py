@@ -18,3 +18,11 @@ else:
     threads = int(os.environ.get("WEB_THREADS", "8"))
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
 access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
+
+
+def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's Worker)
+    # Requests gunicorn refuses itself (request line or headers too large) answer in the API's JSON
+    # error shape, not gunicorn's HTML page.
+    from api.server_errors import install
+
+    install()

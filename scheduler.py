@@ -2,6 +2,10 @@
 
 Due-ness is a Redis key set with NX and an expiry of the job's interval, so any number of scheduler
 processes on any number of machines fire each job once per interval between them.
+
+The scheduler outlives outages: while Redis cannot be reached it logs once, waits (backing off up
+to MAX_BACKOFF_SECONDS) and tries again, so the sweeps resume by themselves once Redis is back. It
+never touches the database; the jobs it sends do, on the workers, and run again at their next interval.
 """
 from __future__ import annotations
 
@@ -11,12 +15,15 @@ import threading
 from dataclasses import dataclass
 
 import dramatiq
+import dramatiq.errors
 import redis
 
 import workers  # noqa: F401  (declares every actor on the broker)
 from config import get_settings, redis_url
 
 log = logging.getLogger("scheduler")
+MAX_BACKOFF_SECONDS = 10.0
+OUTAGE_ERRORS = (redis.RedisError, dramatiq.errors.BrokerError)
 
 
 @dataclass(frozen=True)
@@ -51,10 +58,25 @@ def main() -> None:
         signal.signal(sig, lambda *_: stop.set())
     schedule = jobs()
     log.info("scheduler started with %d jobs: %s", len(schedule), ", ".join(j.name for j in schedule) or "none")
+    run(client, settings.queue_namespace, schedule, stop)
+
+
+def run(client: redis.Redis, namespace: str, schedule: list[Job], stop: threading.Event) -> None:
+    """Tick every second until stopped, riding out Redis outages."""
+    delay = 1.0
     while not stop.is_set():
-        for name in tick(client, settings.queue_namespace, schedule):
-            log.info("sent %s", name)
-        stop.wait(1.0)
+        try:
+            for name in tick(client, namespace, schedule):
+                log.info("sent %s", name)
+        except OUTAGE_ERRORS as exc:
+            if delay == 1.0:
+                log.warning("Redis unreachable, retrying until it is back: %r", exc)
+            delay = min(delay * 2, MAX_BACKOFF_SECONDS)
+        else:
+            if delay > 1.0:
+                log.info("Redis reachable again; jobs resume")
+            delay = 1.0
+        stop.wait(delay)
 
 
 if __name__ == "__main__":

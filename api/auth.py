@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 import uuid
@@ -16,7 +17,7 @@ from api import limits
 from api.errors import AuthError
 from config import get_settings
 from models import cache, crypto
-from models.api_key import ApiKey
+from models.api_key import ApiKey, record_key_use
 from models.cache import cached
 from models.service import Service
 
@@ -68,10 +69,22 @@ def _verify(token: str, secret: str) -> float | None:
         return None
     except jwt.PyJWTError:
         raise AuthError("Invalid token: signature") from None
-    iat = claims.get("iat")
-    if not isinstance(iat, (int, float)):
-        raise AuthError(CLOCK_MESSAGE)
+    iat = _finite_iat(claims.get("iat"))
     _check_clock(iat)
+    return iat
+
+
+def _finite_iat(value: object) -> float:
+    # NaN compares false with everything, so a NaN iat would pass any tolerance check forever;
+    # an int too large for a float (10**400) cannot be compared with the clock at all.
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise AuthError(CLOCK_MESSAGE)
+    try:
+        iat = float(value)
+    except OverflowError:
+        raise AuthError(CLOCK_MESSAGE) from None
+    if not math.isfinite(iat):
+        raise AuthError(CLOCK_MESSAGE)
     return iat
 
 
@@ -149,6 +162,7 @@ def authenticate_service() -> Caller:
     service, key = _authenticate(token)
     if key.revoked_at is not None:
         raise AuthError("Invalid token: API key revoked")
+    record_key_use(key.id)
     caller = Caller(service=service, api_key=key)
     g.caller = caller
     return caller

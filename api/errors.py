@@ -6,7 +6,10 @@ import logging
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
+from models.outages import UNAVAILABLE
+
 log = logging.getLogger(__name__)
+RETRY_AFTER_SECONDS = 5  # what a 503 tells clients to wait: outages we ride out are restarts
 
 
 class ApiError(Exception):
@@ -55,6 +58,27 @@ class TooManyRequestsError(ApiError):
     status_code = 429
 
 
+# Every error body, as data (the OpenAPI document's Error schema).
+ERROR_RESPONSE = {
+    "type": "object",
+    "required": ["status_code", "errors"],
+    "properties": {
+        "status_code": {"type": "integer"},
+        "errors": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["error", "message"],
+                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                "additionalProperties": False,
+            },
+        },
+    },
+    "additionalProperties": False,
+}
+
+
 def error_response(status_code: int, error: str, messages: list[str]) -> Response:
     response = jsonify(
         {"status_code": status_code, "errors": [{"error": error, "message": m} for m in messages]}
@@ -77,6 +101,17 @@ def register_error_handlers(app: Flask) -> None:
         if exc.code == 405 and exc.valid_methods:
             response.headers["Allow"] = ", ".join(exc.valid_methods)
         return response
+
+    def unavailable(exc: Exception) -> Response:
+        # The database or Redis is down: nothing was recorded (a send's row and its count go
+        # together), and the same request will work once it is back.
+        log.warning("dependency unavailable: %r", exc)
+        response = error_response(503, "ServiceUnavailableError", ["Service temporarily unavailable, try again later"])
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+
+    for error in UNAVAILABLE:
+        app.register_error_handler(error, unavailable)
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Response:

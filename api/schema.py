@@ -117,5 +117,10 @@ def validate(schema: Mapping[str, Any], data: Any) -> Any:
     return data
 
 
+# The largest value an INTEGER column holds on PostgreSQL (SQLite's hold more): a bigger number in a
+# request is refused by its schema rather than by the database.
+INT_MAX = 2**31 - 1
+
+
 def uuid_property() -> dict[str, str]:
     return {"type": "string", "format": "uuid"}

@@ -12,10 +12,14 @@ import functools
 import hashlib
 import os
 
-from cryptography.fernet import Fernet
+from cryptography.exceptions import InvalidTag
+from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from config import get_settings
+
+# What decrypting a value this key did not seal (or a damaged one) raises: a bad row, not a bug.
+UNREADABLE = (InvalidTag, InvalidToken, ValueError)
 
 PREFIX = "v2:"
 NONCE_BYTES = 12

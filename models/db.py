@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import select
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Hashable
@@ -129,11 +130,31 @@ def connect_url(url: str) -> peewee.Database:
     return db_url.connect("postgresql://" + address)
 
 
+def dropped(conn: Any) -> bool:
+    """Whether the server has dropped this idle connection, found without a round trip.
+
+    psycopg2 flags a connection closed only once a query failed on it. A server that restarted
+    or ended the session has closed its side, so the idle socket reads as ready (end of file, or
+    its last error message): one poll that does not wait shows it. Connections without a socket
+    (SQLite) are never dropped.
+    """
+    if getattr(conn, "closed", 0):
+        return True
+    fileno = getattr(conn, "fileno", None)
+    if fileno is None:
+        return False
+    try:
+        readable, _, _ = select.select([fileno()], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 class _Pool(PooledPostgresqlDatabase):
     def _is_closed(self, conn: Any) -> bool:
         # peewee's pool sends SELECT 1 on every checkout: a round trip per request. A connection
-        # the server dropped is caught as a thread's is (open_connection), by psycopg2's flag.
-        return bool(conn.closed)
+        # the server dropped (it restarted) is found without one, and never handed out again.
+        return dropped(conn)
 
 
 def _cooperate_with_gevent() -> bool:
@@ -179,9 +200,8 @@ def is_postgres() -> bool:
 
 
 def open_connection() -> None:
-    """Connect this thread (or greenlet), replacing a connection the server dropped (psycopg2
-    marks it closed) before use."""
-    if not database.is_closed() and getattr(database.connection(), "closed", 0):
+    """Connect this thread (or greenlet), replacing a connection the server dropped before use."""
+    if not database.is_closed() and dropped(database.connection()):
         database.close()
     database.connect(reuse_if_open=True)
 

@@ -14,6 +14,7 @@ from models.callback_attempt import CallbackAttempt
 from models.daily_count import DailyCount
 from models.db import BaseModel, database, utcnow
 from models.document import Document
+from models.held_receipt import HeldReceipt
 from models.notification import Notification, ReceivedText
 from models.service import (
     GuestListEntry,
@@ -26,6 +27,7 @@ from models.service import (
     TeamMember,
 )
 from models.template import Template, TemplateVersion
+from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 
 
 class SchemaVersion(BaseModel):
@@ -83,6 +85,76 @@ def _reference_filter_index() -> None:
         ' ("service_id", "key_type", "reference", "created_at", "id") WHERE "reference" IS NOT NULL')
 
 
+def _audit_and_go_live() -> None:
+    from models.audit import AuditEvent
+    from models.go_live import GoLiveRequest
+
+    database.create_tables([AuditEvent, GoLiveRequest])
+
+
+def _api_key_creator_and_last_use() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table = ApiKey._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (ApiKey.created_by, ApiKey.last_used_at):
+        if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
+def _appearance() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    database.create_tables([EmailBrand, LetterBrand, ServiceAppearance])
+    table = TemplateVersion._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (TemplateVersion.letter_languages, TemplateVersion.letter_english_subject,
+                  TemplateVersion.letter_english_body):
+        if field.column_name not in present:  # made by step 1 from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
+def _notification_events() -> None:
+    from models.notification_event import NotificationEvent
+
+    database.create_tables([NotificationEvent])
+
+
+def _hosted_unsubscribe() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table, name = Service._meta.table_name, Service.hosted_unsubscribe.column_name
+    if name in {c.name for c in database.get_columns(table)}:
+        return  # made by step 1 from today's model
+    apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Service.hosted_unsubscribe))
+
+
+def _console_accounts() -> None:
+    from models.user import USER_TABLES
+
+    database.create_tables(USER_TABLES)
+
+
+def _held_receipts() -> None:
+    database.create_tables([HeldReceipt])
+
+
+def _rates_and_billing() -> None:
+    from models.daily_billing import DailyBilling
+    from models.rate import Rate, seed_default_rates
+
+    database.create_tables([Rate, DailyBilling])
+    seed_default_rates()
+
+
+def _sms_gateways() -> None:
+    from models.sms_gateway import SmsGateway, SmsGatewayChange
+
+    database.create_tables([SmsGateway, SmsGatewayChange])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -90,7 +162,16 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (4, "fragment count known at accept", _fragment_count),
     (5, "no index on created_at alone", _drop_created_at_index),
     (6, "provider reference indexed only where set", _partial_provider_reference_index),
+    (10, "receipts held until their message is known", _held_receipts),
     (30, "the list's reference filter has an index", _reference_filter_index),
+    (40, "web console accounts, memberships, invitations and sessions", _console_accounts),
+    (50, "audit trail and go-live requests", _audit_and_go_live),
+    (51, "api keys: who created them and when last used", _api_key_creator_and_last_use),
+    (70, "service language, email and letter brands, bilingual letters", _appearance),
+    (80, "complaints, unsubscribe requests and returned letters", _notification_events),
+    (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
+    (82, "rate card and daily billable units", _rates_and_billing),
+    (83, "sms gateways and their history of changes", _sms_gateways),
 ]
 
 

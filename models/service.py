@@ -30,6 +30,8 @@ class Service(BaseModel):
     sms_retention_days = peewee.IntegerField(default=7)
     letter_retention_days = peewee.IntegerField(default=7)
     file_download_contact = peewee.CharField(null=True)
+    # One-click unsubscribe hosted by us (RFC 8058) for emails sent without a URL of their own.
+    hosted_unsubscribe = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
     updated_at = peewee.DateTimeField(null=True)
 
@@ -92,7 +94,7 @@ class InboundNumber(BaseModel):
 class ServiceCallback(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")
-    kind = peewee.CharField()  # "delivery-status" or "inbound-sms"
+    kind = peewee.CharField()  # pipeline.callbacks.KINDS
     url = peewee.CharField()
     bearer_token_encrypted = peewee.TextField()
     updated_at = peewee.DateTimeField(default=utcnow)
@@ -126,6 +128,13 @@ def add_service_setting(model: type[BaseModel], service: Service, *, is_default:
         if is_default or first:
             model.update(is_default=False).where((model.service == service) & (model.is_default == True)).execute()  # noqa: E712
         return model.create(service=service, is_default=is_default or first, **fields)
+
+
+def make_default_setting(model: type[BaseModel], row: BaseModel) -> None:
+    """Make this sender/reply-to/contact its service's one default."""
+    with Service._meta.database.atomic():
+        model.update(is_default=False).where((model.service == row.service_id) & (model.id != row.id)).execute()
+        model.update(is_default=True).where(model.id == row.id).execute()
 
 
 def sending_address(service: Service) -> str:

@@ -8,7 +8,10 @@ from models.service import LetterContact, Service
 
 TEMPLATE_TYPES = ("sms", "email", "letter")
 # Each version keeps the fields below, so reading an old version shows it as it was.
-VERSIONED_FIELDS = ("name", "body", "subject", "postage", "letter_contact", "letter_contact_block")
+VERSIONED_FIELDS = ("name", "body", "subject", "postage", "letter_contact", "letter_contact_block",
+                    "letter_languages", "letter_english_subject", "letter_english_body")
+# A letter prints in the service's language, or Dutch then English (each from a new page).
+LETTER_LANGUAGES = ("single", "dutch_then_english")
 
 
 class Template(BaseModel):
@@ -32,23 +35,38 @@ class TemplateVersion(BaseModel):
     postage = peewee.CharField(null=True)
     letter_contact = peewee.ForeignKeyField(LetterContact, null=True, on_delete="SET NULL")
     letter_contact_block = peewee.TextField(null=True)
+    # Bilingual letters: body and subject hold the Dutch version, these the English one.
+    letter_languages = peewee.CharField(null=True)
+    letter_english_subject = peewee.TextField(null=True)
+    letter_english_body = peewee.TextField(null=True)
     created_by = peewee.CharField()
     created_at = peewee.DateTimeField(default=utcnow)
 
     class Meta:
         indexes = ((("template", "version"), True),)
 
+    @property
+    def bilingual(self) -> bool:
+        return self.letter_languages == "dutch_then_english"
+
+    def content_texts(self) -> list[str]:
+        """Every text a send fills in (subject and body, and a bilingual letter's English ones)."""
+        texts = [self.subject or "", self.body]
+        if self.bilingual:
+            texts += [self.letter_english_subject or "", self.letter_english_body or ""]
+        return texts
+
 
 def create_template(service: Service, *, template_type: str, name: str, body: str, created_by: str,
                     subject: str | None = None, postage: str | None = None,
-                    letter_contact: LetterContact | None = None) -> Template:
+                    letter_contact: LetterContact | None = None, **bilingual: str | None) -> Template:
     with Template._meta.database.atomic():
         template = Template.create(service=service, template_type=template_type)
         TemplateVersion.create(
             template=template, version=1, name=name, body=body, subject=subject, postage=postage,
             letter_contact=letter_contact,
             letter_contact_block=letter_contact.contact_block if letter_contact else None,
-            created_by=created_by,
+            created_by=created_by, **bilingual,
         )
     return template
 
@@ -84,3 +102,18 @@ def find_version(service: Service, template_id: object, version: int | None = No
     else:
         query = query.where(TemplateVersion.version == version)
     return query.first()
+
+
+def contact_block_of(version: TemplateVersion) -> str | None:
+    """A letter version's contact block: its own, else its service's default contact block (a
+    template that names none takes the default, as the console's settings say)."""
+    if version.template.template_type != "letter":
+        return None
+    if version.letter_contact_block is not None:
+        return version.letter_contact_block
+    from models.cache import cached
+    from models.service import default_of
+
+    service_id = version.template.service_id
+    default = cached(("letter-contact", service_id), lambda: default_of(LetterContact, service_id))
+    return default.contact_block if default is not None else None

@@ -26,11 +26,17 @@ import requests
 
 from api.formatting import iso
 from models.notification import Notification, ReceivedText
+from models.notification_event import COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE, NotificationEvent
 from pipeline.statuses import public_status
 
 DELIVERY_STATUS = "delivery-status"
 INBOUND_SMS = "inbound-sms"
-KINDS = (DELIVERY_STATUS, INBOUND_SMS)
+# Events after delivery (models/notification_event.py) go to callbacks of the event's own kind.
+EVENT_KINDS = (COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE)
+KINDS = (DELIVERY_STATUS, INBOUND_SMS, *EVENT_KINDS)
+# The names of an event's id and date in its payload: Notify's complaint callback says complaint_id
+# and complaint_date; the other kinds follow that pattern.
+_EVENT_NAMES = {COMPLAINT: "complaint", RETURNED_LETTER: "returned_letter", UNSUBSCRIBE: "unsubscribe_request"}
 # (connect, read) seconds: a slow receiver holds a worker thread for at most this long per attempt.
 TIMEOUT = (5.0, 10.0)
 MAX_ERROR_LENGTH = 500
@@ -59,6 +65,23 @@ def inbound_sms_payload(text: ReceivedText) -> dict[str, Any]:
         "message": text.content,
         "date_received": iso(text.created_at),
     }
+
+
+def event_payload(event: NotificationEvent) -> dict[str, Any]:
+    """A complaint, unsubscribe request or returned letter, from what was kept with the event."""
+    detail, name = event.detail or {}, _EVENT_NAMES[event.kind]
+    payload = {
+        "notification_id": str(event.notification_id),
+        f"{name}_id": str(event.id),
+        "reference": detail.get("reference"),
+        "to": detail.get("to"),
+        "template_id": detail.get("template_id"),
+        "template_version": detail.get("template_version"),
+        f"{name}_date": iso(event.occurred_at),
+    }
+    if event.kind == COMPLAINT:
+        payload["complaint_type"] = detail.get("complaint_type")
+    return payload
 
 
 def signature(token: str, timestamp: str, body: bytes) -> str:

@@ -1,8 +1,10 @@
 """The provider dispatch stage for sms and email: at most one provider call per notification.
 
 A worker first claims the notification (a compare-and-set on dispatch_started_at); only the claimer
-calls the provider. A retryable failure gives the claim back for Dramatiq's retry; a worker that
-dies holding a claim leaves it to the sweep, which fails it rather than risk a second send.
+calls the provider. A failure that certainly did not reach the provider gives the claim back for
+Dramatiq's retry. A send whose outcome is unknown (or a worker that dies holding a claim) keeps the
+claim and waits for the receipt, which moves it on (pipeline/receipts.py); the sweep fails it only
+when none comes within OUTCOME_UNKNOWN_TIMEOUT_SECONDS, rather than risk a second send.
 
 A simulated send has no effect outside this service, so it needs no claim: its one write is the
 move out of `created`, a compare-and-set that only one worker wins, and only the winner queues
@@ -13,17 +15,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from peewee import fn
+
 from config import get_settings
+from models.appearance import appearance_of
 from models.db import column, compiled_sql, database, fetch_one, utcnow
 from models.notification import Notification
 from models.service import sending_address
 from models.template import TemplateVersion
 from pipeline import statuses
+from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
 from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, SmsProvider
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
+from pipeline.receipts import apply_held_for
 from pipeline.rendering import render
+from pipeline.unsubscribe import hosted_url
 
 
 @dataclass(frozen=True)
@@ -97,13 +105,16 @@ def release(notification_id: str) -> None:
 def _email_message(notification: Notification) -> EmailMessageData:
     version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
                                   & (TemplateVersion.version == notification.template_version))
-    html = render("email", version.body, version.subject, notification.personalisation or {}).html
     service = notification.service
+    appearance = appearance_of(service.id)
+    html = render("email", version.body, version.subject, notification.personalisation or {},
+                  language=appearance.language, service_name=service.name,
+                  brand=brand_view(appearance.email_brand)).html
     return EmailMessageData(
         notification_id=str(notification.id), to=notification.normalised_to,
         from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
         subject=notification.subject or "", text_body=notification.body or "", html_body=html or "",
-        one_click_unsubscribe_url=notification.one_click_unsubscribe_url,
+        one_click_unsubscribe_url=notification.one_click_unsubscribe_url or hosted_url(service, str(notification.id)),
     )
 
 
@@ -120,9 +131,11 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
 
 
 def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
-    """Move to sending (sent for international sms, where no receipt will come) with cost data.
+    """Move to sending (sent for international sms, where no receipt will come) with cost data,
+    then apply any receipt that came before this answer.
 
-    False when another worker recorded this send first (a duplicated simulated send).
+    False when another worker recorded this send first (a duplicated simulated send), or a receipt
+    did (it moved the notification on): then only the details still missing are filled in.
     """
     if notification.notification_type == "sms":
         units = sms_fragments(notification.body or "").fragments
@@ -131,10 +144,20 @@ def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
         units, new_status = 0, statuses.SENDING
     now = utcnow()
     try:
-        return statuses.transition(
+        moved = statuses.transition(
             notification.id, new_status, sent_at=now, sent_by=dispatched.provider,
             provider_reference=dispatched.reference, billable_units=units,
             dispatch_started_at=notification.dispatch_started_at or now,
         )
     except statuses.IllegalTransition:
-        return False  # its receipt already moved it on
+        moved = False  # its receipt already moved it on
+    if not moved:
+        # Not a status change: the send's details, where a receipt that came first left them out.
+        Notification.update(
+            provider_reference=fn.COALESCE(Notification.provider_reference, dispatched.reference),
+            sent_at=fn.COALESCE(Notification.sent_at, now),
+            billable_units=fn.COALESCE(Notification.billable_units, units),
+        ).where(Notification.id == notification.id).execute()
+    if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts always come after
+        apply_held_for(dispatched.provider, dispatched.reference)
+    return moved

@@ -1,32 +1,62 @@
-"""The rate card: what one text-message fragment and one letter cost, in pounds.
+"""The rate card in force: what a text-message fragment and a letter cost, in pounds, at a moment.
 
-The Notification resource reports `cost_in_pounds` and `cost_details` from these. They are list prices
-before any free allowance (the spec says the allowance is not taken into account), kept in one place so
-an operator changes one file when the rates change.
+The prices live in the rate table (models/rate.py; seeded with defaults, changed through the admin
+API). The Notification resource reports `cost_in_pounds` and `cost_details` from them, priced at the
+UTC day the notification was created. They are list prices before any free allowance (the spec says
+the allowance is not taken into account). Each process keeps the table for CACHE_TTL_SECONDS: it is
+read on every notification the API returns.
 """
 from __future__ import annotations
 
-SMS_RATE_POUNDS = 0.0227  # one fragment to a domestic number; international ones multiply this
+import datetime
+from dataclasses import dataclass
 
-# Letters: the price of the first sheet and of each further sheet, per postage class.
-LETTER_PRICES_POUNDS: dict[str, tuple[float, float]] = {
-    "second": (0.68, 0.05),
-    "first": (1.22, 0.05),
-    "economy": (0.59, 0.05),
-    "europe": (1.63, 0.05),
-    "rest-of-world": (1.63, 0.05),
-}
+from models import cache
+from models.rate import LETTER, SMS, Rate
 
 
-def sms_cost(fragments: int, rate_multiplier: int) -> float:
-    # Rounded so that 3 * 0.0227 reads 0.0681 on the wire, not 0.06810000000000001.
-    return round(fragments * rate_multiplier * SMS_RATE_POUNDS, 4)
+@dataclass(frozen=True)
+class Price:
+    valid_from: datetime.date
+    rate: float  # sms: one domestic fragment; letters: the first sheet, postage included
+    sheet_rate: float | None  # letters: each further sheet
 
 
-def letter_cost(postage: str, sheets: int) -> float | None:
-    """None for a postage class without a price (the cost is then not ready)."""
-    prices = LETTER_PRICES_POUNDS.get(postage)
-    if prices is None or sheets < 1:
+def _card() -> dict[tuple[str, str | None], list[Price]]:
+    def load() -> dict[tuple[str, str | None], list[Price]]:
+        card: dict[tuple[str, str | None], list[Price]] = {}
+        for row in Rate.select().order_by(Rate.valid_from):
+            card.setdefault((row.notification_type, row.postage), []).append(Price(
+                row.valid_from, float(row.rate), float(row.sheet_rate) if row.sheet_rate is not None else None))
+        return card
+
+    return cache.cached(("rate-card",), load)
+
+
+def price_at(notification_type: str, postage: str | None, at: datetime.date | datetime.datetime) -> Price | None:
+    """The price valid on the day of `at`: the latest one that started on or before it; None when none had."""
+    if isinstance(at, datetime.datetime):
+        at = at.date()
+    found = None
+    for price in _card().get((notification_type, postage), []):
+        if price.valid_from > at:
+            break
+        found = price
+    return found
+
+
+def sms_cost(fragments: int, rate_multiplier: int, at: datetime.date | datetime.datetime) -> tuple[float, float] | None:
+    """(cost, the fragment rate it used); None when no rate was valid then."""
+    price = price_at(SMS, None, at)
+    if price is None:
         return None
-    first, further = prices
-    return round(first + (sheets - 1) * further, 4)
+    # Rounded so that 3 * 0.0227 reads 0.0681 on the wire, not 0.06810000000000001.
+    return round(fragments * rate_multiplier * price.rate, 4), price.rate
+
+
+def letter_cost(postage: str, sheets: int, at: datetime.date | datetime.datetime) -> float | None:
+    """None for a postage class without a price then (the cost is then not ready)."""
+    price = price_at(LETTER, postage, at)
+    if price is None or sheets < 1:
+        return None
+    return round(price.rate + (sheets - 1) * (price.sheet_rate or 0.0), 4)

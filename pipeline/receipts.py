@@ -1,26 +1,41 @@
-"""The delivery-receipt stage: providers' reports move notifications along the transition table."""
+"""The delivery-receipt stage: providers' reports move notifications along the transition table.
+
+A receipt is applied whatever the order in which it and the send's own answer arrive (architecture
+rule 9). A gateway may report before its answer to our send reaches us, or after a send whose
+outcome we could not know: the notification is then still `created` with a claim. The receipt
+shows the provider has the message, so it is first recorded as sent (`sending`, with the
+provider's id) and then the receipt is applied. A receipt we cannot match yet (only the provider's
+id, which we learn from its answer) is held and applied once that id is recorded, or dropped after
+RECEIPT_HOLD_SECONDS.
+"""
 from __future__ import annotations
 
+import datetime
 import logging
 import uuid
 from itertools import groupby
 from typing import Any, Mapping, Sequence
 
+from config import get_settings
+from models.db import utcnow
+from models.held_receipt import HeldReceipt
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.providers.sms.receipts import map_gateway_state
+from pipeline.providers.sms.receipts import is_known_state, map_gateway_state
 
 log = logging.getLogger(__name__)
 
+Receipt = Mapping[str, Any]
 
-def _our_reference(receipt: Mapping[str, Any]) -> str | None:
+
+def _our_reference(receipt: Receipt) -> str | None:
     try:
         return str(uuid.UUID(str(receipt["reference"]))) if receipt.get("reference") else None
     except ValueError:
         return None
 
 
-def _notification_ids(receipts: Sequence[Mapping[str, Any]]) -> list[str | None]:
+def _notification_ids(receipts: Sequence[Receipt]) -> list[str | None]:
     """Our id for each receipt: its reference when that is one of ours, else by the provider's own id
     (one query for all of those)."""
     ours = [_our_reference(receipt) for receipt in receipts]
@@ -33,23 +48,96 @@ def _notification_ids(receipts: Sequence[Mapping[str, Any]]) -> list[str | None]
     return [found or by_provider_id.get(str(r.get("id"))) for r, found in zip(receipts, ours)]
 
 
-def apply_receipts(provider: str, receipts: Sequence[Mapping[str, Any]]) -> int:
-    """Apply a provider's receipts in the order given; the number of notifications that changed.
+def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
+    """Apply a provider's receipts in the order given; the number of status changes made.
 
     Consecutive receipts with the same outcome are applied in one statement, so a batch of
     "delivered" costs one UPDATE however long it is, while "pending" then "delivered" for one
     message still lands in that order. The transition table refuses what a status does not allow.
+    Receipts for messages we do not know yet are held (see the module docstring).
     """
-    changes: list[tuple[str, str]] = []
+    known: list[tuple[Receipt, str]] = []
+    unknown: list[Receipt] = []
     for receipt, notification_id in zip(receipts, _notification_ids(receipts)):
-        new_status = map_gateway_state(str(receipt.get("status", "")))
-        if new_status is None:
-            continue
-        if notification_id is None:
-            log.warning("receipt from %s for an unknown notification: %s", provider, dict(receipt))
-            continue
-        changes.append((new_status, notification_id))
+        if not is_known_state(str(receipt.get("status", ""))):
+            log.warning("receipt from %s in a state we do not know: %s", provider, dict(receipt))
+        elif notification_id is None:
+            unknown.append(receipt)
+        else:
+            known.append((receipt, notification_id))
+    if unknown:
+        _hold(provider, unknown)
+    return _apply(provider, known)
+
+
+def _apply(provider: str, known: list[tuple[Receipt, str]]) -> int:
+    if not known:
+        return 0
+    _record_sent_from_receipts(provider, known)
+    changes = [(new_status, notification_id) for receipt, notification_id in known
+               if (new_status := map_gateway_state(str(receipt["status"]))) is not None]
     moved = 0
     for new_status, run in groupby(changes, key=lambda change: change[0]):
         moved += len(statuses.transition_many({notification_id for _, notification_id in run}, new_status))
     return moved
+
+
+def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) -> None:
+    """Move to `sending` the notifications still `created` that a provider reports on: it has them.
+    The send's own answer, when it comes, fills in what is still missing (dispatch.record_sent)."""
+    first_receipt: dict[str, Receipt] = {}
+    for receipt, notification_id in known:
+        first_receipt.setdefault(notification_id, receipt)
+    created = (Notification.select(Notification.id, Notification.fragment_count)
+               .where(Notification.id.in_(list(first_receipt)) & (Notification.status == statuses.CREATED)
+                      & Notification.notification_type.in_(("sms", "email"))))
+    now = utcnow()
+    for row in created:
+        receipt = first_receipt[str(row.id)]
+        try:
+            statuses.transition(row.id, statuses.SENDING, sent_at=now, sent_by=provider,
+                                provider_reference=str(receipt["id"]), billable_units=row.fragment_count,
+                                dispatch_started_at=now)
+        except statuses.IllegalTransition:
+            pass  # the send's answer moved it meanwhile (to `sent`, an international text)
+
+
+def _hold(provider: str, receipts: list[Receipt]) -> None:
+    HeldReceipt.insert_many([{"provider": provider, "provider_id": str(r["id"]), "receipt": dict(r)}
+                             for r in receipts]).execute()
+    # The send's answer may have been recorded while these were being stored, and it looked for held
+    # receipts before they were there: look once more, now that they are.
+    apply_held(HeldReceipt.select().where(HeldReceipt.provider_id.in_([str(r["id"]) for r in receipts])
+                                          & (HeldReceipt.provider == provider)))
+
+
+def apply_held(held: Any) -> int:
+    """Apply the held receipts (a HeldReceipt query) whose message is known now, and forget them;
+    the number applied."""
+    rows = list(held.order_by(HeldReceipt.id))
+    if not rows:
+        return 0
+    ids = _notification_ids([row.receipt for row in rows])
+    matched = [(row, notification_id) for row, notification_id in zip(rows, ids) if notification_id]
+    for provider, run in groupby(matched, key=lambda match: match[0].provider):
+        _apply(provider, [(row.receipt, notification_id) for row, notification_id in run])
+    if matched:
+        HeldReceipt.delete().where(HeldReceipt.id.in_([row.id for row, _ in matched])).execute()
+    return len(matched)
+
+
+def apply_held_for(provider: str, provider_id: str) -> int:
+    """Once a send's answer gave us the provider's id: the receipts that came before it."""
+    return apply_held(HeldReceipt.select().where((HeldReceipt.provider == provider)
+                                                 & (HeldReceipt.provider_id == provider_id)))
+
+
+def sweep_held_receipts() -> tuple[int, int]:
+    """Apply held receipts whose message is known now; drop those held longer than
+    RECEIPT_HOLD_SECONDS. (applied, dropped)"""
+    applied = apply_held(HeldReceipt.select().limit(10_000))
+    cutoff = utcnow() - datetime.timedelta(seconds=get_settings().receipt_hold_seconds)
+    dropped = HeldReceipt.delete().where(HeldReceipt.received_at < cutoff).execute()
+    if dropped:
+        log.warning("dropped %d delivery receipts whose message never became known", dropped)
+    return applied, dropped

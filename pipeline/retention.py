@@ -19,18 +19,20 @@ import peewee
 
 from models.api_key import KEY_TYPES
 from models.callback_attempt import CallbackAttempt
+from models.daily_billing import BillingKey, add_billing, billing_key
 from models.daily_count import CountKey, add_counts
 from models.db import database, utcnow
 from models.notification import Notification, ReceivedText
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import CHANNELS, Service
+from pipeline.callbacks import KINDS as CALLBACK_KINDS
 from pipeline.storage import Storage, letter_pdf_key, letter_storage
+from pipeline.usage import is_billable
 
 log = logging.getLogger(__name__)
 
 BATCH = 5000
 CALLBACK_ATTEMPT_DAYS = 7
-CALLBACK_KINDS = ("delivery-status", "inbound-sms")
 
 
 @dataclass
@@ -52,6 +54,11 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
         storage.delete(f"quarantine/{letter_pdf_key(letter_id)}")
     counts: Counter[CountKey] = Counter(
         (row.service_id, row.created_at.date(), row.notification_type, row.key_type, row.status) for row in rows)
+    # Live sends with a cost: what usage reports price after the rows are gone (pipeline/usage.py).
+    billing: Counter[BillingKey] = Counter(
+        billing_key(row.service_id, row.created_at, row.notification_type, row.postage, row.rate_multiplier,
+                    row.billable_units)
+        for row in rows if is_billable(row.notification_type, row.key_type, row.status, row.billable_units))
     with database.atomic() as transaction:
         if Notification.delete().where(Notification.id.in_(ids)).execute() != len(ids):
             # A concurrent purge took some of these rows: counting them here would count them twice.
@@ -59,6 +66,7 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
             return False
         # Counted in the transaction that deletes: a rerun finds the rows gone and adds nothing.
         add_counts(counts)
+        add_billing(billing)
     purged.notifications += len(ids)
     purged.letter_pdfs += len(letters)
     return True
@@ -83,7 +91,8 @@ def expired_batch_query(service: Service, key_type: str, cutoffs: dict[str, date
         condition &= peewee.Tuple(Notification.created_at, Notification.id) > peewee.Tuple(
             Notification.created_at.db_value(after[0]), Notification.id.db_value(after[1]))
     return (Notification.select(Notification.id, Notification.service, Notification.created_at,
-                                Notification.notification_type, Notification.key_type, Notification.status)
+                                Notification.notification_type, Notification.key_type, Notification.status,
+                                Notification.postage, Notification.rate_multiplier, Notification.billable_units)
             .where(condition).order_by(Notification.created_at, Notification.id).limit(batch_size))
 
 

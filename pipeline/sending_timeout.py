@@ -1,4 +1,5 @@
-"""The 72-hour sending timeout: email and sms with no final receipt by then become temporary-failure.
+"""The sending timeout (SENDING_TIMEOUT_SECONDS, 72 hours): email and sms with no final receipt by then
+become temporary-failure.
 
 The overdue rows are walked per status in the (status, created_at) index's order, continuing after
 the last row of each batch, and each batch moves in one statement through the transition table.
@@ -10,11 +11,11 @@ import uuid
 
 import peewee
 
+from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
 
-SENDING_TIMEOUT = datetime.timedelta(hours=72)
 BATCH = 1000
 WAITING = (statuses.SENDING, statuses.PENDING)
 
@@ -33,7 +34,7 @@ def overdue_batch_query(status: str, cutoff: datetime.datetime,
 
 def time_out_overdue(*, now: datetime.datetime | None = None, batch_size: int = BATCH) -> int:
     """Move every overdue notification to temporary-failure; how many this call moved."""
-    cutoff = (now or utcnow()) - SENDING_TIMEOUT
+    cutoff = (now or utcnow()) - datetime.timedelta(seconds=get_settings().sending_timeout_seconds)
     moved = 0
     for status in WAITING:
         after = None

@@ -39,7 +39,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     SENT: frozenset({CREATED, SENDING}),
     PENDING: frozenset({SENDING}),
     DELIVERED: frozenset({SENDING, PENDING, SENT}),
-    PERMANENT_FAILURE: frozenset({CREATED, SENDING, PENDING, SENT}),
+    # From delivered: a hard bounce reported after an SMTP relay's acceptance was counted as delivery
+    # (SMTP_DELIVERED_ON_ACCEPT); the bounce is the later and better-informed report. A late temporary
+    # failure after delivery stays refused, as a late receipt.
+    PERMANENT_FAILURE: frozenset({CREATED, SENDING, PENDING, SENT, DELIVERED}),
     TEMPORARY_FAILURE: frozenset({SENDING, PENDING, SENT}),
     TECHNICAL_FAILURE: frozenset({CREATED, SENDING, PENDING_VIRUS_CHECK}),
     CREATED: frozenset({PENDING_VIRUS_CHECK}),  # a precompiled letter that passed scan and checks

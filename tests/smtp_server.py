@@ -12,10 +12,13 @@ SmtpServer(*, credentials=None, tls_context=None, implicit_tls=False, **smtp_opt
 - smtp_options: passed on to aiosmtpd's SMTP, e.g. timeout=0.5 to drop idle connections quickly.
 - url: smtp://, smtp+starttls:// or smtps:// 127.0.0.1:<port> to match (no credentials in it).
 - fail_next(n, reply="451 4.3.0 Try again later"): answer the next n RCPT commands with `reply`.
+- stall_data_next(n, seconds): the next n messages are taken (recorded) but their reply to DATA
+  comes only after `seconds`: a client timeout shorter than that cannot know the message arrived.
 - messages: every accepted message in order; wait_for_messages(count, timeout=5.0) blocks for them.
 """
 from __future__ import annotations
 
+import asyncio
 import datetime
 import ipaddress
 import logging
@@ -62,6 +65,7 @@ class SmtpServer:
         self.credentials = credentials
         self.messages: list[ReceivedEmail] = []
         self._rcpt_replies: list[str] = []
+        self._data_stalls: list[float] = []
         self._lock = threading.Condition()
         self.host, self.port = "127.0.0.1", _free_port()
         scheme = "smtps" if implicit_tls else "smtp+starttls" if tls_context else "smtp"
@@ -92,6 +96,10 @@ class SmtpServer:
     def fail_next(self, n: int, reply: str = "451 4.3.0 Try again later") -> None:
         with self._lock:
             self._rcpt_replies.extend([reply] * n)
+
+    def stall_data_next(self, n: int, seconds: float) -> None:
+        with self._lock:
+            self._data_stalls.extend([seconds] * n)
 
     def wait_for_messages(self, count: int, timeout: float = 5.0) -> list[ReceivedEmail]:
         """Block until at least `count` messages arrived; return them all (AssertionError on timeout)."""
@@ -128,6 +136,9 @@ class _Handler:
         with self.owner._lock:
             self.owner.messages.append(received)
             self.owner._lock.notify_all()
+            stall = self.owner._data_stalls.pop(0) if self.owner._data_stalls else 0
+        if stall:
+            await asyncio.sleep(stall)
         return "250 Message accepted for delivery"
 
 

@@ -84,7 +84,7 @@ def test_create_email_template_needs_a_subject(cli):
 def test_go_live(cli):
     service = cli("create-service", "--name", "Tax office")
     body = cli("go-live", "--service-id", service["id"])
-    assert body["trial_mode"] is False and body["updated_at"] is not None
+    assert body["trial_mode"] is False and body["request"] is None
     assert Service.get_by_id(service["id"]).trial_mode is False
     assert cli("go-live", "--service-id", "nope", ok=False)["errors"] == [
         {"error": "ValidationError", "message": "service_id is not a valid UUID"}]

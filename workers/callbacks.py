@@ -20,8 +20,9 @@ from models import cache
 from models.callback_attempt import CallbackAttempt
 from models.crypto import decrypt
 from models.notification import Notification, ReceivedText
+from models.notification_event import NotificationEvent
 from models.service import ServiceCallback
-from pipeline import callbacks, statuses
+from pipeline import callbacks, notification_events, statuses
 from pipeline.callbacks import DELIVERY_STATUS, INBOUND_SMS
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit
@@ -119,3 +120,20 @@ def enqueue_inbound_sms(text: ReceivedText) -> None:
     """Call inside the transaction that stored the text: the message is sent after its commit."""
     if has_callback(text.service_id, INBOUND_SMS):
         enqueue_after_commit(send_inbound_sms, str(text.id))
+
+
+@dramatiq.actor(queue_name="callbacks", **RETRIES)
+def send_event_callback(event_id: str) -> None:
+    """A complaint, unsubscribe request or returned letter, to the service's callback of that kind."""
+    event = NotificationEvent.get_or_none(NotificationEvent.id == event_id)
+    if event is None:
+        return
+    callback = find_callback(event.service_id, event.kind)
+    if callback is not None:
+        _deliver(callback, str(event.notification_id), event.kind, callbacks.event_payload(event))
+
+
+@notification_events.on_record
+def _event_recorded(event: NotificationEvent) -> None:
+    if has_callback(event.service_id, event.kind):
+        enqueue_after_commit(send_event_callback, str(event.id))

@@ -1,33 +1,55 @@
-"""The only way to enqueue: after the database commit, so no message announces a rolled-back row."""
+"""The only way to enqueue: after the database commit, so no message announces a rolled-back row.
+
+A message that cannot be sent because Redis is down is logged and left to the sweeps, which send
+again whatever stayed in its stage too long (workers/periodic.py): the row has committed, so
+failing its request or its stage now would report as lost something that is not.
+"""
 from __future__ import annotations
 
 import contextlib
+import logging
 import uuid
 from typing import Any, Iterator
 
 import dramatiq
 
 from models.db import database
+from models.outages import REDIS_UNAVAILABLE
 from pipeline.outbox import Outbox
 from workers.broker import broker
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def left_to_the_sweeps(what: str) -> Iterator[None]:
+    """Around a send to Redis after the commit: an outage is logged, not raised."""
+    try:
+        yield
+    except REDIS_UNAVAILABLE as exc:
+        log.warning("could not queue %s, Redis unavailable (the sweeps will): %r", what, exc)
 
 
 def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | None = None) -> None:
     """Send actor(*args) once the current transaction commits (at once outside a transaction)."""
-    database.after_commit(lambda: actor.send_with_options(args=args, delay=delay_ms))
+    def send() -> None:
+        with left_to_the_sweeps(actor.actor_name):
+            actor.send_with_options(args=args, delay=delay_ms)
+    database.after_commit(send)
 
 
 def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) -> None:
     """Queue items in a Redis outbox once the current transaction commits (at once outside one),
     and send flush(<new id>) when no flush of that outbox is under way."""
     def add() -> None:
-        if outbox.add(*items):
-            flush.send(uuid.uuid4().hex)
+        with left_to_the_sweeps(flush.actor_name):
+            if outbox.add(*items):
+                flush.send(uuid.uuid4().hex)
     database.after_commit(add)
 
 
 @contextlib.contextmanager
 def enqueued_together() -> Iterator[None]:
     """What this thread enqueues inside the block goes to Redis in one round trip as it ends."""
-    with broker.pipelined():
+    with left_to_the_sweeps("messages sent together"), broker.pipelined():
         yield

@@ -11,7 +11,7 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.letters import printing, stages
+from pipeline.letters import printing, returns, stages
 from pipeline.print_provider import PrintTransferError, answering_providers, provider_for
 from pipeline.storage import letter_storage
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
@@ -21,7 +21,8 @@ from workers.enqueue import enqueue_after_commit
 log = logging.getLogger(__name__)
 _settings = get_settings()
 _DATABASE_ERRORS = (peewee.OperationalError, peewee.InterfaceError)
-STUCK_AFTER = datetime.timedelta(minutes=2)  # a letter this long in a stage has lost its message
+# A letter this long in a stage has lost its message (STUCK_AFTER_SECONDS, as for sms and email).
+STUCK_AFTER = datetime.timedelta(seconds=_settings.stuck_after_seconds)
 
 
 def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict:
@@ -79,6 +80,7 @@ def print_batch_failed(message_data: dict, retry_info: dict) -> None:
 def read_print_answers() -> None:
     for provider in answering_providers(_settings):
         printing.apply_answers(provider)
+        returns.apply_returns(provider)  # after the answers: a letter comes back once it was dispatched
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)

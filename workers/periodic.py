@@ -1,24 +1,44 @@
-"""Periodic jobs, sent by the scheduler process and run by the workers on the periodic queue."""
+"""Periodic jobs, sent by the scheduler process and run by the workers on the periodic queue.
+
+Their intervals and ages are settings (config.py). A job goes on past a row it cannot handle (say,
+content that no longer decrypts): it logs and counts the row, which stays as it is.
+"""
 from __future__ import annotations
 
 import datetime
 import logging
+from typing import Callable, Iterable
 
 import dramatiq
 
+from config import get_settings
+from models import crypto
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
 from pipeline.sending_timeout import time_out_overdue
+from pipeline.receipts import sweep_held_receipts
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 
 log = logging.getLogger(__name__)
+_settings = get_settings()
 
-# A notification still `created` this long after it was due has lost its queue message.
-STUCK_AFTER = datetime.timedelta(minutes=2)
-# A claim older than this belongs to a worker that died during the provider call: whether the
-# provider got the message is unknown, so it is failed rather than risk sending it twice.
-CLAIM_ABANDONED_AFTER = datetime.timedelta(minutes=10)
+# What a bad row raises (content that does not decrypt or parse); anything else is a bug or an outage.
+BAD_ROW = crypto.UNREADABLE
+
+
+def each_row(job: str, ids: Iterable[object], handle: Callable[[object], None]) -> int:
+    """handle(id) for every id, going on past a bad row; the number of bad rows (logged)."""
+    bad = 0
+    for row_id in ids:
+        try:
+            handle(row_id)
+        except BAD_ROW:
+            bad += 1
+            log.exception("%s: skipped notification %s, which cannot be read", job, row_id)
+    if bad:
+        log.warning("%s: %d rows skipped", job, bad)
+    return bad
 
 
 def _move(notification_id: object, new_status: str) -> None:
@@ -30,36 +50,58 @@ def _move(notification_id: object, new_status: str) -> None:
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_notifications() -> None:
+    """Send again what lost its queue message; fail claims whose outcome stayed unknown.
+
+    A claim whose send's outcome is unknown (timed out after the request went out, or its worker
+    died) waits for the provider's receipt, which moves it on; it becomes technical-failure only
+    when none came within OUTCOME_UNKNOWN_TIMEOUT_SECONDS.
+    """
     from workers.sending import enqueue_deliveries
 
     now = utcnow()
-    stuck = Notification.select().where(
+    stuck_after = datetime.timedelta(seconds=_settings.stuck_after_seconds)
+    # Only the columns enqueueing needs: content is not decrypted here, so a bad row cannot stop the sweep.
+    stuck = Notification.select(Notification.id, Notification.key_type, Notification.notification_type,
+                                Notification.scheduled_for).where(
         (Notification.status == statuses.CREATED)
         & Notification.notification_type.in_(("sms", "email"))
         & Notification.dispatch_started_at.is_null()
-        & (Notification.created_at < now - STUCK_AFTER)
-        & (Notification.scheduled_for.is_null() | (Notification.scheduled_for < now - STUCK_AFTER))
+        & (Notification.created_at < now - stuck_after)
+        & (Notification.scheduled_for.is_null() | (Notification.scheduled_for < now - stuck_after))
     ).limit(10_000)
     enqueue_deliveries(list(stuck))
     abandoned = Notification.select(Notification.id).where(
         (Notification.status == statuses.CREATED)
-        & (Notification.dispatch_started_at < now - CLAIM_ABANDONED_AFTER)
+        & (Notification.dispatch_started_at
+           < now - datetime.timedelta(seconds=_settings.outcome_unknown_timeout_seconds))
     )
-    for row in abandoned:
-        log.warning("dispatch of %s was abandoned mid-call; marking technical-failure", row.id)
-        _move(row.id, statuses.TECHNICAL_FAILURE)
+
+    def fail(notification_id: object) -> None:
+        log.warning("no receipt for %s, whose send's outcome was unknown; marking technical-failure",
+                    notification_id)
+        _move(notification_id, statuses.TECHNICAL_FAILURE)
+
+    each_row("sweep-stuck-notifications", [row.id for row in abandoned], fail)
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def time_out_sending() -> None:
-    """Email and sms with no final receipt 72 hours after creation become temporary-failure."""
+    """Email and sms with no final receipt SENDING_TIMEOUT_SECONDS (72 hours) after creation become
+    temporary-failure."""
     log.info("sending timeout: %d notifications moved to temporary-failure", time_out_overdue())
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def sweep_held_receipts_job() -> None:
+    """Receipts that came before their message was known: apply those known now, drop old ones."""
+    sweep_held_receipts()
 
 
 # (name, interval in seconds, actor)
 SCHEDULE: list[tuple[str, int, dramatiq.Actor]] = [
-    ("sweep-stuck-notifications", 60, sweep_stuck_notifications),
-    ("time-out-sending", 3600, time_out_sending),
+    ("sweep-stuck-notifications", _settings.sweep_interval_seconds, sweep_stuck_notifications),
+    ("time-out-sending", _settings.slow_sweep_interval_seconds, time_out_sending),
+    ("sweep-held-receipts", _settings.sweep_interval_seconds, sweep_held_receipts_job),
 ]
 
 
@@ -72,7 +114,7 @@ def delete_expired_files() -> None:
     delete_orphaned_files()
 
 
-SCHEDULE.append(("delete-expired-files", 3600, delete_expired_files))
+SCHEDULE.append(("delete-expired-files", _settings.slow_sweep_interval_seconds, delete_expired_files))
 
 # Letters (workers/letters.py): hand accepted letters to the printer, read its answers, resend lost stages.
 from workers.letters import print_letters, read_print_answers, sweep_stuck_letters  # noqa: E402
@@ -81,15 +123,20 @@ from config import get_settings as _get_settings  # noqa: E402
 SCHEDULE.extend([
     ("print-letters", _get_settings().print_batch_seconds, print_letters),
     ("read-print-answers", _get_settings().print_batch_seconds, read_print_answers),
-    ("sweep-stuck-letters", 60, sweep_stuck_letters),
+    ("sweep-stuck-letters", _settings.sweep_interval_seconds, sweep_stuck_letters),
 ])
 
 # The simulated gateway's outboxes (workers/receipts.py): a lost flush message must not strand them.
 from workers.receipts import sweep_simulated_outboxes  # noqa: E402
 
-SCHEDULE.append(("sweep-simulated-outboxes", 60, sweep_simulated_outboxes))
+SCHEDULE.append(("sweep-simulated-outboxes", _settings.sweep_interval_seconds, sweep_simulated_outboxes))
 
 # Retention (workers/retention.py): once a day, past-retention notifications, received texts, attempts.
 from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402
 
 SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))
+
+# SMS gateways (workers/sms_rotation.py): a gateway slow with its receipts gets a smaller share.
+from workers.sms_rotation import check_slow_receipts  # noqa: E402
+
+SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))

@@ -7,7 +7,9 @@ import uuid
 import dramatiq
 
 from config import get_settings
+from pipeline.email_events import apply_email_events
 from pipeline.outbox import Outbox
+from pipeline.providers.email.events import from_json
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
 from workers.broker import broker
@@ -19,6 +21,11 @@ SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, an
 @dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
 def process_receipts(provider: str, receipts: list[dict]) -> None:
     apply_receipts(provider, receipts)
+
+
+@dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
+def process_email_events(provider: str, events: list[dict]) -> None:
+    apply_email_events(provider, [from_json(event) for event in events])
 
 
 @functools.cache

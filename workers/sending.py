@@ -11,7 +11,7 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import dispatch, statuses
-from pipeline.providers import FinalProviderError, RetryableProviderError, simulated_receipt
+from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import add_after_commit, enqueue_after_commit
 from workers.receipts import (
@@ -28,10 +28,11 @@ RETRIES = {
     "max_retries": _settings.provider_max_retries,
     "min_backoff": _settings.provider_min_backoff_ms,
     "max_backoff": _settings.provider_max_backoff_ms,
-    # Provider timeouts and 5xx, and a database that is briefly unreachable, are worth retrying;
+    # What certainly did not reach the provider (refused, 5xx, 429; an unknown outcome only at a
+    # provider that drops repeats), and a database that is briefly unreachable, are worth retrying;
     # anything else is a bug, reported once and failed rather than retried for hours.
-    "retry_when": lambda retries, exc: isinstance(exc, (RetryableProviderError, peewee.OperationalError,
-                                                        peewee.InterfaceError))
+    "retry_when": lambda retries, exc: isinstance(exc, (RetryableProviderError, OutcomeUnknownError,
+                                                        peewee.OperationalError, peewee.InterfaceError))
     and retries < _settings.provider_max_retries,
     "on_retry_exhausted": "delivery_retries_exhausted",
 }
@@ -54,6 +55,13 @@ def _deliver(notification_id: str) -> None:
     except RetryableProviderError:
         dispatch.release(notification_id)
         raise
+    except OutcomeUnknownError as exc:
+        if provider.deduplicates:
+            dispatch.release(notification_id)
+            raise
+        # Sending again could deliver it twice: the claim stays, and the receipt moves it on.
+        log.warning("outcome of the send of %s unknown, waiting for its receipt: %s", notification_id, exc)
+        return
     except FinalProviderError as exc:
         statuses.transition(notification_id, exc.status)
         return

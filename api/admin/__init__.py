@@ -1,10 +1,11 @@
 """The provisioning API used by operators and the web console."""
 from __future__ import annotations
 
-from flask import Blueprint, request
+from flask import Blueprint, g, request
 
 from api.auth import authenticate_admin
-from models import cache
+from config import get_settings
+from models import audit, cache
 
 admin_blueprint = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -12,11 +13,24 @@ admin_blueprint = Blueprint("admin", __name__, url_prefix="/admin")
 @admin_blueprint.before_request
 def _authenticate() -> None:
     authenticate_admin()
+    # Every change this request makes is recorded as made by the admin client.
+    client_id = get_settings().admin_client_id
+    g.audit_token = audit.set_actor(audit.Actor("admin-api", client_id, client_id))
+
+
+@admin_blueprint.teardown_request
+def _forget_actor(_error: BaseException | None) -> None:
+    token = g.pop("audit_token", None)
+    if token is not None:
+        audit.reset_actor(token)
 
 
 # Routes register themselves on the blueprint when imported (after it exists, hence at the bottom).
 from api.admin import api_keys, senders, services, templates, users  # noqa: E402,F401
 from api.admin import callbacks  # noqa: E402,F401
+from api.admin import go_live, history  # noqa: E402,F401
+from api.admin import appearance, brands  # noqa: E402,F401
+from api.admin import rates, sms_gateways, unsubscribe_requests  # noqa: E402,F401
 
 
 @admin_blueprint.after_request

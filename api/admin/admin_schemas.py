@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 
-from api.schema import FormatProblem, format_checker, uuid_property
+from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
-from models.template import TEMPLATE_TYPES
+from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
 MAX_RETENTION_DAYS = 3650
@@ -48,20 +48,21 @@ def strip_separators(number: str) -> str:
 
 
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
-_limit = {"type": "integer", "minimum": 0}
+_limit = {"type": "integer", "minimum": 0, "maximum": INT_MAX}
 _days = {"type": "integer", "minimum": 1, "maximum": MAX_RETENTION_DAYS}
 
 _service_settings = {
     "name": _name,
     "trial_mode": {"type": "boolean"},
     "active": {"type": "boolean"},
-    "rate_limit": {"type": "integer", "minimum": 1},
+    "rate_limit": {"type": "integer", "minimum": 1, "maximum": INT_MAX},
     "sms_daily_limit": _limit,
     "email_daily_limit": _limit,
     "letter_daily_limit": _limit,
     "international_sms_daily_limit": _limit,
     "permissions": {"type": "array", "items": {"enum": list(PERMISSIONS)}, "uniqueItems": True},
     "file_download_contact": {"type": ["string", "null"], "maxLength": 255},
+    "hosted_unsubscribe": {"type": "boolean"},
     # A partial object on PATCH changes only the channels it names.
     "data_retention_days": {
         "type": "object",
@@ -112,6 +113,10 @@ _template_fields = {
     "postage": {"enum": POSTAGE},
     "letter_contact_id": {"type": ["string", "null"], "format": "uuid"},
     "created_by": _name,
+    # Bilingual letters (Dutch then English): subject and body are the Dutch version.
+    "letter_languages": {"enum": list(LETTER_LANGUAGES)},
+    "letter_english_subject": {"type": ["string", "null"], "format": "non-blank"},
+    "letter_english_body": {"type": ["string", "null"], "format": "non-blank"},
 }
 
 create_template = {
@@ -156,6 +161,11 @@ create_letter_contact = {
     "additionalProperties": False,
 }
 
+# Changing one: the same fields, none required.
+update_sms_sender = {**create_sms_sender, "required": []}
+update_reply_to_address = {**create_reply_to_address, "required": []}
+update_letter_contact = {**create_letter_contact, "required": []}
+
 assign_inbound_number = {
     "type": "object",
     "required": ["number"],
@@ -167,10 +177,11 @@ assign_inbound_number = {
 service_path = {"type": "object", "properties": {"service_id": uuid_property()}}
 api_key_path = {"type": "object", "properties": {"key_id": uuid_property()}}
 template_path = {"type": "object", "properties": {"template_id": uuid_property()}}
+setting_path = {"type": "object", "properties": {"setting_id": uuid_property()}}
 
 
 # Callbacks to services (api/admin/callbacks.py).
-CALLBACK_KINDS = ["delivery-status", "inbound-sms"]
+CALLBACK_KINDS = ["delivery-status", "inbound-sms", "complaint", "returned-letter", "unsubscribe"]
 MAX_ATTEMPTS_LIMIT = 500
 
 
@@ -201,7 +212,7 @@ put_callback = {
     "type": "object",
     "required": ["url", "bearer_token"],
     "properties": {
-        "url": {"type": "string", "format": "callback-url", "maxLength": 2000},
+        "url": {"type": "string", "format": "callback-url", "maxLength": 255},  # the column's width
         "bearer_token": {"type": "string", "minLength": 10, "maxLength": 2000},
     },
     "additionalProperties": False,
@@ -215,4 +226,16 @@ callback_path = {
 callback_attempts_query = {
     "type": "object",
     "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": MAX_ATTEMPTS_LIMIT}},
+}
+
+history_query = {
+    "type": "object",
+    "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 1000}},
+}
+
+reject_go_live = {
+    "type": "object",
+    "required": ["reason"],
+    "properties": {"reason": {"type": "string", "format": "non-blank", "maxLength": 2000}},
+    "additionalProperties": False,
 }

@@ -7,13 +7,23 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
-from api.errors import BadRequestError, ValidationError
+from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
-from models.db import BaseModel
-from models.service import InboundNumber, LetterContact, ReplyToAddress, SmsSender, add_service_setting
+from models import audit
+from models.db import BaseModel, database
+from models.service import (
+    InboundNumber,
+    LetterContact,
+    ReplyToAddress,
+    SmsSender,
+    add_service_setting,
+    make_default_setting,
+)
 
 
 def _email(raw: str) -> str:
@@ -35,6 +45,12 @@ KINDS: dict[str, tuple[type[BaseModel], str, dict[str, Any], Callable[[str], str
     "reply-to-addresses": (ReplyToAddress, "email_address", admin_schemas.create_reply_to_address, _email),
     "letter-contacts": (LetterContact, "contact_block", admin_schemas.create_letter_contact, _unchanged),
 }
+# How the audit trail names each kind's changes.
+_AUDIT_NAME = {"sms-senders": "sms_sender", "reply-to-addresses": "reply_to_address",
+               "letter-contacts": "letter_contact"}
+_UPDATE_SCHEMA = {"sms-senders": admin_schemas.update_sms_sender,
+                  "reply-to-addresses": admin_schemas.update_reply_to_address,
+                  "letter-contacts": admin_schemas.update_letter_contact}
 
 
 def setting_json(kind: str, row: BaseModel) -> dict[str, Any]:
@@ -48,8 +64,43 @@ def add_setting(kind: str, service_id: str, data: Any) -> dict[str, Any]:
     model, field, schema, clean = KINDS[kind]
     service = find_service(service_id)
     validate(schema, data)
-    row = add_service_setting(model, service, is_default=data.get("is_default", False),
-                              **{field: clean(data[field])})
+    with database.atomic():
+        row = add_service_setting(model, service, is_default=data.get("is_default", False),
+                                  **{field: clean(data[field])})
+        audit.record(service.id, f"{_AUDIT_NAME[kind]}.add", subject_id=row.id,
+                     after={field: getattr(row, field), "is_default": row.is_default})
+    return setting_json(kind, row)
+
+
+def find_setting(kind: str, service_id: str, setting_id: str) -> BaseModel:
+    """One sender/reply-to/contact of this service: 400 for a malformed id, 404 for another's."""
+    model = KINDS[kind][0]
+    service = find_service(service_id)
+    validate(admin_schemas.setting_path, {"setting_id": setting_id})
+    row = model.get_or_none((model.id == setting_id) & (model.service == service))
+    if row is None:
+        raise NoResultFound()
+    return row
+
+
+def update_setting(kind: str, service_id: str, setting_id: str, data: Any) -> dict[str, Any]:
+    """Change a sender/reply-to/contact's value, or make it the default (the default stays the
+    default until another one is made the default: a service always has one)."""
+    model, field, _schema, clean = KINDS[kind]
+    row = find_setting(kind, service_id, setting_id)
+    validate(_UPDATE_SCHEMA[kind], data)
+    if data.get("is_default") is False and row.is_default:
+        raise BadRequestError("This is the default: make another one the default instead")
+    before = {field: getattr(row, field), "is_default": row.is_default}
+    with database.atomic():
+        if field in data:
+            model.update({field: clean(data[field])}).where(model.id == row.id).execute()
+        if data.get("is_default"):
+            make_default_setting(model, row)
+        row = model.get_by_id(row.id)
+        old, new = audit.differences(before, {field: getattr(row, field), "is_default": row.is_default})
+        if new:
+            audit.record(row.service_id, f"{_AUDIT_NAME[kind]}.update", subject_id=row.id, before=old, after=new)
     return setting_json(kind, row)
 
 
@@ -81,6 +132,7 @@ def assign_inbound_number(service_id: str, data: Any) -> dict[str, Any]:
         else:
             number.service, number.active = service, True
             number.save()
+        audit.record(service.id, "inbound_number.assign", subject_id=number.id, after={"number": number.number})
     return inbound_number_json(number)
 
 
@@ -98,9 +150,22 @@ def _routes(kind: str) -> None:
     def get(service_id: str) -> Response:
         return jsonify(list_settings(kind, service_id))
 
+    one, many = responses.settings[kind]
+    path = admin_schemas.service_path["properties"]
+    documented(f"Add one of the service's {kind}.", {201: one}, body=KINDS[kind][2], path=path)(post)
+    documented(f"The service's {kind}.", {200: many}, path=path)(get)
+
+    def get_one(service_id: str, setting_id: str) -> Response:
+        return jsonify(setting_json(kind, find_setting(kind, service_id, setting_id)))
+
+    def patch(service_id: str, setting_id: str) -> Response:
+        return jsonify(update_setting(kind, service_id, setting_id, json_body()))
+
     rule = f"/services/<service_id>/{kind}"
     admin_blueprint.add_url_rule(rule, f"post_{kind}", post, methods=["POST"])
     admin_blueprint.add_url_rule(rule, f"get_{kind}", get, methods=["GET"])
+    admin_blueprint.add_url_rule(rule + "/<setting_id>", f"get_one_{kind}", get_one, methods=["GET"])
+    admin_blueprint.add_url_rule(rule + "/<setting_id>", f"patch_{kind}", patch, methods=["PATCH"])
 
 
 for _kind in KINDS:
@@ -108,10 +173,13 @@ for _kind in KINDS:
 
 
 @admin_blueprint.post("/services/<service_id>/inbound-number")
+@documented("Give the service a number texts are received on.", {201: responses.inbound_number},
+            body=admin_schemas.assign_inbound_number, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_inbound_number(service_id: str) -> tuple[Response, int]:
     return jsonify(assign_inbound_number(service_id, json_body())), 201
 
 
 @admin_blueprint.get("/services/<service_id>/inbound-number")
+@documented("The service's inbound numbers.", {200: responses.inbound_numbers}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_inbound_numbers(service_id: str) -> Response:
     return jsonify(list_inbound_numbers(service_id))

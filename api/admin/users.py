@@ -10,11 +10,15 @@ from typing import Any
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
-from api.errors import ValidationError
+from api.errors import NoResultFound, ValidationError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
+from models import audit
+from models.db import database
 from models.service import GuestListEntry, TeamMember
 
 
@@ -63,7 +67,28 @@ def add_team_member(service_id: str, data: Any) -> dict[str, Any]:
             problems += problem.messages  # report both fields' problems at once, as schemas do
     if problems:
         raise ValidationError(*problems)
-    return team_member_json(TeamMember.create(service=service, **values))
+    with database.atomic():
+        member = TeamMember.create(service=service, **values)
+        audit.record(service.id, "team_member.add", subject_id=member.id, after=values)
+    return team_member_json(member)
+
+
+def _entry_id(raw: str) -> int:
+    # Team members and guest list entries have integer ids; anything else names no entry.
+    if not raw.isdigit():
+        raise NoResultFound()
+    return int(raw)
+
+
+def remove_team_member(service_id: str, member_id: str) -> None:
+    service = find_service(service_id)
+    member = TeamMember.get_or_none((TeamMember.id == _entry_id(member_id)) & (TeamMember.service == service))
+    if member is None:
+        raise NoResultFound()
+    with database.atomic():
+        member.delete_instance()
+        audit.record(service.id, "team_member.remove", subject_id=member.id,
+                     before={"email_address": member.email_address, "mobile_number": member.mobile_number})
 
 
 def list_team_members(service_id: str) -> dict[str, Any]:
@@ -85,8 +110,21 @@ def add_guest(service_id: str, data: Any) -> tuple[dict[str, Any], bool]:
     existing = GuestListEntry.get_or_none((GuestListEntry.service == service) & (GuestListEntry.recipient == recipient))
     if existing is not None:
         return guest_list_json(existing), False
-    entry = GuestListEntry.create(service=service, recipient=recipient, recipient_type=kind)
+    with database.atomic():
+        entry = GuestListEntry.create(service=service, recipient=recipient, recipient_type=kind)
+        audit.record(service.id, "guest_list.add", subject_id=entry.id, after={"recipient": recipient})
     return guest_list_json(entry), True
+
+
+def remove_guest(service_id: str, entry_id: str) -> None:
+    service = find_service(service_id)
+    entry = GuestListEntry.get_or_none((GuestListEntry.id == _entry_id(entry_id))
+                                       & (GuestListEntry.service == service))
+    if entry is None:
+        raise NoResultFound()
+    with database.atomic():
+        entry.delete_instance()
+        audit.record(service.id, "guest_list.remove", subject_id=entry.id, before={"recipient": entry.recipient})
 
 
 def list_guests(service_id: str) -> dict[str, Any]:
@@ -96,21 +134,39 @@ def list_guests(service_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/users")
+@documented("Add a team member (trial services may send to them).", {201: responses.team_member},
+            body=admin_schemas.create_user, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_user(service_id: str) -> tuple[Response, int]:
     return jsonify(add_team_member(service_id, json_body())), 201
 
 
 @admin_blueprint.get("/services/<service_id>/users")
+@documented("The service's team members.", {200: responses.team_members}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_users(service_id: str) -> Response:
     return jsonify(list_team_members(service_id))
 
 
+@admin_blueprint.delete("/services/<service_id>/users/<member_id>")
+def delete_user(service_id: str, member_id: str) -> tuple[str, int]:
+    remove_team_member(service_id, member_id)
+    return "", 204
+
+
 @admin_blueprint.post("/services/<service_id>/guest-list")
+@documented("Add a recipient to the guest list (200 when it was already there).",
+            {201: responses.guest, 200: responses.guest}, body=admin_schemas.create_guest_list_entry, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_guest(service_id: str) -> tuple[Response, int]:
     entry, created = add_guest(service_id, json_body())
     return jsonify(entry), 201 if created else 200
 
 
 @admin_blueprint.get("/services/<service_id>/guest-list")
+@documented("The service's guest list.", {200: responses.guest_list}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_guest_list(service_id: str) -> Response:
     return jsonify(list_guests(service_id))
+
+
+@admin_blueprint.delete("/services/<service_id>/guest-list/<entry_id>")
+def delete_guest(service_id: str, entry_id: str) -> tuple[str, int]:
+    remove_guest(service_id, entry_id)
+    return "", 204

@@ -18,8 +18,10 @@ from werkzeug.exceptions import HTTPException
 from api import limits
 from api.documents import documents_blueprint as bp
 from config import get_settings
+from models.appearance import language_of
 from pipeline.documents import access
 from pipeline.documents.access import Found
+from pipeline.i18n import N_, Translator, translator
 
 log = logging.getLogger(__name__)
 
@@ -27,11 +29,12 @@ MAX_ATTEMPTS = 10  # email address attempts per file per window
 ATTEMPT_WINDOW_SECONDS = 3600
 DOWNLOAD_TOKEN_SECONDS = 30 * 60
 
-ENTER_ADDRESS = "Enter your email address"
-WRONG_ADDRESS = "This is not the email address the file was sent to"
-TOO_MANY_ATTEMPTS = "Too many attempts to confirm your email address. Try again in an hour."
-TOKEN_EXPIRED = "Your download link has expired. Enter your email address again."
+ENTER_ADDRESS = N_("Enter your email address")
+WRONG_ADDRESS = N_("This is not the email address the file was sent to")
+TOO_MANY_ATTEMPTS = N_("Too many attempts to confirm your email address. Try again in an hour.")
+TOKEN_EXPIRED = N_("Your download link has expired. Enter your email address again.")
 _CONTROL_OR_PATH = re.compile(r'[\x00-\x1f\x7f/\\"]')
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
 
 
 @bp.get("/d/<service_id>/<file_id>")
@@ -95,21 +98,27 @@ def _headers(response: Response) -> Response:
 
 @bp.errorhandler(HTTPException)
 def _http_error(exc: HTTPException) -> Response:
-    return _html("documents/unavailable.html", exc.code or 500, state="not_found")
+    return _html("documents/unavailable.html", exc.code or 500, _url_language(), state="not_found")
 
 
 @bp.errorhandler(Exception)
 def _unexpected(exc: Exception) -> Response:
     log.exception("download page failed")
-    return _html("documents/unavailable.html", 500, state="error")
+    return _html("documents/unavailable.html", 500, translator(None), state="error")
+
+
+def _url_language() -> Translator:
+    """The language of the service named in the link, even when the file is unknown or gone."""
+    service_id = (request.view_args or {}).get("service_id", "")
+    return translator(language_of(service_id) if _UUID.match(service_id) else None)
 
 
 def _unavailable(found: Found) -> Response:
     if found.document is None:
-        return _html("documents/unavailable.html", 404, state="not_found")
+        return _html("documents/unavailable.html", 404, _url_language(), state="not_found")
     service = found.document.service
-    return _html("documents/unavailable.html", 410, state="expired", service_name=service.name,
-                 contact=_contact(service.file_download_contact))
+    return _html("documents/unavailable.html", 410, translator(language_of(service.id)), state="expired",
+                 service_name=service.name, contact=_contact(service.file_download_contact))
 
 
 def _page(found: Found, *, download: str | None = None, error: str | None = None, typed: str = "",
@@ -117,17 +126,19 @@ def _page(found: Found, *, download: str | None = None, error: str | None = None
     document = found.document
     service = document.service
     key_text = request.args.get("key", "")
+    words = translator(language_of(service.id))
     return _html(
-        "documents/file.html", status, document=document, service_name=service.name,
-        contact=_contact(service.file_download_contact), size=_size(document.size),
-        kind=document.filename.rsplit(".", 1)[-1].upper(), expires=_date(document.expires_at),
-        download=download, error=error, typed=typed,
+        "documents/file.html", status, words, document=document, service_name=service.name,
+        contact=_contact(service.file_download_contact), size=words.file_size(document.size),
+        kind=document.filename.rsplit(".", 1)[-1].upper(), expires=words.date(document.expires_at),
+        download=download, error=words.gettext(error) if error else None, typed=typed,
         action=url_for("documents.confirm_address", service_id=document.service_id, file_id=document.id, key=key_text),
     )
 
 
-def _html(template: str, status: int, **context: object) -> Response:
-    return Response(render_template(template, **context), status=status, mimetype="text/html")
+def _html(template: str, status: int, words: Translator, **context: object) -> Response:
+    return Response(render_template(template, **words.jinja_context(), **context), status=status,
+                    mimetype="text/html")
 
 
 def _download_url(found: Found, token: str | None = None) -> str:
@@ -165,15 +176,3 @@ def _contact(value: str | None) -> dict[str, str]:
     if re.match(r"^[^@\s]+@[^@\s]+$", text):
         return {"text": text, "href": f"mailto:{text}"}
     return {"text": text, "href": ""}  # a phone number or other text: shown as written
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} bytes"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.0f} KB" if size >= 10 * 1024 else f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
-
-
-def _date(value: object) -> str:
-    return f"{value.day} {value:%B %Y}"  # type: ignore[attr-defined]

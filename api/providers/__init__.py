@@ -1,4 +1,4 @@
-"""Webhooks the providers call (inbound texts, delivery receipts), authenticated with one shared token.
+"""Webhooks the providers call (inbound texts, delivery receipts, email events), authenticated with one shared token.
 
 Providers cannot make our JWTs, so they send `Authorization: Bearer <PROVIDER_WEBHOOK_TOKEN>`.
 """
@@ -27,3 +27,4 @@ def _authenticate() -> None:
 
 from api.providers import inbound_sms  # noqa: E402,F401
 from api.providers import delivery_receipts  # noqa: E402,F401
+from api.providers import email_events  # noqa: E402,F401

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Response, jsonify
 
+from api.openapi import documented
 from api.providers import providers_blueprint
 from api.request_body import json_body
 from api.schema import validate
@@ -14,6 +15,9 @@ from pipeline.providers.sms.receipts import RECEIPT_SCHEMA
 from workers.receipts import process_receipts
 
 MAX_BATCH = 1000
+success_response = {"type": "object", "required": ["result"], "properties": {"result": {"const": "success"}}}
+# A thousand receipts take about 150 kB; the cap refuses anything far larger before it is read.
+MAX_BODY_BYTES = 1_000_000
 batch_schema = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "array",
@@ -24,8 +28,10 @@ batch_schema = {
 
 
 @providers_blueprint.post("/<provider>/delivery-receipts")
+@documented("A provider's delivery receipt, or an array of them.", {200: success_response},
+            body={"anyOf": [RECEIPT_SCHEMA, batch_schema]})
 def delivery_receipt(provider: str) -> tuple[Response, int]:
-    body = json_body()
+    body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)
     receipts = validate(batch_schema, body) if isinstance(body, list) else [validate(RECEIPT_SCHEMA, body)]
     # Answer fast and let the receipts queue apply them: a gateway retries slow or failed webhooks.
     process_receipts.send(provider, receipts)

@@ -8,7 +8,9 @@ import re
 from flask import Response, jsonify
 
 from api.errors import NoResultFound
+from api.openapi import documented
 from api.providers import providers_blueprint
+from api.providers.delivery_receipts import success_response
 from api.request_body import json_body
 from api.schema import validate
 from models.db import database, utcnow
@@ -25,9 +27,9 @@ inbound_sms_request = {
     "required": ["to", "from", "message"],
     "properties": {
         "to": {"type": "string", "minLength": 1},
-        "from": {"type": "string", "minLength": 1},
+        "from": {"type": "string", "minLength": 1, "maxLength": 255},  # the width of the columns they go to
         "message": {"type": "string"},
-        "id": {"type": ["string", "null"]},  # the provider's message id, kept to drop redelivered posts
+        "id": {"type": ["string", "null"], "maxLength": 255},  # the provider's message id, kept to drop redelivered posts
     },
     # Gateways add fields of their own (timestamps, encodings); they are not ours to refuse.
 }
@@ -59,6 +61,7 @@ def _already_stored(number: InboundNumber, provider_reference: str | None) -> bo
 
 
 @providers_blueprint.post("/<provider>/inbound-sms")
+@documented("A text sent to one of our inbound numbers.", {200: success_response}, body=inbound_sms_request)
 def receive_inbound_sms(provider: str) -> Response:
     body = validate(inbound_sms_request, json_body())
     number = find_inbound_number(body["to"])

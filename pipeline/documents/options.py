@@ -26,7 +26,7 @@ NOT_BASE64 = "Document is not base64 encoded"
 FILENAME_TOO_LONG = f"filename cannot be longer than {MAX_FILENAME_LENGTH} characters"
 FILENAME_NO_EXTENSION = "filename must end with a file extension. For example, filename.csv"
 
-_RETENTION = re.compile(r"([0-9]+) weeks?")
+_RETENTION = re.compile(r"([0-9]{1,9}) weeks?")  # more digits are out of range anyway
 _EXTENSION = re.compile(r"\.([A-Za-z0-9]+)\Z")
 _WHITESPACE = re.compile(rb"\s+")
 

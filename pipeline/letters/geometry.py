@@ -45,24 +45,34 @@ ADDRESS_HEIGHT = WINDOW_HEIGHT - 2 * WINDOW_CLEARANCE
 BODY_LEFT = 25.0
 BODY_RIGHT_MARGIN = 20.0
 BODY_WIDTH = PAGE_WIDTH - BODY_LEFT - BODY_RIGHT_MARGIN
-# On page 1 the body starts below the window (and below the contact block/date if that is taller).
-BODY_TOP_FIRST_PAGE = WINDOW_TOP + WINDOW_HEIGHT + 5.0
 BODY_TOP_OTHER_PAGES = 20.0
-# Space between the bottom of the date and the start of the body when the contact block is tall.
-BODY_GAP_BELOW_DATE = 8.0
 # Bottom of the body frame, measured from the page bottom: leaves room for the footer.
 BODY_BOTTOM = 25.0
 
-# Sender contact block and date, top right of page 1, right of the envelope window.
+# Sender contact block, top right of page 1, right of the envelope window.
 CONTACT_LEFT = 125.0
 CONTACT_TOP = 20.0
 CONTACT_WIDTH = PAGE_WIDTH - BODY_RIGHT_MARGIN - CONTACT_LEFT
-DATE_GAP = 4.0
-# The contact block plus date may not push page 1's body below this (measured from the top);
+# The contact block may not push page 1's reference block below this (measured from the top);
 # a longer block does not fit on a letter and the caller must shorten it.
 CONTACT_MAX_BOTTOM = 150.0
 
-# Footer ("Page N of M", notification id): baseline this far above the page bottom, so that
+# Letter logo (letter branding), top left of page 1: inside the printable area, left-aligned with the
+# window, and ending 5 mm above the window so the folded sheet can never show it through the window.
+LOGO_LEFT = WINDOW_LEFT
+LOGO_TOP = PRINTABLE_MARGIN + 2.0
+LOGO_MAX_WIDTH = WINDOW_WIDTH  # never reaches the contact block column
+LOGO_MAX_HEIGHT = WINDOW_TOP - 5.0 - LOGO_TOP
+
+# Reference block (NEN 1026 "referentieregel": our reference, your reference, date; then the subject),
+# below the window across the body column; a tall contact block pushes it down.
+REFERENCE_TOP = WINDOW_TOP + WINDOW_HEIGHT + 5.0
+REFERENCE_GAP_BELOW_CONTACT = 8.0
+REFERENCE_LABEL_FONT_SIZE = 7.5
+REFERENCE_VALUE_FONT_SIZE = 9.5
+REFERENCE_GAP_BELOW = 8.0  # between the subject and the start of the body
+
+# Footer ("Page N of M", notification id, sender): baseline this far above the page bottom, so that
 # descenders of the 8 pt footer text (under 1 mm) stay above the 15 mm printable margin.
 FOOTER_BASELINE = 17.0
 

@@ -24,8 +24,13 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageBreak, PageTemplate, Paragraph, Spacer
 
+from pipeline.i18n import DEFAULT_LANGUAGE, translator
+
 from . import geometry as g
 from .geometry import from_top, pt
+from .letterhead import CONTROL as _CONTROL
+from .letterhead import PAGE_NUMBER, LetterLogo, ReferenceBlock, SectionLanguage, draw_logo, reference_block
+from .letterhead import escape as _esc
 
 MAX_SHEETS = 10  # longer letters are validation-failed by the caller (the print provider's limit)
 
@@ -35,15 +40,20 @@ MAX_SHEETS = 10  # longer letters are validation-failed by the caller (the print
 FONT = "NotifyLetterSans"
 FONT_BOLD = "NotifyLetterSans-Bold"
 _FONT_DIR = Path(__file__).parent / "fonts"
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
-# C0 control characters (other than tab/newline) are not text and would break the paragraph parser.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BULLET_LINE = re.compile(r"^([ \t]*)•[ \t]*", re.MULTILINE)
 
 
 class LetterLayoutError(ValueError):
     """The address or contact block cannot be laid out on the page (too long to fit)."""
+
+
+@dataclass(frozen=True)
+class LetterSection:
+    """One language's version of the letter: it starts on a page of its own."""
+
+    language: str
+    subject: str
+    body: str
 
 
 @dataclass(frozen=True)
@@ -58,9 +68,9 @@ def sheets_for_pages(pages: int) -> int:
     return math.ceil(pages / 2)
 
 
-def format_letter_date(date: datetime.date) -> str:
-    """'22 November 2026', without depending on the process locale."""
-    return f"{date.day} {_MONTHS[date.month - 1]} {date.year}"
+def format_letter_date(date: datetime.date, language: str = DEFAULT_LANGUAGE) -> str:
+    """'22 november 2026' (Babel, for the language; never the process locale)."""
+    return translator(language).date(date)
 
 
 @functools.cache
@@ -89,18 +99,17 @@ def _styles() -> dict[str, ParagraphStyle]:
         "contact": ParagraphStyle("contact", base, fontSize=g.CONTACT_FONT_SIZE,
                                   leading=g.CONTACT_FONT_SIZE * 1.25, spaceAfter=0),
         "footer": ParagraphStyle("footer", base, fontSize=g.FOOTER_FONT_SIZE, alignment=TA_CENTER),
+        "reference_label": ParagraphStyle("reference_label", base, fontName=FONT_BOLD,
+                                          fontSize=g.REFERENCE_LABEL_FONT_SIZE,
+                                          leading=g.REFERENCE_LABEL_FONT_SIZE * 1.3, spaceAfter=0),
+        "reference_value": ParagraphStyle("reference_value", base, fontSize=g.REFERENCE_VALUE_FONT_SIZE,
+                                          leading=g.REFERENCE_VALUE_FONT_SIZE * 1.3, spaceAfter=0),
     }
 
 
 def _list_style(level: int) -> ParagraphStyle:
     return ParagraphStyle(f"list{level}", _styles()["body"], leftIndent=pt((level + 1) * g.LIST_INDENT),
                           bulletIndent=pt(level * g.LIST_INDENT), spaceAfter=2)
-
-
-def _esc(text: str) -> str:
-    """Plain text -> reportlab paragraph mini-markup (an XML dialect), so user text is never markup."""
-    text = _CONTROL.sub("", text)
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 @functools.cache
@@ -201,12 +210,16 @@ def _fit_address(lines: list[str]) -> tuple[float, list[str]]:
 
 
 class _NumberedCanvas(Canvas):
-    """Holds every page until the end so each footer can say "Page N of M" (M is only known then)."""
+    """Holds every page until the end so each footer can say "Page N of M" (M is only known then),
+    in the language of the section the page belongs to."""
 
-    def __init__(self, *args: Any, notification_id: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, notification_id: str | None = None, sender: str | None = None,
+                 language: str = DEFAULT_LANGUAGE, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._pages: list[dict[str, Any]] = []
         self._notification_id = notification_id
+        self._sender = sender
+        self.section_language = language  # changed by SectionLanguage flowables
 
     def showPage(self) -> None:  # noqa: N802 (reportlab's name)
         self._pages.append(dict(self.__dict__))
@@ -222,43 +235,59 @@ class _NumberedCanvas(Canvas):
 
     def _footer(self, number: int, total: int) -> None:
         self.setFont(FONT, g.FOOTER_FONT_SIZE)
-        self.drawCentredString(pt(g.PAGE_WIDTH / 2), pt(g.FOOTER_BASELINE), f"Page {number} of {total}")
+        words = translator(self.section_language)
+        self.drawCentredString(pt(g.PAGE_WIDTH / 2), pt(g.FOOTER_BASELINE),
+                               words.gettext(PAGE_NUMBER, page=number, pages=total))
+        if self._sender:
+            self.drawRightString(pt(g.PAGE_WIDTH - g.BODY_RIGHT_MARGIN), pt(g.FOOTER_BASELINE),
+                                 _CONTROL.sub("", self._sender)[:60])
         if self._notification_id:  # lets the print provider and support match a sheet to a record
             self.setFont(FONT, g.FOOTER_FONT_SIZE - 2)
             self.drawString(pt(g.BODY_LEFT), pt(g.FOOTER_BASELINE), _CONTROL.sub("", self._notification_id))
 
 
-def render_letter_pdf(*, address_lines: list[str], subject: str, body: str, contact_block: str | None,
-                      date: datetime.date, notification_id: str | None = None) -> LetterPdf:
-    """Render a template letter. Raises LetterLayoutError when the address or contact block cannot fit."""
-    _register_fonts()
-    styles = _styles()
-    address_size, address = _fit_address(address_lines)
-
-    # Contact block then date, top right; their height decides where page 1's body can start.
-    blocks = []
-    if contact_block and contact_block.strip():
-        lines = contact_block.replace("\r\n", "\n").strip("\n").split("\n")
-        blocks.append(Paragraph("<br/>".join(_esc(line) for line in lines), styles["contact"]))
-    blocks.append(Paragraph(format_letter_date(date), styles["contact"]))
-    placed, top = [], g.CONTACT_TOP
-    for para in blocks:
-        _, height = para.wrap(pt(g.CONTACT_WIDTH), pt(g.PAGE_HEIGHT))
-        placed.append((para, from_top(top) - height))
-        top += g.mm(height) + g.DATE_GAP
-    contact_bottom = top - g.DATE_GAP
-    if contact_bottom > g.CONTACT_MAX_BOTTOM:
+def _contact_paragraph(contact_block: str | None) -> tuple[Paragraph | None, float]:
+    """The contact block and the mm from the page top where it ends (its top when there is none)."""
+    if not (contact_block and contact_block.strip()):
+        return None, g.CONTACT_TOP
+    lines = contact_block.replace("\r\n", "\n").strip("\n").split("\n")
+    para = Paragraph("<br/>".join(_esc(line) for line in lines), _styles()["contact"])
+    _, height = para.wrap(pt(g.CONTACT_WIDTH), pt(g.PAGE_HEIGHT))
+    bottom = g.CONTACT_TOP + g.mm(height)
+    if bottom > g.CONTACT_MAX_BOTTOM:
         raise LetterLayoutError("The contact block is too long to fit on the letter")
-    first_top = max(g.BODY_TOP_FIRST_PAGE, contact_bottom + g.BODY_GAP_BELOW_DATE)
+    return para, bottom
+
+
+def _section(section: LetterSection, reference: ReferenceBlock) -> list[Flowable]:
+    words = translator(section.language)
+    return [SectionLanguage(words.language), *reference_block(words, reference, section.subject, _styles()),
+            *markdown_flowables(section.body)]
+
+
+def render_letter_pdf(*, address_lines: list[str], subject: str, body: str, contact_block: str | None,
+                      date: datetime.date, notification_id: str | None = None, language: str = DEFAULT_LANGUAGE,
+                      second: LetterSection | None = None, our_reference: str | None = None,
+                      your_reference: str | None = None, logo: LetterLogo | None = None,
+                      sender: str | None = None) -> LetterPdf:
+    """Render a template letter: ``subject`` and ``body`` in ``language``, then ``second`` (a bilingual
+    letter's other language) from a new page. Raises LetterLayoutError when the address or contact
+    block cannot fit."""
+    _register_fonts()
+    address_size, address = _fit_address(address_lines)
+    contact, contact_bottom = _contact_paragraph(contact_block)
+    first_top = max(g.REFERENCE_TOP, contact_bottom + g.REFERENCE_GAP_BELOW_CONTACT)
 
     def draw_first_page(canvas: Canvas, _doc: BaseDocTemplate) -> None:
+        if logo is not None:
+            draw_logo(canvas, logo)
         canvas.setFont(FONT, address_size)
         baseline = from_top(g.ADDRESS_TOP) - pdfmetrics.getAscent(FONT, address_size)
         for line in address:
             canvas.drawString(pt(g.ADDRESS_LEFT), baseline, line)
             baseline -= address_size * 1.2
-        for para, y in placed:
-            para.drawOn(canvas, pt(g.CONTACT_LEFT), y)
+        if contact is not None:
+            contact.drawOn(canvas, pt(g.CONTACT_LEFT), from_top(contact_bottom))
 
     def frame(name: str, top_mm: float) -> Frame:
         return Frame(pt(g.BODY_LEFT), pt(g.BODY_BOTTOM), pt(g.BODY_WIDTH), from_top(top_mm) - pt(g.BODY_BOTTOM),
@@ -267,6 +296,7 @@ def render_letter_pdf(*, address_lines: list[str], subject: str, body: str, cont
     buffer = io.BytesIO()
     doc = BaseDocTemplate(
         buffer, pagesize=(pt(g.PAGE_WIDTH), pt(g.PAGE_HEIGHT)), title=subject,
+        lang=translator(language).locale.replace("_", "-"),
         invariant=True,  # same input, same bytes: a re-run of the PDF stage stores an identical file
         initialFontName=FONT,  # otherwise every page's resources name the unembedded Helvetica
         pageCompression=1,
@@ -275,7 +305,11 @@ def render_letter_pdf(*, address_lines: list[str], subject: str, body: str, cont
             PageTemplate("later", [frame("later", g.BODY_TOP_OTHER_PAGES)]),
         ],
     )
-    story = [Paragraph(_esc(subject), styles["title"]), *markdown_flowables(body)]
-    doc.build(story, canvasmaker=functools.partial(_NumberedCanvas, notification_id=notification_id))
+    reference = ReferenceBlock(our_reference, your_reference, date)
+    story = _section(LetterSection(language, subject, body), reference)
+    if second is not None:
+        story += [PageBreak(), *_section(second, reference)]
+    doc.build(story, canvasmaker=functools.partial(_NumberedCanvas, notification_id=notification_id,
+                                                   sender=sender, language=language))
     pages = doc.page
     return LetterPdf(data=buffer.getvalue(), pages=pages, sheets=sheets_for_pages(pages))

@@ -6,32 +6,25 @@ a worker dying in between leaves a PDF that is simply rendered (identically) aga
 """
 from __future__ import annotations
 
-import datetime
 import logging
 import uuid
-from zoneinfo import ZoneInfo
 
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.letters.pdf import MAX_SHEETS, LetterLayoutError, render_letter_pdf
+from pipeline.letters.compose import render_notification_letter
+from pipeline.letters.pdf import MAX_SHEETS, LetterLayoutError
 from pipeline.letters.precompiled import NotAPdf, validate_precompiled
 from pipeline.storage import BlobNotFound, Storage, letter_pdf_key
 from pipeline.virus_scan import Scanner
 
 log = logging.getLogger(__name__)
 
-LETTER_TIMEZONE = ZoneInfo("Europe/Amsterdam")  # the date printed on a letter is the Dutch date
 NOT_CHARGED = 0  # billable sheets of a letter that failed validation: it is never printed
 
 
 def pdf_ready(notification: Notification, storage: Storage) -> bool:
     return notification.billable_units is not None and storage.exists(letter_pdf_key(notification.id))
-
-
-def letter_date(created_at: datetime.datetime) -> datetime.date:
-    """The Dutch calendar date of a naive-UTC timestamp (a letter sent at 00:30 CET is dated that day)."""
-    return created_at.replace(tzinfo=datetime.timezone.utc).astimezone(LETTER_TIMEZONE).date()
 
 
 def create_letter_pdf(notification_id: uuid.UUID | str, storage: Storage) -> str | None:
@@ -42,12 +35,7 @@ def create_letter_pdf(notification_id: uuid.UUID | str, storage: Storage) -> str
     if pdf_ready(notification, storage):
         return None  # a redelivered message
     try:
-        pdf = render_letter_pdf(
-            address_lines=(notification.address or {}).get("lines") or notification.to.splitlines(),
-            subject=notification.subject or "", body=notification.body or "",
-            contact_block=notification.reply_to_text, date=letter_date(notification.created_at),
-            notification_id=str(notification.id),
-        )
+        pdf = render_notification_letter(notification)
     except LetterLayoutError as error:
         log.info("letter %s cannot be laid out: %s", notification_id, error)
         statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED)

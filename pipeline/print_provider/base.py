@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
+
+if TYPE_CHECKING:
+    from pipeline.print_provider.returns import ReturnsFile
 
 DISPATCHED = "dispatched"  # printed and posted: the letter's public status becomes "received"
 REFUSED = "refused"  # the provider cannot print it: permanent-failure
@@ -58,3 +61,9 @@ class PrintProvider(Protocol):
 
     def acknowledge(self, response: ResponseFile) -> None:
         """Mark an answer as applied, so it is not read again."""
+
+    def returns(self) -> Iterator[ReturnsFile]:
+        """Files of returned letters not yet acknowledged, oldest first."""
+
+    def acknowledge_returns(self, returned: ReturnsFile) -> None:
+        """Mark a returns file as applied."""

@@ -7,6 +7,7 @@ Inbox, one file per answer, written by the provider (under a name not ending .js
     {"batch": "<batch id>", "letters": [{"id": "<letter id>", "status": "dispatched" | "refused",
                                          "reason": "<optional text>"}, ...]}
 Applied answers move to inbox/processed/, unreadable ones to inbox/rejected/.
+Returned letters come back in inbox/returned/ (pipeline/print_provider/returns.py).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
+from pipeline.print_provider import returns
 from pipeline.print_provider.base import (
     DISPATCHED,
     REFUSED,
@@ -48,6 +50,7 @@ class DirectoryPrintProvider:
         self.outbox = self.root / "outbox"
         self.inbox = self.root / "inbox"
         self.sent = self.root / "sent"  # one marker per batch handed over: a resend is a no-op
+        self.returned = self.inbox / "returned"
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.root)!r})"
@@ -84,6 +87,12 @@ class DirectoryPrintProvider:
 
     def acknowledge(self, response: ResponseFile) -> None:
         self._move(response.name, "processed")
+
+    def returns(self) -> Iterator[returns.ReturnsFile]:
+        return returns.read_returns(self.returned)
+
+    def acknowledge_returns(self, returned: returns.ReturnsFile) -> None:
+        returns.move(self.returned, returned.name, "processed")
 
     def _move(self, name: str, folder: str) -> None:
         (self.inbox / folder).mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,19 @@
 """The vocabulary every provider client shares: the errors it may raise and the data it is given.
 
-Rule 5 of the architecture: a provider client sorts every failure at the boundary, so the worker
-above it only has to decide between "retry later" and "this notification is finished":
+Rules 5 and 9 of the architecture: a provider client sorts every failure at the boundary by what
+we know about the message afterwards (`certainly_not_delivered`), so the worker above it decides
+between "retry later", "this notification is finished" and "wait for the receipt":
 
-- RetryableProviderError: the message may get through if we try again (timeouts, connection
-  errors, 5xx, 429, SMTP 4xx). The worker retries with backoff; exhausted retries end in
-  technical-failure.
-- FinalProviderError: retrying cannot help. `status` names the notification status to end in.
+- RetryableProviderError: the message certainly did not reach the provider, and may get through if
+  we try again (connection refused, 5xx, 429, an SMTP 4xx before the message was accepted). The
+  worker retries with backoff; exhausted retries end in technical-failure. Another provider may be
+  tried instead: this one does not have the message.
+- FinalProviderError: the provider answered and will not take the message; retrying cannot help.
+  `status` names the notification status to end in.
+- OutcomeUnknownError: the request went out and no answer came (a read timeout, a connection lost
+  after the request or the message body was sent). The provider may have the message: sending it
+  again, here or elsewhere, risks a duplicate, so the notification waits for its receipt, unless the
+  provider drops repeats of the same reference (`deduplicates` on the provider).
 
 Anything else escaping a client is a bug and is left to surface, not folded into these classes.
 The message and provider types live here too, so the client modules import one small module and
@@ -24,9 +31,19 @@ TECHNICAL_FAILURE = "technical-failure"  # our request was bad: credentials, con
 class ProviderError(Exception):
     """Base class: something went wrong talking to a provider."""
 
+    # True when the provider certainly does not have the message: safe to send again or elsewhere.
+    certainly_not_delivered: bool = True
+
 
 class RetryableProviderError(ProviderError):
-    """Try again later: the provider was unreachable, slow, overloaded or said "not now"."""
+    """Try again later: the provider certainly did not take the message (unreachable, overloaded,
+    or it said "not now")."""
+
+
+class OutcomeUnknownError(ProviderError):
+    """The request went out and we cannot know whether the provider took the message."""
+
+    certainly_not_delivered = False
 
 
 class FinalProviderError(ProviderError):
@@ -65,6 +82,7 @@ class SmsMessageData:
 @runtime_checkable
 class EmailProvider(Protocol):
     name: str
+    deduplicates: bool  # drops a repeat of a message with the same reference: unknown outcomes are retried
 
     def send_email(self, message: EmailMessageData) -> str:
         """Hand the message over; return the provider reference (the Message-ID)."""
@@ -74,6 +92,7 @@ class EmailProvider(Protocol):
 @runtime_checkable
 class SmsProvider(Protocol):
     name: str
+    deduplicates: bool  # drops a repeat of a message with the same reference: unknown outcomes are retried
 
     def send_sms(self, message: SmsMessageData) -> str:
         """Hand the message over; return the gateway's message id."""

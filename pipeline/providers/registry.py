@@ -44,6 +44,8 @@ def sms_provider(settings: Settings, *, simulated: bool = False) -> SmsProvider:
     if settings.sms_gateway_url and not simulated:
         url, token = settings.sms_gateway_url, settings.sms_gateway_token
         callback_url = f"{settings.base_url}/providers/{HttpSmsGateway.name}/delivery-receipts"
-        key = ("sms", url, token, callback_url)
-        return _cached(key, lambda: HttpSmsGateway(url, token, callback_url=callback_url))
+        timeout, deduplicates = settings.sms_gateway_timeout_seconds, settings.sms_gateway_deduplicates
+        key = ("sms", url, token, callback_url, timeout, deduplicates)
+        return _cached(key, lambda: HttpSmsGateway(url, token, callback_url=callback_url, timeout=timeout,
+                                                   deduplicates=deduplicates))
     return _cached(("sms", "simulated"), SimulatedSmsProvider)

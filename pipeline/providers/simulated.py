@@ -58,6 +58,7 @@ def simulated_receipt(provider_reference: str, notification_id: str, recipient: 
 
 class SimulatedSmsProvider:
     name = "simulated"
+    deduplicates = True  # it hands nothing to anyone
 
     @staticmethod
     def new_reference() -> str:
@@ -75,6 +76,7 @@ class SimulatedSmsProvider:
 
 class SimulatedEmailProvider:
     name = SimulatedSmsProvider.name
+    deduplicates = True
 
     def send_email(self, message: EmailMessageData) -> str:
         return SimulatedSmsProvider.new_reference()

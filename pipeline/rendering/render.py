@@ -6,7 +6,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .layout import email_html
+from pipeline.i18n import DEFAULT_LANGUAGE
+
+from .layout import EmailBrandView, email_html
 from .markdown import markdown_to_html
 from .placeholders import fill, normalise_key, normalised_values
 from .sanitise import sanitise_value
@@ -78,12 +80,16 @@ def render(
     values: Mapping[str, object] | None,
     *,
     sanitise_keys: Iterable[str] = (),
+    language: str = DEFAULT_LANGUAGE,
+    service_name: str | None = None,
+    brand: EmailBrandView | None = None,
 ) -> Rendered:
     """Fill ``body`` (and ``subject``) with ``values`` for one channel.
 
     A placeholder with no value at all is left as written (``((name))``); a value of None fills
     it with nothing. ``sanitise_keys`` apply to email and letter bodies only, where Markdown is
-    interpreted; SMS bodies and subjects are never Markdown.
+    interpreted; SMS bodies and subjects are never Markdown. ``language``, ``service_name`` and
+    ``brand`` dress the HTML email (its ``lang``, header and footer).
     """
     if template_type not in TEMPLATE_TYPES:
         raise ValueError(f"unknown template type: {template_type!r}")
@@ -103,5 +109,6 @@ def render(
     )
     filled = _keep_outer_whitespace(filled, body)
     rendered_subject = render_subject(subject or "", by_key)
-    html = email_html(markdown_to_html(filled), rendered_subject) if template_type == "email" else None
+    html = (email_html(markdown_to_html(filled), rendered_subject, lang=language, service_name=service_name,
+                       brand=brand) if template_type == "email" else None)
     return Rendered(body=filled, subject=rendered_subject, html=html)

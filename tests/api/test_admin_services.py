@@ -22,7 +22,7 @@ def test_create_with_defaults(client):
         "sms_daily_limit": 250000, "email_daily_limit": 250000, "letter_daily_limit": 20000,
         "international_sms_daily_limit": 100,
         "data_retention_days": {"email": 7, "sms": 7, "letter": 7},
-        "file_download_contact": None, "updated_at": None,
+        "file_download_contact": None, "hosted_unsubscribe": False, "updated_at": None,
     }
     assert Service.get_by_id(body["id"]).name == "Tax office"
 

@@ -98,6 +98,8 @@ def test_change_makes_versions_and_v2_reads_the_old_one(client, service):
 
 
 def test_every_content_field_can_change(client, service):
+    client.post(f"/admin/services/{service['id']}/letter-contacts", json={"contact_block": "Main office"},
+                headers=admin_headers())
     contact = client.post(f"/admin/services/{service['id']}/letter-contacts",
                           json={"contact_block": "PO Box 1"}, headers=admin_headers()).get_json()
     created = _create(client, service, name="L", type="letter", body="B", subject="S")
@@ -106,7 +108,8 @@ def test_every_content_field_can_change(client, service):
     assert (body["version"], body["name"], body["body"], body["subject"], body["postage"],
             body["letter_contact_block"]) == (2, "L2", "B2", "S2", "europe", "PO Box 1")
     removed = client.post(_url(service, created["id"]), json={"letter_contact_id": None}, headers=admin_headers())
-    assert (removed.get_json()["version"], removed.get_json()["letter_contact_block"]) == (3, None)
+    # A letter template that names no contact block shows the service's default one.
+    assert (removed.get_json()["version"], removed.get_json()["letter_contact_block"]) == (3, "Main office")
 
 
 def test_no_change_makes_no_version(client, service):

@@ -54,10 +54,10 @@ def test_confirmation_refuses_wrong_address_and_releases_to_the_right_one(client
     assert '<form method="post"' in page and 'type="email"' in page and 'download' not in page.split("<form")[1]
     assert "/download" not in page
     empty = client.post(url, data={"email_address": ""})
-    assert empty.status_code == 400 and "Enter your email address" in empty.get_data(as_text=True)
+    assert empty.status_code == 400 and "Vul uw e-mailadres in" in empty.get_data(as_text=True)
     wrong = client.post(url, data={"email_address": "someone.else@example.nl"})
     html = wrong.get_data(as_text=True)
-    assert wrong.status_code == 400 and "This is not the email address the file was sent to" in html
+    assert wrong.status_code == 400 and "Dit is niet het e-mailadres waarnaar het bestand is gestuurd" in html
     assert 'value="someone.else@example.nl"' in html and "/download" not in html
     right = client.post(url, data={"email_address": " anna.jansen@EXAMPLE.NL "})
     assert right.status_code == 200
@@ -81,7 +81,7 @@ def test_attempts_are_limited_per_file(client, service):
     for _ in range(10):
         assert client.post(url, data={"email_address": "guess@example.nl"}).status_code == 400
     limited = client.post(url, data={"email_address": RECIPIENT})
-    assert limited.status_code == 429 and "Too many attempts" in limited.get_data(as_text=True)
+    assert limited.status_code == 429 and "U heeft te vaak geprobeerd" in limited.get_data(as_text=True)
     other = link(service)  # another file has its own count
     assert client.post(other, data={"email_address": RECIPIENT}).status_code == 200
 
@@ -100,7 +100,7 @@ def test_wrong_links_get_the_not_found_page(client, service, mangle):
     for response in (client.get(url), client.post(url, data={"email_address": RECIPIENT}),
                      client.get(f"{path}/download?{query}")):
         assert response.status_code == 404 and response.mimetype == "text/html"
-        assert "File not found" in response.get_data(as_text=True)
+        assert "Bestand niet gevonden" in response.get_data(as_text=True)
 
 
 def test_expired_file_is_gone_then_deleted(client, service):
@@ -109,7 +109,7 @@ def test_expired_file_is_gone_then_deleted(client, service):
     Document.update(expires_at=utcnow() - datetime.timedelta(minutes=1)).execute()
     for response in (client.get(url), client.get(href), client.post(url, data={"email_address": RECIPIENT})):
         html = response.get_data(as_text=True)
-        assert response.status_code == 410 and "This file is no longer available" in html
+        assert response.status_code == 410 and "Dit bestand is niet meer beschikbaar" in html
         assert "help@voorbeeld.nl" in html
     assert delete_expired_files() == 1
     assert client.get(url).status_code == 404
@@ -117,7 +117,7 @@ def test_expired_file_is_gone_then_deleted(client, service):
 
 @pytest.mark.parametrize("contact, expected", [
     ("https://voorbeeld.nl/contact", '<a href="https://voorbeeld.nl/contact" rel="noreferrer noopener">'),
-    ("020 123 4567", "Contact Gemeente Voorbeeld:\n    020 123 4567"),
+    ("020 123 4567", "Neem contact op met Gemeente Voorbeeld:\n    020 123 4567"),
     ("javascript:alert(1)", "javascript:alert(1)\n"),
 ])
 def test_contact_details_as_link_or_text(client, contact, expected):

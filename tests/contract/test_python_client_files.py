@@ -64,7 +64,7 @@ def test_confirmed_download_through_the_python_client(api, template, live_server
     assert page.status_code == 200 and "Besluit 2026.docx" in page.text
     assert '<a href="https://voorbeeld.nl/contact" rel="noreferrer noopener">' in page.text
     wrong = requests.post(link, data={"email_address": "iemand@example.nl"}, timeout=10)
-    assert wrong.status_code == 400 and "This is not the email address the file was sent to" in wrong.text
+    assert wrong.status_code == 400 and "Dit is niet het e-mailadres waarnaar het bestand is gestuurd" in wrong.text
     right = requests.post(link, data={"email_address": "Anna.Jansen@Example.NL"}, timeout=10)
     assert right.status_code == 200
     file = requests.get(live_server + download_href(right.text), timeout=10)

@@ -123,7 +123,7 @@ def test_templated_letter_pdf_has_the_text_and_address(api, template, worker):
     assert sent["content"] == {"subject": "Uw aanvraag R-7", "body": "Beste Anna,\n\nWe hebben uw **aanvraag** ontvangen."}
     text = text_of(pdf_when_ready(api, sent["id"]))
     for expected in ("A. Jansen Dorpsstraat 1 1234 AB AMSTERDAM", "Uw aanvraag R-7", "Beste Anna,",
-                     "We hebben uw aanvraag ontvangen.", "Page 1 of 1"):
+                     "We hebben uw aanvraag ontvangen.", "Pagina 1 van 1"):
         assert expected in text
     notification = api.get_notification_by_id(sent["id"])
     assert notification["is_cost_data_ready"] is True

@@ -53,7 +53,7 @@ def test_letter_reads_back_with_address_heading_body_date_and_page_number():
     letter = render()
     [text] = page_texts(letter)
     for expected in [*ADDRESS, "Your parking permit", "Dear Ms de Vries,", "Your permit is ready.",
-                     "22 November 2026", "Page 1 of 1", "Gemeente Voorbeeld", "020 123 4567"]:
+                     "22 november 2026", "Pagina 1 van 1", "Gemeente Voorbeeld", "020 123 4567"]:
         assert expected in text
     assert (letter.pages, letter.sheets) == (1, 1)
 
@@ -86,7 +86,7 @@ def test_address_sits_inside_the_envelope_window_and_contact_block_top_right():
     assert g.WINDOW_TOP < y < g.WINDOW_TOP + g.WINDOW_HEIGHT
     x, y = positions["Gemeente Voorbeeld"]
     assert x == pytest.approx(g.CONTACT_LEFT, abs=0.01) and y < g.WINDOW_TOP
-    assert positions["22 November 2026"][1] > y  # the date is below the contact block
+    assert positions["22 november 2026"][1] > g.WINDOW_TOP + g.WINDOW_HEIGHT  # the date is in the reference block
     assert positions["Your parking permit"][1] > g.WINDOW_TOP + g.WINDOW_HEIGHT  # body starts below the window
 
 
@@ -105,14 +105,14 @@ def test_page_count_grows_with_a_long_body_and_every_page_is_numbered():
     texts = page_texts(long)
     assert len(texts) == long.pages
     for number, text in enumerate(texts, start=1):
-        assert f"Page {number} of {long.pages}" in text
+        assert f"Pagina {number} van {long.pages}" in text
 
 
 def test_three_dashes_start_a_new_page():
     letter = render(body="On the first page\n\n---\n\nOn the second page")
     first, second = page_texts(letter)
     assert "On the first page" in first and "On the second page" not in first
-    assert "On the second page" in second and "Page 2 of 2" in second
+    assert "On the second page" in second and "Pagina 2 van 2" in second
 
 
 def test_three_dashes_right_under_text_are_a_page_break_not_a_heading():
@@ -150,7 +150,7 @@ def test_notification_id_is_printed_small_in_the_footer():
 
 def test_no_contact_block_still_prints_the_date():
     text = page_texts(render(contact_block=None))[0]
-    assert "22 November 2026" in text and "Gemeente" not in text
+    assert "22 november 2026" in text and "Gemeente" not in text
 
 
 def test_rendering_is_deterministic_so_a_rerun_stores_the_same_file():
@@ -169,9 +169,9 @@ def test_contact_block_too_long_for_the_page_is_refused():
         render(contact_block="\n".join(f"line {n}" for n in range(60)))
 
 
-def test_date_format_does_not_depend_on_locale():
-    assert format_letter_date(datetime.date(2026, 1, 5)) == "5 January 2026"
-    assert format_letter_date(DATE) == "22 November 2026"
+def test_date_format_follows_the_language_not_the_process_locale():
+    assert format_letter_date(datetime.date(2026, 1, 5)) == "5 januari 2026"
+    assert format_letter_date(DATE, "en") == "22 November 2026"
 
 
 @pytest.mark.parametrize(("pages", "sheets"), [(1, 1), (2, 1), (3, 2), (20, 10), (21, 11)])

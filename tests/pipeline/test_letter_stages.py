@@ -18,6 +18,7 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.letters import printing, stages
+from pipeline.letters.compose import letter_date
 from pipeline.print_provider import PrintTransferError, SimulatedPrintProvider
 from pipeline.storage import LocalStorage, letter_pdf_key
 from pipeline.virus_scan import EICAR, EicarScanner, ScannerUnavailable
@@ -61,8 +62,8 @@ class Unavailable:
 
 
 def test_letter_date_is_the_dutch_date():
-    assert stages.letter_date(datetime.datetime(2026, 11, 21, 23, 30)) == datetime.date(2026, 11, 22)
-    assert stages.letter_date(datetime.datetime(2026, 7, 1, 21, 59)) == datetime.date(2026, 7, 1)
+    assert letter_date(datetime.datetime(2026, 11, 21, 23, 30)) == datetime.date(2026, 11, 22)
+    assert letter_date(datetime.datetime(2026, 7, 1, 21, 59)) == datetime.date(2026, 7, 1)
 
 
 def test_create_letter_pdf(service, storage):
@@ -70,8 +71,8 @@ def test_create_letter_pdf(service, storage):
     assert stages.create_letter_pdf(notification.id, storage) == "rendered"
     data = storage.get(letter_pdf_key(notification.id))
     text = " ".join(PdfReader(io.BytesIO(data)).pages[0].extract_text().split())
-    for expected in ("A. Person Dorpsstraat 1 1234 AB AMSTERDAM", "Gemeente Ergens", "22 November 2026",
-                     "Letter heading", "Uw aanvraag is binnen.", "Page 1 of 1"):
+    for expected in ("A. Person Dorpsstraat 1 1234 AB AMSTERDAM", "Gemeente Ergens", "22 november 2026",
+                     "Letter heading", "Uw aanvraag is binnen.", "Pagina 1 van 1"):
         assert expected in text
     stored = Notification.get_by_id(notification.id)
     assert (stored.status, stored.billable_units) == ("created", 1)

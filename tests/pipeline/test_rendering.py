@@ -115,7 +115,7 @@ def test_email_body_is_plain_text_with_template_line_endings():
 
 def test_email_html_layout():
     html = render("email", "Hello", "Your <b> & ((x))", {"x": "order"}).html
-    assert html.startswith("<!DOCTYPE html>\n<html lang=\"en\">")
+    assert html.startswith("<!DOCTYPE html>\n<html lang=\"nl\">")
     assert "<title>Your &lt;b&gt; &amp; order</title>" in html
     assert 'role="presentation"' in html
     assert html.rstrip().endswith("</html>")

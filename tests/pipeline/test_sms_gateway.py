@@ -12,6 +12,7 @@ import pytest
 from pipeline.providers import (
     FinalProviderError,
     HttpSmsGateway,
+    OutcomeUnknownError,
     RetryableProviderError,
     SmsMessageData,
     map_gateway_state,
@@ -126,14 +127,15 @@ def test_other_refusals_of_our_request_are_final_technical_failure(fake_gateway:
     assert raised.value.status == "technical-failure"
 
 
-def test_a_gateway_slower_than_the_timeout_is_retryable(fake_gateway: FakeGateway) -> None:
+def test_a_gateway_slower_than_the_timeout_leaves_the_outcome_unknown(fake_gateway: FakeGateway) -> None:
     fake_gateway.stall_next(1, seconds=2.0)
     client = HttpSmsGateway(fake_gateway.url, None, callback_url=CALLBACK, timeout=0.3)
 
     started = time.monotonic()
-    with pytest.raises(RetryableProviderError):
+    with pytest.raises(OutcomeUnknownError) as raised:
         client.send_sms(make_sms())
     assert time.monotonic() - started < 1.5  # gave up at the timeout, did not wait for the answer
+    assert not raised.value.certainly_not_delivered  # the request went out: never sent again blindly
 
     assert client.send_sms(make_sms()) == "gw-1"
 
@@ -143,8 +145,9 @@ def test_a_gateway_that_is_not_listening_is_retryable() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
 
-    with pytest.raises(RetryableProviderError):
+    with pytest.raises(RetryableProviderError) as raised:
         HttpSmsGateway(f"http://127.0.0.1:{port}", "t", callback_url=CALLBACK, timeout=2).send_sms(make_sms())
+    assert raised.value.certainly_not_delivered
 
 
 def test_a_2xx_without_an_id_is_final_so_the_message_is_not_sent_twice() -> None:

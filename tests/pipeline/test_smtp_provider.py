@@ -9,7 +9,13 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from pipeline.providers import EmailMessageData, FinalProviderError, RetryableProviderError, SmtpProvider
+from pipeline.providers import (
+    EmailMessageData,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmtpProvider,
+)
 from tests.smtp_server import SmtpServer, make_tls_contexts, smtp_server  # noqa: F401 (fixture)
 
 
@@ -204,6 +210,25 @@ def test_a_temporary_recipient_refusal_is_retryable(smtp_server: SmtpServer, ope
 
     provider.send_email(make_message())  # and the retry gets through
     assert len(smtp_server.wait_for_messages(1)) == 1
+
+
+def test_a_timeout_after_data_leaves_the_outcome_unknown(open_provider: Callable[..., SmtpProvider]) -> None:
+    with SmtpServer() as server:
+        server.stall_data_next(1, 2.0)  # takes the message, answers too late
+        provider = open_provider(server.url, timeout=0.5)
+
+        with pytest.raises(OutcomeUnknownError) as raised:
+            provider.send_email(make_message())
+
+        assert not raised.value.certainly_not_delivered
+        assert len(server.wait_for_messages(1)) == 1  # it did arrive: sending again would duplicate it
+
+
+def test_a_refusal_before_data_is_certainly_not_delivered(smtp_server: SmtpServer) -> None:
+    smtp_server.fail_next(1, "451 4.3.0 Try again later")
+    with pytest.raises(RetryableProviderError) as raised:
+        send(smtp_server.url)
+    assert raised.value.certainly_not_delivered and smtp_server.messages == []
 
 
 def test_a_server_that_is_not_listening_is_retryable() -> None:

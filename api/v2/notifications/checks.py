@@ -8,6 +8,7 @@ from config import get_settings
 from models.cache import cached
 from models.service import GuestListEntry, ReplyToAddress, Service, SmsSender, TeamMember, default_of
 from models.template import TemplateVersion, find_version
+from models.user import ServiceUser, User
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
 
@@ -34,6 +35,9 @@ def _team_and_guest_list(service: Service, channel: str) -> set[str]:
     if channel == "email":
         team = {format_email_for_comparison(m.email_address)
                 for m in TeamMember.select().where(TeamMember.service == service) if m.email_address}
+        # The service's console members are its team too (their accounts have an email address only).
+        team |= {format_email_for_comparison(u.email_address) for u in
+                 User.select(User.email_address).join(ServiceUser).where(ServiceUser.service == service)}
     else:
         team = {format_phone_for_comparison(m.mobile_number)
                 for m in TeamMember.select().where(TeamMember.service == service) if m.mobile_number}

@@ -5,9 +5,10 @@ import uuid
 from flask import Response, g, jsonify
 
 from api.errors import NoResultFound
+from api.openapi import documented
 from api.schema import validate
 from api.v2 import v2_blueprint
-from api.v2.notifications.notification_schemas import notification_path
+from api.v2.notifications.notification_schemas import notification_path, notification_response
 from api.v2.notifications.serialise import notification_json
 from models.notification import Notification
 from models.queries import find_notification
@@ -25,5 +26,7 @@ def callers_notification(notification_id: str) -> Notification:
 
 
 @v2_blueprint.get("/notifications/<notification_id>")
+@documented("One notification of the caller's service, by id.", {200: notification_response},
+            path={"notification_id": notification_path["properties"]["id"]})
 def get_notification_by_id(notification_id: str) -> Response:
     return jsonify(notification_json(callers_notification(notification_id)))

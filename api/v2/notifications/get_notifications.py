@@ -5,9 +5,10 @@ from typing import Any, Iterable
 
 from flask import Response, g, jsonify, request
 
+from api.openapi import documented
 from api.schema import validate
 from api.v2 import v2_blueprint
-from api.v2.notifications.notification_schemas import get_notifications_query
+from api.v2.notifications.notification_schemas import get_notifications_query, notifications_page_response
 from api.v2.notifications.serialise import notification_json, page_links
 from models.queries import NotificationFilters, notifications_page
 from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
@@ -45,6 +46,8 @@ def _expand(names: Iterable[str]) -> tuple[str, ...]:
 
 
 @v2_blueprint.get("/notifications")
+@documented("A page of the service's notifications sent with the caller's key type, newest first.",
+            {200: notifications_page_response}, query=get_notifications_query)
 def get_notifications() -> Response:
     pairs = given_query()
     data = validate(get_notifications_query, query_dict(pairs, REPEATABLE))

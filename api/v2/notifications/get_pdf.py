@@ -4,16 +4,21 @@ from __future__ import annotations
 from flask import Response
 
 from api.errors import BadRequestError, PDFNotReadyError
+from api.openapi import documented
 from api.v2 import v2_blueprint
 from api.v2.notifications.get_notification import callers_notification
+from api.v2.notifications.notification_schemas import notification_path
 from pipeline import statuses
 from pipeline.letters.stages import pdf_ready
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
 
 NOT_READY = "PDF not available yet, try again later"
+PDF = {"type": "string", "contentMediaType": "application/pdf"}
 
 
 @v2_blueprint.get("/notifications/<notification_id>/pdf")
+@documented("A letter's PDF, once it is ready.", {200: PDF}, media_type="application/pdf",
+            path={"notification_id": notification_path["properties"]["id"]})
 def get_pdf_for_letter(notification_id: str) -> Response:
     notification = callers_notification(notification_id)
     if notification.notification_type != "letter":

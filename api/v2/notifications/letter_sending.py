@@ -25,7 +25,7 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from models.service import LetterContact, Service
-from models.template import TemplateVersion
+from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.recipients import AddressErrors, validate_postal_address
@@ -73,7 +73,7 @@ def _reserve_daily(caller: Caller) -> list[str]:
 
 def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
     if not letter_contact_id:
-        return version.letter_contact_block
+        return contact_block_of(version)
     contact = LetterContact.get_or_none((LetterContact.id == letter_contact_id) & (LetterContact.service == service))
     if contact is None:
         raise BadRequestError(
@@ -92,7 +92,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
     except AddressErrors as errors:
         raise ValidationError(*errors.messages) from None
     contact_block = _contact_block(service, version, body.get("letter_contact_id"))
-    missing = missing_personalisation([version.subject or "", version.body, contact_block or ""], values)
+    missing = missing_personalisation([*version.content_texts(), contact_block or ""], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
     prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
@@ -107,6 +107,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
                 notification_type="letter", template_id=version.template.id, template_version=version.version,
                 to=to, normalised_to="".join(to.split()).lower(), reference=body.get("reference"),
                 status=statuses.CREATED, body=rendered.body, subject=rendered.subject, reply_to_text=contact,
+                personalisation=values,  # the PDF stage fills in a bilingual letter's English part and "Uw kenmerk"
                 created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=address.international,
                 # International mail is charged by zone; Dutch mail goes at the template's class.
                 postage=address.postage_zone or version.postage or DEFAULT_POSTAGE,

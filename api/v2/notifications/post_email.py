@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from flask import Response, g, jsonify
 
+from api.openapi import documented
 from api.v2 import v2_blueprint
-from api.v2.notifications.post_schemas import post_email_request
+from api.v2.notifications.post_schemas import post_email_request, post_email_response
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
 from models.service import sending_address
@@ -21,6 +22,7 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 
 
 @v2_blueprint.post("/notifications/email")
+@documented("Send an email.", {201: post_email_response}, body=post_email_request)
 def post_email() -> tuple[Response, int]:
     body, status = accept(g.caller, "email", post_email_request, enqueue_deliveries, _respond)
     return jsonify(body), status

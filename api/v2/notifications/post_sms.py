@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from flask import Response, g, jsonify
 
+from api.openapi import documented
 from api.v2 import v2_blueprint
-from api.v2.notifications.post_schemas import post_sms_request
+from api.v2.notifications.post_schemas import post_sms_request, post_sms_response
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
 from pipeline.rendering import Rendered
@@ -16,6 +17,7 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 
 
 @v2_blueprint.post("/notifications/sms")
+@documented("Send a text message.", {201: post_sms_response}, body=post_sms_request)
 def post_sms() -> tuple[Response, int]:
     body, status = accept(g.caller, "sms", post_sms_request, enqueue_deliveries, _respond)
     return jsonify(body), status

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from api.formatting import iso
 from config import get_settings
 from models.notification import Notification
-from pipeline.prices import SMS_RATE_POUNDS, letter_cost, sms_cost
+from pipeline.prices import letter_cost, sms_cost
 from pipeline.statuses import public_status
 
 ADDRESS_LINES = 7
@@ -72,10 +72,13 @@ def _cost(notification: Notification) -> tuple[bool, float | None, dict[str, Any
         return False, None, {}
     if kind == "sms":
         multiplier = notification.rate_multiplier or 1
+        priced = sms_cost(units, multiplier, notification.created_at)
+        if priced is None:
+            return False, None, {}
         details = {"billable_sms_fragments": units, "international_rate_multiplier": multiplier,
-                   "sms_rate": SMS_RATE_POUNDS}
-        return True, sms_cost(units, multiplier), details
-    cost = letter_cost(notification.postage or "", units)
+                   "sms_rate": priced[1]}
+        return True, priced[0], details
+    cost = letter_cost(notification.postage or "", units, notification.created_at)
     if cost is None:
         return False, None, {}
     return True, cost, {"billable_sheets_of_paper": units, "postage": notification.postage}

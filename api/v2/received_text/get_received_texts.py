@@ -5,11 +5,12 @@ from typing import Any
 from flask import Response, g, jsonify
 
 from api.formatting import iso
+from api.openapi import documented
 from api.schema import validate
 from api.v2 import v2_blueprint
 from api.v2.notifications.get_notifications import cursor, given_query, query_dict
 from api.v2.notifications.serialise import page_links
-from api.v2.received_text.received_text_schemas import get_received_texts_query
+from api.v2.received_text.received_text_schemas import get_received_texts_query, received_texts_page_response
 from models.notification import ReceivedText
 from models.queries import received_texts_page
 
@@ -26,6 +27,8 @@ def received_text_json(text: ReceivedText) -> dict[str, Any]:
 
 
 @v2_blueprint.get("/received-text-messages")
+@documented("A page of the texts the service received, newest first.", {200: received_texts_page_response},
+            query=get_received_texts_query)
 def get_received_texts() -> Response:
     pairs = given_query()
     data = validate(get_received_texts_query, query_dict(pairs))

@@ -1,17 +1,33 @@
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, g, jsonify
 
 from api.errors import BadRequestError, NoResultFound
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from api.v2 import v2_blueprint
-from api.v2.template.template_schemas import preview_request, template_path
+from api.v2.template.template_schemas import preview_request, preview_response, template_path
+from models.appearance import appearance_of
 from models.template import find_version
+from pipeline.branding.email import brand_view
 from pipeline.rendering import missing_personalisation, render
 
 
+def _email_dress(template_type: str) -> dict[str, Any]:
+    """An email's HTML in the service's language and brand, as its recipients would get it."""
+    if template_type != "email":
+        return {}
+    appearance = appearance_of(g.caller.service.id)
+    return {"language": appearance.language, "service_name": g.caller.service.name,
+            "brand": brand_view(appearance.email_brand)}
+
+
 @v2_blueprint.post("/template/<template_id>/preview")
+@documented("A template's latest version filled in with personalisation.", {200: preview_response},
+            body=preview_request, path={"template_id": template_path["properties"]["id"]})
 def preview_template(template_id: str) -> Response:
     validate(template_path, {"id": template_id})
     body = validate(preview_request, json_body())
@@ -20,10 +36,10 @@ def preview_template(template_id: str) -> Response:
         raise NoResultFound("No Result Found")
     values = body.get("personalisation") or {}
     template_type = version.template.template_type
-    missing = missing_personalisation([version.subject or "", version.body], values)
+    missing = missing_personalisation(version.content_texts(), values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
-    rendered = render(template_type, version.body, version.subject, values)
+    rendered = render(template_type, version.body, version.subject, values, **_email_dress(template_type))
     return jsonify({
         "id": str(version.template.id),
         "type": template_type,

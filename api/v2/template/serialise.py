@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.formatting import iso
-from models.template import TemplateVersion
+from models.template import TemplateVersion, contact_block_of
 from pipeline.rendering import personalisation_map
 
 
@@ -21,13 +21,14 @@ def template_json(version: TemplateVersion) -> dict[str, Any]:
         "body": version.body,
         "subject": version.subject if template.template_type != "sms" else None,
         "postage": version.postage if template.template_type == "letter" else None,
-        "letter_contact_block": version.letter_contact_block if template.template_type == "letter" else None,
+        "letter_contact_block": contact_block_of(version),
         "personalisation": personalisation_map(*_texts(version)),
     }
 
 
 def _texts(version: TemplateVersion) -> list[str]:
-    texts = [version.subject or "", version.body]
-    if version.template.template_type == "letter" and version.letter_contact_block:
-        texts.append(version.letter_contact_block)
+    texts = version.content_texts()
+    block = contact_block_of(version)
+    if block:
+        texts.append(block)
     return texts

@@ -1,5 +1,5 @@
 """Schemas of the template endpoints: requests validated with them, responses checked in tests."""
-from api.schema import uuid_property
+from api.schema import INT_MAX, uuid_property
 
 TEMPLATE_TYPES = ["sms", "email", "letter"]
 
@@ -10,7 +10,7 @@ get_templates_query = {
 
 template_path = {
     "type": "object",
-    "properties": {"id": uuid_property()},
+    "properties": {"id": uuid_property(), "version": {"type": "integer", "minimum": 1, "maximum": INT_MAX}},
 }
 
 preview_request = {

@@ -9,6 +9,10 @@ store unless the caller passes its own `tls_context` (tests pass one that trusts
 
 Each worker thread keeps one open connection and checks it with NOOP before reuse: a TLS handshake
 and AUTH per email would cost more than the email itself. Any failure drops that connection.
+
+Failures are sorted by what the server may have: a refused connection or a 4xx reply before the
+message was taken is certainly not delivered (retried); a timeout or a lost connection once DATA
+went out may come after the server queued the message (OutcomeUnknownError: never sent again).
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from pipeline.providers.errors import (
     TECHNICAL_FAILURE,
     EmailMessageData,
     FinalProviderError,
+    OutcomeUnknownError,
     RetryableProviderError,
 )
 
@@ -34,8 +39,27 @@ log = logging.getLogger(__name__)
 _DEFAULT_PORTS = {"smtp": 25, "smtp+starttls": 587, "smtps": 465}
 
 
+class _Tracked:
+    """Remembers whether DATA went out on this connection: from then on the server may have the message."""
+
+    data_started = False
+
+    def data(self, msg: bytes | str) -> tuple[int, bytes]:
+        self.data_started = True
+        return super().data(msg)  # type: ignore[misc]
+
+
+class _Smtp(_Tracked, smtplib.SMTP):
+    pass
+
+
+class _SmtpSsl(_Tracked, smtplib.SMTP_SSL):
+    pass
+
+
 class SmtpProvider:
     name = "smtp"
+    deduplicates = False  # a relay queues every message it accepts, repeats included
 
     def __init__(self, url: str, *, timeout: float = 30.0, tls_context: ssl.SSLContext | None = None) -> None:
         """`timeout` in seconds applies to connecting and to each SMTP command."""
@@ -93,18 +117,27 @@ class SmtpProvider:
 
     def _send(self, email: EmailMessage, envelope_from: str, to: str) -> None:
         connection = self._checkout()
+        connection.data_started = False
         try:
             connection.send_message(email, from_addr=envelope_from, to_addrs=[to])
+        except smtplib.SMTPResponseException:
+            connection.close()  # the server answered: sorted by its reply code
+            raise
+        except OSError as error:  # timed out or disconnected (SMTPServerDisconnected is an OSError)
+            connection.close()
+            if connection.data_started:
+                raise OutcomeUnknownError(f"SMTP connection lost after DATA: {error!r}") from error
+            raise
         except BaseException:
-            # Refused, broken, or interrupted mid-DATA (e.g. by a worker time limit): the session
-            # is in an unknown state, so it is closed rather than handed to the next message.
+            # Interrupted mid-DATA (e.g. by a worker time limit): the session is in an unknown
+            # state, so it is closed rather than handed to the next message.
             connection.close()
             raise
         self._local.connection = connection
 
-    def _checkout(self) -> smtplib.SMTP:
+    def _checkout(self) -> _Smtp | _SmtpSsl:
         """This thread's open connection if the server still answers NOOP, else a new one."""
-        connection: smtplib.SMTP | None = getattr(self._local, "connection", None)
+        connection: _Smtp | _SmtpSsl | None = getattr(self._local, "connection", None)
         self._local.connection = None
         if connection is not None:
             try:
@@ -115,14 +148,14 @@ class SmtpProvider:
             connection.close()
         return self._open()
 
-    def _open(self) -> smtplib.SMTP:
+    def _open(self) -> _Smtp | _SmtpSsl:
         if self.scheme == "smtps":
-            connection: smtplib.SMTP = smtplib.SMTP_SSL(
+            connection: _Smtp | _SmtpSsl = _SmtpSsl(
                 self.host, self.port, local_hostname=self._local_hostname, timeout=self.timeout,
                 context=self.tls_context,
             )
         else:
-            connection = smtplib.SMTP(self.host, self.port, local_hostname=self._local_hostname, timeout=self.timeout)
+            connection = _Smtp(self.host, self.port, local_hostname=self._local_hostname, timeout=self.timeout)
         try:
             if self.scheme == "smtp+starttls":
                 connection.starttls(context=self.tls_context)  # raises SMTPNotSupportedError if not offered

@@ -10,19 +10,23 @@ The answer:
     400/422 {"error": "<text>", "field": "to"}   the gateway will not take this recipient
     401/403                                      our token is wrong
     429, 5xx                                     try again later
-`reference` lets a gateway drop a repeat of a message it already accepted: after a read timeout
-we cannot know whether the first attempt got through, and the worker retries.
+`reference` lets a gateway drop a repeat of a message it already accepted. After a read timeout
+we cannot know whether the first attempt got through (OutcomeUnknownError): the worker sends again
+only to a gateway configured as one that drops such repeats (`deduplicates`), and otherwise waits
+for the receipt, which carries our reference.
 """
 from __future__ import annotations
 
 import threading
 
 import requests
+from urllib3.exceptions import MaxRetryError, NewConnectionError
 
 from pipeline.providers.errors import (
     PERMANENT_FAILURE,
     TECHNICAL_FAILURE,
     FinalProviderError,
+    OutcomeUnknownError,
     RetryableProviderError,
     SmsMessageData,
 )
@@ -31,11 +35,14 @@ from pipeline.providers.errors import (
 class HttpSmsGateway:
     name = "http-gateway"
 
-    def __init__(self, url: str, token: str | None, *, callback_url: str, timeout: float = 10.0) -> None:
-        """`timeout` in seconds, for connecting and for waiting on the answer."""
+    def __init__(self, url: str, token: str | None, *, callback_url: str, timeout: float = 10.0,
+                 deduplicates: bool = False) -> None:
+        """`timeout` in seconds, for connecting and for waiting on the answer; `deduplicates`: the
+        gateway drops a message whose reference it has already accepted."""
         self.url = url.rstrip("/")
         self.callback_url = callback_url
         self.timeout = timeout
+        self.deduplicates = deduplicates
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         # One Session per thread: requests does not promise a Session is thread-safe, and Dramatiq
         # runs several worker threads. Each keeps its own pool of kept-alive connections.
@@ -54,7 +61,9 @@ class HttpSmsGateway:
                 f"{self.url}/messages", json=payload, headers=self._headers, timeout=self.timeout
             )
         except (requests.Timeout, requests.ConnectionError) as error:
-            raise RetryableProviderError(f"SMS gateway unreachable or slow: {error!r}") from error
+            if _never_connected(error):
+                raise RetryableProviderError(f"SMS gateway unreachable: {error!r}") from error
+            raise OutcomeUnknownError(f"SMS gateway did not answer: {error!r}") from error
         if response.ok:
             return _gateway_id(response)
         raise _sort_refusal(response)
@@ -64,6 +73,18 @@ class HttpSmsGateway:
         if session is None:
             session = self._local.session = requests.Session()
         return session
+
+
+def _never_connected(error: requests.RequestException) -> bool:
+    """True when the request certainly never reached the gateway: no connection was made (refused,
+    unresolvable, or connecting timed out). A read timeout or a connection lost afterwards may
+    come after the gateway took the message."""
+    if isinstance(error, requests.ConnectTimeout):
+        return True
+    reason = error.args[0] if error.args else None
+    if isinstance(reason, MaxRetryError):
+        reason = reason.reason
+    return isinstance(reason, NewConnectionError)
 
 
 def _gateway_id(response: requests.Response) -> str:
@@ -79,7 +100,7 @@ def _gateway_id(response: requests.Response) -> str:
 
 def _sort_refusal(response: requests.Response) -> FinalProviderError | RetryableProviderError:
     status, detail = response.status_code, response.text[:200]
-    if status >= 500 or status in (408, 429):
+    if status >= 500 or status in (408, 429):  # the gateway answered that it did not take it
         return RetryableProviderError(f"SMS gateway answered {status}: {detail}")
     if status in (400, 422):
         # Our own payload is validated before it gets here, so unless the gateway points at some

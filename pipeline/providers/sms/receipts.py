@@ -52,3 +52,9 @@ def map_gateway_state(state: str) -> str | None:
     a gateway adding a state never fails a receipt.
     """
     return _STATES.get(state.strip().lower())
+
+
+def is_known_state(state: str) -> bool:
+    """Whether the gateway state is one we know: every one of them, "accepted" too, shows that the
+    gateway has the message."""
+    return state.strip().lower() in _STATES

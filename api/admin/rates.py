@@ -1,0 +1,132 @@
+"""The rate card (prices per sms fragment and per letter, each valid from a day) and each service's
+usage and cost per month.
+
+    GET    /admin/rates                                  every price, the history included
+    POST   /admin/rates                                  a new price from a day on
+    DELETE /admin/rates/<rate_id>
+    GET    /admin/services/<service_id>/usage?year=2026&month=11
+"""
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any
+
+import peewee
+from flask import Response, jsonify, request
+
+from api.admin import admin_blueprint
+from api.admin.admin_schemas import POSTAGE
+from api.admin.services import find_service
+from api.errors import BadRequestError, NoResultFound, ValidationError
+from api.request_body import json_body
+from api.schema import FormatProblem, format_checker, uuid_property, validate
+from models.db import database
+from models.rate import LETTER, SMS, Rate
+from pipeline.usage import monthly_usage
+
+
+@format_checker.checks("day", raises=FormatProblem)
+def _is_day(value: object) -> bool:
+    if isinstance(value, str):
+        try:
+            datetime.date.fromisoformat(value)
+        except ValueError:
+            raise FormatProblem("is not a valid date (YYYY-MM-DD)") from None
+    return True
+
+
+_price = {"type": "number", "minimum": 0, "maximum": 1000}
+create_rate = {
+    "type": "object",
+    "required": ["notification_type", "valid_from", "rate"],
+    "properties": {
+        "notification_type": {"enum": [SMS, LETTER]},
+        "postage": {"enum": POSTAGE},
+        "valid_from": {"type": "string", "format": "day"},
+        "rate": _price,  # sms: one domestic fragment; letters: the first sheet, postage included
+        "sheet_rate": _price,  # letters: each further sheet
+    },
+    "additionalProperties": False,
+    "if": {"required": ["notification_type"], "properties": {"notification_type": {"const": LETTER}}},
+    "then": {"required": ["postage", "sheet_rate"]},
+}
+rate_path = {"type": "object", "properties": {"rate_id": uuid_property()}}
+usage_query = {
+    "type": "object",
+    "required": ["year", "month"],
+    "properties": {"year": {"type": "integer", "minimum": 2000, "maximum": 9999},
+                   "month": {"type": "integer", "minimum": 1, "maximum": 12}},
+}
+
+
+def rate_json(rate: Rate) -> dict[str, Any]:
+    return {"id": str(rate.id), "notification_type": rate.notification_type, "postage": rate.postage,
+            "valid_from": rate.valid_from.isoformat(), "rate": float(rate.rate),
+            "sheet_rate": float(rate.sheet_rate) if rate.sheet_rate is not None else None}
+
+
+def list_rates() -> dict[str, Any]:
+    rates = Rate.select().order_by(Rate.notification_type.desc(), Rate.postage, Rate.valid_from)
+    return {"rates": [rate_json(rate) for rate in rates]}
+
+
+def add_rate(data: Any) -> dict[str, Any]:
+    validate(create_rate, data)
+    if data["notification_type"] == SMS and ({"postage", "sheet_rate"} & data.keys()):
+        raise ValidationError("postage and sheet_rate apply to letter rates only")
+    fields = {"notification_type": data["notification_type"], "postage": data.get("postage"),
+              "valid_from": datetime.date.fromisoformat(data["valid_from"]), "rate": Decimal(str(data["rate"])),
+              "sheet_rate": Decimal(str(data["sheet_rate"])) if "sheet_rate" in data else None}
+    what = f"{fields['notification_type']} ({fields['postage']})" if fields["postage"] else fields["notification_type"]
+    duplicate = BadRequestError(f"A {what} rate valid from {data['valid_from']} already exists")
+    same_postage = Rate.postage.is_null() if fields["postage"] is None else Rate.postage == fields["postage"]
+    # Looked for first: the unique index does not stop two sms rows, whose postage is null.
+    if Rate.select().where((Rate.notification_type == fields["notification_type"]) & same_postage
+                           & (Rate.valid_from == fields["valid_from"])).exists():
+        raise duplicate
+    try:
+        with database.atomic():
+            rate = Rate.create(**fields)
+    except peewee.IntegrityError:
+        raise duplicate from None
+    return rate_json(rate)
+
+
+def delete_rate(rate_id: str) -> None:
+    validate(rate_path, {"rate_id": rate_id})
+    if not Rate.delete().where(Rate.id == rate_id).execute():
+        raise NoResultFound()
+
+
+def service_usage(service_id: str, year: Any, month: Any) -> dict[str, Any]:
+    service = find_service(service_id)
+    validate(usage_query, {key: value for key, value in (("year", year), ("month", month)) if value is not None})
+    return monthly_usage(service.id, year, month)
+
+
+def _integer_argument(name: str) -> Any:
+    raw = request.args.get(name)
+    # A non-number is passed on as text, for the schema's "<name> x is not of type integer".
+    return int(raw) if raw is not None and raw.strip().isdigit() else raw
+
+
+@admin_blueprint.get("/rates")
+def get_rates() -> Response:
+    return jsonify(list_rates())
+
+
+@admin_blueprint.post("/rates")
+def post_rate() -> tuple[Response, int]:
+    return jsonify(add_rate(json_body())), 201
+
+
+@admin_blueprint.delete("/rates/<rate_id>")
+def remove_rate(rate_id: str) -> tuple[str, int]:
+    delete_rate(rate_id)
+    return "", 204
+
+
+@admin_blueprint.get("/services/<service_id>/usage")
+def get_usage(service_id: str) -> Response:
+    return jsonify(service_usage(service_id, _integer_argument("year"), _integer_argument("month")))

@@ -1,0 +1,90 @@
+"""What the admin API answers, as JSON Schemas (data): the OpenAPI document and the fuzz test check
+every response against them. Templates answer the v2 Template (api/v2/template/template_schemas.py)."""
+from __future__ import annotations
+
+from typing import Any
+
+from api.admin.admin_schemas import CALLBACK_KINDS
+from api.schema import uuid_property
+from models.api_key import KEY_TYPES
+from models.service import CHANNELS
+
+DATETIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$"}
+NULLABLE_DATETIME = {"anyOf": [DATETIME, {"type": "null"}]}
+_nullable_string = {"type": ["string", "null"]}
+
+
+def _record(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object with exactly these members, all present."""
+    return {"type": "object", "required": list(properties), "properties": properties, "additionalProperties": False}
+
+
+def _list_of(member: str, item: dict[str, Any]) -> dict[str, Any]:
+    return _record({member: {"type": "array", "items": item}})
+
+
+service = _record({
+    "id": uuid_property(),
+    "name": {"type": "string"},
+    "active": {"type": "boolean"},
+    "trial_mode": {"type": "boolean"},
+    "permissions": {"type": "array", "items": {"type": "string"}},
+    "rate_limit": {"type": "integer"},
+    "sms_daily_limit": {"type": "integer"},
+    "email_daily_limit": {"type": "integer"},
+    "letter_daily_limit": {"type": "integer"},
+    "international_sms_daily_limit": {"type": "integer"},
+    "data_retention_days": _record({channel: {"type": "integer"} for channel in CHANNELS}),
+    "file_download_contact": _nullable_string,
+    "created_at": DATETIME,
+    "updated_at": NULLABLE_DATETIME,
+})
+services = _list_of("services", service)
+
+_key_members = {"id": uuid_property(), "name": {"type": "string"}, "key_type": {"enum": list(KEY_TYPES)},
+                "created_at": DATETIME}
+api_key = _record({**_key_members, "revoked_at": NULLABLE_DATETIME})
+created_api_key = _record({**_key_members, "key": {"type": "string", "description": "shown only once"}})
+api_keys = _list_of("api_keys", api_key)
+
+
+def _setting(field: str) -> dict[str, Any]:
+    return _record({"id": uuid_property(), field: {"type": "string"}, "is_default": {"type": "boolean"},
+                    "created_at": DATETIME})
+
+
+# By the kinds of api/admin/senders.py: (one, the list of them).
+settings = {
+    kind: (_setting(field), _list_of(kind.replace("-", "_"), _setting(field)))
+    for kind, field in (("sms-senders", "sms_sender"), ("reply-to-addresses", "email_address"),
+                        ("letter-contacts", "contact_block"))
+}
+
+inbound_number = _record({"id": uuid_property(), "number": {"type": "string"}, "service_id": {
+    "anyOf": [uuid_property(), {"type": "null"}]}, "active": {"type": "boolean"}, "created_at": DATETIME})
+inbound_numbers = _list_of("inbound_numbers", inbound_number)
+
+team_member = _record({"id": {"type": "integer"}, "email_address": _nullable_string,
+                       "mobile_number": _nullable_string, "created_at": DATETIME})
+team_members = _list_of("users", team_member)
+guest = _record({"id": {"type": "integer"}, "recipient": {"type": "string"},
+                 "recipient_type": {"enum": ["email", "mobile"]}, "created_at": DATETIME})
+guest_list = _list_of("guest_list", guest)
+
+callback = _record({"id": uuid_property(), "kind": {"enum": CALLBACK_KINDS}, "url": {"type": "string"},
+                    "updated_at": DATETIME})
+_attempt_members = {
+    "id": {"type": "integer"},
+    "event": {"type": "string"},
+    "url": {"type": "string"},
+    "attempt": {"type": "integer"},
+    "status_code": {"type": ["integer", "null"]},
+    "error": _nullable_string,
+    "duration_ms": {"type": ["integer", "null"]},
+    "attempted_at": DATETIME,
+}
+# The subject is named by what it is: a notification's id or a received text's.
+callback_attempt = {"type": "object", "required": list(_attempt_members), "properties": {
+    **_attempt_members, "notification_id": uuid_property(), "received_text_id": uuid_property()},
+    "additionalProperties": False, "minProperties": len(_attempt_members) + 1}
+callback_attempts = _list_of("callback_attempts", callback_attempt)

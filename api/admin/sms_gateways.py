@@ -1,0 +1,128 @@
+"""SMS gateways: list them with their rotation state, add one, change its settings, read its history.
+
+    GET   /admin/sms-gateways
+    POST  /admin/sms-gateways                 {"name", "url", "token", "priority", "supports_international", "active"}
+    PATCH /admin/sms-gateways/<id>            {"priority", "supports_international", "active", "url", "token"}
+    GET   /admin/sms-gateways/<id>/history    every change, newest first
+The token is stored encrypted and never returned. A configured gateway's URL and token follow its
+configuration (SMS_GATEWAYS), so they are not changed here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import peewee
+from flask import Response, jsonify
+
+from api.admin import admin_blueprint
+from api.errors import BadRequestError, NoResultFound, ValidationError
+from api.formatting import iso
+from api.request_body import json_body
+from api.schema import FormatProblem, format_checker, uuid_property, validate
+from config import get_settings
+from models.sms_gateway import SmsGateway, SmsGatewayChange
+from pipeline.providers.sms import gateways
+from workers.sms_rotation import circuit, slow
+
+
+
+@format_checker.checks("gateway-url", raises=FormatProblem)
+def _is_gateway_url(value: object) -> bool:
+    # Plain http too: an operator may run a gateway on its own network (the URL is the operator's).
+    from urllib.parse import urlsplit
+
+    if isinstance(value, str):
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in value):
+            raise FormatProblem("is not a valid http or https url")
+    return True
+
+
+_settings_properties = {
+    "url": {"type": "string", "format": "gateway-url", "maxLength": 2000},
+    "token": {"type": ["string", "null"], "maxLength": 2000},
+    "priority": {"type": "integer", "minimum": 0, "maximum": 100},
+    "supports_international": {"type": "boolean"},
+    "active": {"type": "boolean"},
+}
+create_gateway = {
+    "type": "object",
+    "required": ["name", "url"],
+    "properties": {"name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,62}$"}, **_settings_properties},
+    "additionalProperties": False,
+}
+update_gateway = {"type": "object", "properties": _settings_properties, "additionalProperties": False}
+gateway_path = {"type": "object", "properties": {"gateway_id": uuid_property()}}
+
+
+def gateway_json(gateway: SmsGateway, *, out_of_rotation: set[str], slow_receipts: set[str]) -> dict[str, Any]:
+    return {
+        "id": str(gateway.id), "name": gateway.name, "url": gateway.url, "priority": gateway.priority,
+        "supports_international": gateway.supports_international, "active": gateway.active,
+        "from_configuration": gateway.from_configuration,
+        "in_rotation": gateway.active and gateway.name not in out_of_rotation,
+        "slow_receipts": gateway.name in slow_receipts,
+        "created_at": iso(gateway.created_at), "updated_at": iso(gateway.updated_at),
+    }
+
+
+def _json(rows: list[SmsGateway]) -> list[dict[str, Any]]:
+    out, slow_now = circuit().unavailable([row.name for row in rows]), slow()
+    return [gateway_json(row, out_of_rotation=out, slow_receipts=slow_now) for row in rows]
+
+
+def _find(gateway_id: str) -> SmsGateway:
+    validate(gateway_path, {"gateway_id": gateway_id})
+    gateway = SmsGateway.get_or_none(SmsGateway.id == gateway_id)
+    if gateway is None:
+        raise NoResultFound()
+    return gateway
+
+
+def list_gateways() -> dict[str, Any]:
+    return {"sms_gateways": _json(gateways.in_use(get_settings()))}
+
+
+def add_gateway(data: Any) -> dict[str, Any]:
+    validate(create_gateway, data)
+    try:
+        gateway = gateways.add(data, by="admin-api")
+    except peewee.IntegrityError:
+        raise BadRequestError(f"An SMS gateway named '{data['name']}' already exists") from None
+    return _json([gateway])[0]
+
+
+def update_gateway_settings(gateway_id: str, data: Any) -> dict[str, Any]:
+    gateway = _find(gateway_id)
+    validate(update_gateway, data)
+    if gateway.from_configuration and {"url", "token"} & data.keys():
+        raise ValidationError("url and token of a configured gateway are changed in its configuration")
+    return _json([gateways.change(gateway, data, by="admin-api")])[0]
+
+
+def history(gateway_id: str) -> dict[str, Any]:
+    gateway = _find(gateway_id)
+    changes = (SmsGatewayChange.select().where(SmsGatewayChange.gateway == gateway)
+               .order_by(SmsGatewayChange.changed_at.desc(), SmsGatewayChange.id.desc()))
+    return {"changes": [{"changed_at": iso(c.changed_at), "changed_by": c.changed_by, "changes": c.changes}
+                        for c in changes]}
+
+
+@admin_blueprint.get("/sms-gateways")
+def get_sms_gateways() -> Response:
+    return jsonify(list_gateways())
+
+
+@admin_blueprint.post("/sms-gateways")
+def post_sms_gateway() -> tuple[Response, int]:
+    return jsonify(add_gateway(json_body())), 201
+
+
+@admin_blueprint.patch("/sms-gateways/<gateway_id>")
+def patch_sms_gateway(gateway_id: str) -> Response:
+    return jsonify(update_gateway_settings(gateway_id, json_body()))
+
+
+@admin_blueprint.get("/sms-gateways/<gateway_id>/history")
+def get_sms_gateway_history(gateway_id: str) -> Response:
+    return jsonify(history(gateway_id))

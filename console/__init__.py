@@ -1,0 +1,117 @@
+"""The web console: its own WSGI app (`console:app`), apart from the public API.
+
+It calls the same functions as the admin API and the CLI; only presentation lives here. One
+blueprint per area (`console/<area>/views.py`), each registered by one line below.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, g, render_template, request, session
+from flask_babel import Babel
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from config import get_settings
+from models.db import database, enter_request, init_database, leave_request
+
+ROOT = Path(__file__).resolve().parent
+LANGUAGES = {"nl": "Nederlands", "en": "English"}
+DEFAULT_LANGUAGE = "nl"
+
+
+def translation_directories() -> list[str]:
+    """The shared catalogue and each area's own (`console/<area>/translations`), merged by Flask-Babel,
+    so areas add their strings without editing one shared file."""
+    return [str(ROOT / "translations")] + sorted(str(p) for p in ROOT.glob("*/translations") if p.is_dir())
+
+
+def select_language() -> str:
+    chosen = session.get("lang")
+    return chosen if chosen in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def create_console_app() -> Flask:
+    settings = get_settings()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    if database.obj is None:
+        init_database(settings.database_url)
+    app = Flask(__name__)
+    app.config.update(
+        SETTINGS=settings,
+        # Its own key, derived apart from the at-rest encryption key: one key never serves two uses.
+        SECRET_KEY=hashlib.sha256(b"notify console sessions\0" + settings.secret_key.encode()).hexdigest(),
+        SESSION_COOKIE_NAME="notify_console",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.admin_url.startswith("https://"),
+        # The signed-in session row decides when a session ends; the CSRF token lives as long as it.
+        WTF_CSRF_TIME_LIMIT=None,
+        BABEL_TRANSLATION_DIRECTORIES=";".join(translation_directories()),
+        BABEL_DEFAULT_LOCALE=DEFAULT_LANGUAGE,
+    )
+    # Binds the actors the console enqueues to (its emails) to the configured broker.
+    import workers  # noqa: F401
+
+    CSRFProtect(app)
+    Babel(app, locale_selector=select_language)
+
+    from console import auth
+    from console.accounts.views import bp as accounts_bp
+    from console.cli import register_console_cli
+    from console.main.views import bp as main_bp
+
+    app.register_blueprint(main_bp)
+    app.register_blueprint(accounts_bp)
+    for area in ("services", "api_keys", "team", "settings", "go_live", "history"):  # console-service's areas
+        app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
+    register_console_cli(app)
+
+    @app.before_request
+    def _connect() -> None:
+        g.connection_was_open = enter_request()
+        auth.load_session()
+
+    @app.teardown_request
+    def _disconnect(exc: BaseException | None) -> None:
+        leave_request(g.get("connection_was_open", True))
+
+    @app.after_request
+    def _headers(response: Any) -> Any:
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        if response.mimetype == "text/html":
+            # Pages carry codes and tokens: never keep them in a shared or back-button cache.
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {"current_user": auth.current_user(), "languages": LANGUAGES, "language": select_language(),
+                "settings": settings}
+
+    def _error_page(code: int, template: str):  # noqa: ANN202
+        return lambda error: (render_template(template, path=request.path), code)
+
+    app.register_error_handler(403, _error_page(403, "errors/403.html"))
+    app.register_error_handler(404, _error_page(404, "errors/404.html"))
+    app.register_error_handler(429, _error_page(429, "errors/429.html"))
+    app.register_error_handler(CSRFError, _error_page(400, "errors/csrf.html"))
+    return app
+
+
+_app: Flask | None = None
+
+
+def __getattr__(name: str) -> Flask:
+    """`console:app`, made on first use: importing console.auth or a model helper does not build it."""
+    global _app
+    if name != "app":
+        raise AttributeError(name)
+    if _app is None:
+        _app = create_console_app()
+    return _app

@@ -1,0 +1,63 @@
+"""The account forms. Every form is a FlaskForm, so each carries and checks a CSRF token."""
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import EmailField, PasswordField, RadioField, StringField
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import DataRequired, Email, EqualTo, Length, Regexp
+
+from console.passwords import MIN_LENGTH
+
+
+def _password_fields() -> tuple[PasswordField, PasswordField]:
+    return (
+        PasswordField(_l("Password"), validators=[
+            DataRequired(_l("Enter a password")),
+            Length(min=MIN_LENGTH, max=256, message=_l("Your password must be at least 10 characters long"))]),
+        PasswordField(_l("Repeat your password"), validators=[
+            DataRequired(_l("Repeat your password")), EqualTo("password", _l("The passwords do not match"))]),
+    )
+
+
+def _email_field() -> EmailField:
+    return EmailField(_l("Email address"), validators=[
+        DataRequired(_l("Enter your email address")), Email(_l("Enter a valid email address"))])
+
+
+class SignInForm(FlaskForm):
+    email_address = _email_field()
+    password = PasswordField(_l("Password"), validators=[DataRequired(_l("Enter your password"))])
+
+
+class CodeForm(FlaskForm):
+    code = StringField(_l("Code"), validators=[
+        DataRequired(_l("Enter the code")), Regexp(r"^\s*\d{6}\s*$", message=_l("The code has 6 digits"))])
+
+
+class EmptyForm(FlaskForm):
+    """A button alone (sign out, send a new code): only the CSRF token is checked."""
+
+
+class NewAccountForm(FlaskForm):
+    name = StringField(_l("Full name"), validators=[DataRequired(_l("Enter your name")), Length(max=255)])
+    password, password_confirm = _password_fields()
+
+
+class NewAdminForm(NewAccountForm):
+    email_address = _email_field()
+
+
+class ChooseSecondFactorForm(FlaskForm):
+    auth_type = RadioField(_l("How do you want to confirm it is you when you sign in?"), choices=[
+        SelectChoice("totp", _l("With an authenticator app (TOTP)")),
+        SelectChoice("email", _l("With a code sent by email"))],
+        validators=[DataRequired(_l("Choose how to confirm it is you"))])
+
+
+class ForgotPasswordForm(FlaskForm):
+    email_address = _email_field()
+
+
+class ResetPasswordForm(FlaskForm):
+    password, password_confirm = _password_fields()

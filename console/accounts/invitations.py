@@ -1,0 +1,121 @@
+"""Invitations by link: to a service with a role (the team page calls invite()), or to be the first
+platform admin (the set-up link printed by `dev.py run` and the CLI). Password resets by link."""
+from __future__ import annotations
+
+import datetime
+
+from config import get_settings
+from models.db import database, utcnow
+from models.service import Service
+from models.user import (
+    SERVICE_PERMISSIONS, Invitation, PasswordReset, ServiceUser, User, find_user_by_email, new_token,
+    revoke_sessions, token_hash,
+)
+
+INVITATION_VALID = datetime.timedelta(days=2)  # as Notify's invitations
+SETUP_LINK_VALID = datetime.timedelta(days=1)
+RESET_VALID = datetime.timedelta(hours=1)
+
+
+class InvitationError(ValueError):
+    """Input that cannot make an invitation; the message is for the person who entered it."""
+
+
+def _link(path: str) -> str:
+    return f"{get_settings().admin_url}{path}"
+
+
+def invite(service_id: object, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
+    """Invite someone to a service with these permissions, by email (a link valid for two days)."""
+    from pipeline.recipients import InvalidRecipient, validate_email_address
+    from workers.platform_email import send_platform_email
+
+    service = Service.get_or_none(Service.id == service_id)
+    if service is None:
+        raise InvitationError("service not found")
+    unknown = sorted(set(permissions) - set(SERVICE_PERMISSIONS))
+    if unknown:
+        raise InvitationError(f"unknown permissions: {', '.join(unknown)}")
+    try:
+        address = validate_email_address(email_address.strip()).lower()
+    except InvalidRecipient as problem:
+        raise InvitationError(problem.message) from None
+    token, hashed = new_token()
+    expires_at = utcnow() + INVITATION_VALID
+    invitation = Invitation.create(service=service, email_address=address, permissions=list(permissions),
+                                   invited_by=invited_by, token_hash=hashed, expires_at=expires_at)
+    send_platform_email("invitation", address, {
+        "service_name": service.name, "invited_by": invited_by.name, "url": _link(f"/invitation/{token}"),
+        "expires": expires_at.strftime("%Y-%m-%d %H:%M UTC"),
+    })
+    return invitation
+
+
+def create_setup_link() -> str:
+    """A one-time link that makes whoever opens it first a platform admin (valid one day)."""
+    token, hashed = new_token()
+    Invitation.create(platform_admin=True, token_hash=hashed, expires_at=utcnow() + SETUP_LINK_VALID)
+    return _link(f"/invitation/{token}")
+
+
+def setup_link_if_no_admin() -> str | None:
+    """A set-up link while the platform has no admin yet (the first start), else None."""
+    if User.select().where(User.platform_admin == True).exists():  # noqa: E712
+        return None
+    return create_setup_link()
+
+
+def find_invitation(token: str) -> Invitation | None:
+    """The open invitation of a link; None when unknown, used or expired."""
+    invitation = Invitation.get_or_none(Invitation.token_hash == token_hash(token))
+    return invitation if invitation is not None and invitation.is_open() else None
+
+
+def accept(invitation: Invitation, user: User) -> None:
+    """Give the user what the invitation offers, once."""
+    with database.atomic():
+        claimed = (Invitation.update(accepted_at=utcnow())
+                   .where((Invitation.id == invitation.id) & Invitation.accepted_at.is_null()).execute())
+        if not claimed:
+            raise InvitationError("invitation already used")
+        if invitation.platform_admin:
+            User.update(platform_admin=True).where(User.id == user.id).execute()
+        if invitation.service_id is not None:
+            member, created = ServiceUser.get_or_create(user=user, service=invitation.service_id,
+                                                        defaults={"permissions": invitation.permissions})
+            if not created:
+                member.permissions = sorted(set(member.permissions) | set(invitation.permissions))
+                member.save()
+
+
+def request_password_reset(email_address: str) -> None:
+    """Email a reset link when the address has an account; says nothing either way (no way to find
+    out who has an account)."""
+    from workers.platform_email import send_platform_email
+
+    user = find_user_by_email(email_address)
+    if user is None:
+        return
+    token, hashed = new_token()
+    PasswordReset.create(user=user, token_hash=hashed, expires_at=utcnow() + RESET_VALID)
+    send_platform_email("password-reset", user.email_address, {"url": _link(f"/reset-password/{token}")})
+
+
+def find_reset(token: str) -> PasswordReset | None:
+    reset = PasswordReset.get_or_none(PasswordReset.token_hash == token_hash(token))
+    if reset is None or reset.used_at is not None or reset.expires_at <= utcnow():
+        return None
+    return reset
+
+
+def reset_password(reset: PasswordReset, password_hash: str) -> User:
+    """Set the new password once, and sign the user out everywhere (someone else may know the old one)."""
+    with database.atomic():
+        claimed = (PasswordReset.update(used_at=utcnow())
+                   .where((PasswordReset.id == reset.id) & PasswordReset.used_at.is_null()).execute())
+        if not claimed:
+            raise InvitationError("reset link already used")
+        User.update(password_hash=password_hash).where(User.id == reset.user_id).execute()
+        user = User.get_by_id(reset.user_id)
+        revoke_sessions(user)
+    return user

@@ -1,0 +1,86 @@
+"""Setting up the second factor: right after creating an account (before the first sign-in ends),
+or later from the account page to change it."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import flash, redirect, render_template, session, url_for
+from flask_babel import gettext as _
+
+from console import auth
+from console.accounts import second_factor, signing_in
+from console.accounts.forms import ChooseSecondFactorForm, CodeForm
+from console.accounts.views import bp
+from models.user import User
+
+
+def _setup_user() -> User | None:
+    """Who may set up a second factor: a signed-in user, or one who has just given the password of an
+    account that has none yet (never one that has one: that would skip it)."""
+    user = auth.current_user()
+    if user is not None:
+        return user
+    pending = signing_in.pending_user()
+    return pending if pending is not None and pending.auth_type is None else None
+
+
+def _finish(user: User, auth_type: str, totp_secret: str | None) -> Any:
+    User.update(auth_type=auth_type, totp_secret=totp_secret).where(User.id == user.id).execute()
+    session.pop("setup_totp", None)
+    if auth.current_user() is not None:
+        flash(_("Your second factor has been changed."))
+        return redirect(url_for("accounts.account"))
+    signing_in.succeeded(user)
+    target = signing_in.take_next(url_for("main.services"))
+    auth.start_session(user)
+    return redirect(target)
+
+
+@bp.route("/two-factor/set-up", methods=["GET", "POST"])
+def two_factor_setup() -> Any:
+    user = _setup_user()
+    if user is None:
+        return redirect(url_for("accounts.sign_in"))
+    form = ChooseSecondFactorForm()
+    if form.validate_on_submit():
+        if form.auth_type.data == "totp":
+            session["setup_totp"] = second_factor.new_totp_secret()
+            return redirect(url_for("accounts.two_factor_setup_totp"))
+        if signing_in.allow_code_sent(user):
+            second_factor.send_email_code(str(user.id), user.email_address)
+        return redirect(url_for("accounts.two_factor_setup_email"))
+    return render_template("accounts/two_factor_setup.html", form=form)
+
+
+@bp.route("/two-factor/set-up/app", methods=["GET", "POST"])
+def two_factor_setup_totp() -> Any:
+    user, secret = _setup_user(), session.get("setup_totp")
+    if user is None or not secret:
+        return redirect(url_for("accounts.two_factor_setup"))
+    form = CodeForm()
+    if form.validate_on_submit():
+        if not signing_in.allow_code_attempt(user):
+            form.code.errors.append(_("Too many wrong codes. Wait 15 minutes and try again."))
+        elif second_factor.check_totp(str(user.id), secret, form.code.data):
+            return _finish(user, "totp", secret)
+        else:
+            form.code.errors.append(_("The code is wrong or has expired."))
+    uri = second_factor.totp_uri(secret, user.email_address)
+    return render_template("accounts/two_factor_setup_totp.html", form=form, secret=secret,
+                           qr_code=second_factor.qr_code_svg(uri))
+
+
+@bp.route("/two-factor/set-up/email", methods=["GET", "POST"])
+def two_factor_setup_email() -> Any:
+    user = _setup_user()
+    if user is None:
+        return redirect(url_for("accounts.two_factor_setup"))
+    form = CodeForm()
+    if form.validate_on_submit():
+        if not signing_in.allow_code_attempt(user):
+            form.code.errors.append(_("Too many wrong codes. Wait 15 minutes and try again."))
+        elif second_factor.check_email_code(str(user.id), form.code.data):
+            return _finish(user, "email", None)
+        else:
+            form.code.errors.append(_("The code is wrong or has expired."))
+    return render_template("accounts/two_factor_setup_email.html", form=form, user=user)

@@ -1,0 +1,128 @@
+"""Signing in and out, the second factor, the account page and the language switch."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
+
+from console import LANGUAGES, auth
+from console.accounts import second_factor, signing_in
+from console.accounts.forms import CodeForm, EmptyForm, SignInForm
+from console.passwords import hash_password, needs_rehash, verify_password
+from models.db import utcnow
+from models.user import User, UserSession, find_user_by_email, revoke_sessions
+
+bp = Blueprint("accounts", __name__)
+# Verified against when the address is unknown, so a wrong address takes as long as a wrong password.
+_NO_SUCH_USER_HASH = hash_password("no such user: compare against something")
+
+
+@bp.route("/sign-in", methods=["GET", "POST"])
+def sign_in() -> Any:
+    if auth.current_user() is not None:
+        return redirect(url_for("main.services"))
+    if request.method == "GET":
+        signing_in.remember_next(request.args.get("next"))
+    form = SignInForm()
+    if form.validate_on_submit():
+        email = form.email_address.data.strip().lower()
+        if not signing_in.allow_password_attempt(email):
+            form.form_errors.append(_("Too many attempts to sign in. Wait 15 minutes and try again."))
+            return render_template("accounts/sign_in.html", form=form), 429
+        user = find_user_by_email(email)
+        if user is None or not verify_password(user.password_hash, form.password.data):
+            if user is None:
+                verify_password(_NO_SUCH_USER_HASH, form.password.data)
+            form.form_errors.append(_("The email address or password is wrong."))
+            return render_template("accounts/sign_in.html", form=form), 200
+        if needs_rehash(user.password_hash):
+            User.update(password_hash=hash_password(form.password.data)).where(User.id == user.id).execute()
+        signing_in.begin(user)
+        if user.auth_type is None:
+            return redirect(url_for("accounts.two_factor_setup"))
+        if user.auth_type == "email" and signing_in.allow_code_sent(user):
+            second_factor.send_email_code(str(user.id), user.email_address)
+        return redirect(url_for("accounts.two_factor"))
+    ended = request.method == "GET" and request.args.get("ended") == "1"
+    return render_template("accounts/sign_in.html", form=form, session_ended=ended)
+
+
+@bp.route("/two-factor", methods=["GET", "POST"])
+def two_factor() -> Any:
+    user = signing_in.pending_user()
+    if user is None:
+        return redirect(url_for("accounts.sign_in"))
+    if user.auth_type is None:
+        return redirect(url_for("accounts.two_factor_setup"))
+    form = CodeForm()
+    if form.validate_on_submit():
+        if not signing_in.allow_code_attempt(user):
+            form.code.errors.append(_("Too many wrong codes. Wait 15 minutes and sign in again."))
+            return render_template("accounts/two_factor.html", form=form, user=user, resend=EmptyForm()), 429
+        code = form.code.data
+        valid = (second_factor.check_totp(str(user.id), user.totp_secret, code) if user.auth_type == "totp"
+                 else second_factor.check_email_code(str(user.id), code))
+        if valid:
+            signing_in.succeeded(user)
+            target = signing_in.take_next(url_for("main.services"))
+            auth.start_session(user)
+            return redirect(target)
+        form.code.errors.append(_("The code is wrong or has expired."))
+    return render_template("accounts/two_factor.html", form=form, user=user, resend=EmptyForm())
+
+
+@bp.post("/two-factor/new-code")
+def two_factor_new_code() -> Any:
+    user = signing_in.pending_user()
+    if user is None or user.auth_type != "email" or not EmptyForm().validate_on_submit():
+        return redirect(url_for("accounts.sign_in"))
+    if signing_in.allow_code_sent(user):
+        second_factor.send_email_code(str(user.id), user.email_address)
+        flash(_("We have sent you a new code."))
+    else:
+        flash(_("Too many codes sent. Wait 15 minutes and try again."), "error")
+    return redirect(url_for("accounts.two_factor"))
+
+
+@bp.post("/sign-out")
+def sign_out() -> Any:
+    if EmptyForm().validate_on_submit():
+        auth.end_session()
+        flash(_("You have signed out."))
+    return redirect(url_for("accounts.sign_in"))
+
+
+@bp.post("/sign-out-everywhere")
+@auth.login_required
+def sign_out_everywhere() -> Any:
+    if EmptyForm().validate_on_submit():
+        revoke_sessions(auth.current_user())
+        auth.end_session()
+        flash(_("You have signed out on every device."))
+    return redirect(url_for("accounts.sign_in"))
+
+
+@bp.get("/account")
+@auth.login_required
+def account() -> Any:
+    user = auth.current_user()
+    cutoff = utcnow() - auth.idle_timeout()
+    sessions = list(UserSession.select().where((UserSession.user == user) & UserSession.revoked_at.is_null()
+                                               & (UserSession.last_seen_at > cutoff))
+                    .order_by(UserSession.last_seen_at.desc()))
+    return render_template("accounts/account.html", user=user, sessions=sessions, form=EmptyForm())
+
+
+@bp.get("/language/<code>")
+def language(code: str) -> Any:
+    """Switch language by a plain link (no JavaScript, no form): only a preference changes."""
+    if code not in LANGUAGES:
+        abort(404)
+    session["lang"] = code
+    target = request.args.get("next")
+    return redirect(target if signing_in.is_safe_next(target) else url_for("main.index"))
+
+
+# The other account pages register themselves on bp when imported (after it exists, hence here).
+from console.accounts import links_views, setup_views  # noqa: E402,F401

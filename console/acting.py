@@ -1,0 +1,37 @@
+"""How console views change things: through the same business functions as the admin API and the
+CLI, as the signed-in user (so the audit trail names them), with a refusal shown on the page."""
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from flask import flash
+from flask_babel import gettext as _
+from flask_wtf import FlaskForm
+
+from api.errors import ApiError
+from console.auth import current_user
+from models import audit
+from models.user import User
+
+T = TypeVar("T")
+
+
+def user_actor(user: User) -> audit.Actor:
+    return audit.Actor("user", str(user.id), user.email_address)
+
+
+def perform(operation: Callable[[], T], form: FlaskForm | None = None) -> tuple[bool, T | None]:
+    """Run a business function as the signed-in user: (True, its result), or (False, None) with
+    its refusal added to the form's errors (or flashed, for a button without a form)."""
+    try:
+        with audit.acting_as(user_actor(current_user())):
+            return True, operation()
+    except ApiError as error:
+        # The business rules word their refusals in English; the known ones have a translation.
+        messages = [_(message) for message in error.messages]
+        if form is not None:
+            form.form_errors.extend(messages)
+        else:
+            for message in messages:
+                flash(message, "error")
+        return False, None

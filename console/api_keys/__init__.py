@@ -1,0 +1,1 @@
+"""api_keys pages of the console."""

@@ -1,0 +1,1 @@
+"""go_live pages of the console."""

@@ -1,0 +1,106 @@
+"""Going live: a service member's request from the checklist, a platform admin's decision."""
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint, abort, redirect, render_template, url_for
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import TextAreaField
+from wtforms.validators import DataRequired, Length
+
+from api.admin.go_live import CHECKLIST, approve_go_live, go_live_status, reject_go_live, request_go_live
+from console.acting import perform, user_actor
+from console.auth import current_service, current_user, platform_admin_required, service_permission_required
+from models import audit
+from models.go_live import GoLiveRequest
+from models.service import Service
+from workers.platform_email import send_platform_email
+
+bp = Blueprint("go_live", __name__)
+
+CHECKLIST_LABELS = {
+    "reply_to_address": _l("Add a reply-to email address"),
+    "template": _l("Add a template with an example of what you will send"),
+    "team_member": _l("Add a team member other than you"),
+}
+assert set(CHECKLIST_LABELS) == set(CHECKLIST)
+
+
+class ConfirmForm(FlaskForm):
+    """A button alone: only the CSRF token is checked."""
+
+
+class RejectForm(FlaskForm):
+    reason = TextAreaField(_l("Why the service cannot go live yet"), validators=[
+        DataRequired(_l("Enter the reason, it is sent to the service's team")), Length(max=2000)])
+
+
+def _status(service_id: str) -> dict[str, Any]:
+    with audit.acting_as(user_actor(current_user())):  # the checklist depends on who asks
+        return go_live_status(service_id)
+
+
+@bp.route("/services/<service_id>/service-settings/request-to-go-live", methods=["GET", "POST"])
+@service_permission_required("manage_service")
+def request_page(service_id: str) -> Any:
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        done, _ = perform(lambda: request_go_live(service_id), form)
+        if done:
+            return redirect(url_for("go_live.request_page", service_id=service_id))
+    return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
+                           labels=CHECKLIST_LABELS, form=form)
+
+
+@bp.get("/platform-admin/go-live-requests")
+@platform_admin_required
+def requests() -> Any:
+    pending = (GoLiveRequest.select(GoLiveRequest, Service).join(Service)
+               .where(GoLiveRequest.status == "pending").order_by(GoLiveRequest.requested_at))
+    return render_template("go_live/requests.html", pending=list(pending))
+
+
+def _service_or_404(service_id: str) -> Service:
+    try:
+        service = Service.get_or_none(Service.id == uuid.UUID(service_id))
+    except ValueError:
+        service = None
+    if service is None:
+        abort(404)
+    return service
+
+
+def _decide_page(service: Service, approve_form: FlaskForm, reject_form: FlaskForm) -> Any:
+    return render_template("go_live/decide.html", service=service, status=_status(str(service.id)),
+                           labels=CHECKLIST_LABELS, approve_form=approve_form, reject_form=reject_form)
+
+
+@bp.get("/platform-admin/services/<service_id>/go-live")
+@platform_admin_required
+def decide(service_id: str) -> Any:
+    return _decide_page(_service_or_404(service_id), ConfirmForm(), RejectForm())
+
+
+@bp.post("/platform-admin/services/<service_id>/go-live/approve")
+@platform_admin_required
+def approve(service_id: str) -> Any:
+    service, form = _service_or_404(service_id), ConfirmForm()
+    if form.validate_on_submit():
+        done, _ = perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form)
+        if done:
+            return redirect(url_for("go_live.requests"))
+    return _decide_page(service, form, RejectForm(formdata=None))
+
+
+@bp.post("/platform-admin/services/<service_id>/go-live/reject")
+@platform_admin_required
+def reject(service_id: str) -> Any:
+    service, form = _service_or_404(service_id), RejectForm()
+    if form.validate_on_submit():
+        done, _ = perform(lambda: reject_go_live(service_id, {"reason": form.reason.data},
+                                                 send_email=send_platform_email), form)
+        if done:
+            return redirect(url_for("go_live.requests"))
+    return _decide_page(service, ConfirmForm(formdata=None), form)

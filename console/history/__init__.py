@@ -1,0 +1,1 @@
+"""history pages of the console."""

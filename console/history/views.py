@@ -1,0 +1,60 @@
+"""A service's history: every change made through the console, the admin API or the CLI."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, render_template
+from flask_babel import lazy_gettext as _l
+
+from api.admin.history import service_history
+from console.auth import current_service, service_permission_required
+
+bp = Blueprint("history", __name__)
+
+PAGE_SIZE = 200
+ACTIONS = {
+    "service.create": _l("Service created"),
+    "service.update": _l("Settings changed"),
+    "api_key.create": _l("API key created"),
+    "api_key.revoke": _l("API key revoked"),
+    "template.create": _l("Template created"),
+    "template.update": _l("Template changed"),
+    "sms_sender.add": _l("Text message sender added"),
+    "sms_sender.update": _l("Text message sender changed"),
+    "reply_to_address.add": _l("Reply-to address added"),
+    "reply_to_address.update": _l("Reply-to address changed"),
+    "letter_contact.add": _l("Letter contact block added"),
+    "letter_contact.update": _l("Letter contact block changed"),
+    "inbound_number.assign": _l("Inbound number assigned"),
+    "team_member.add": _l("Team recipient added"),
+    "team_member.remove": _l("Team recipient removed"),
+    "guest_list.add": _l("Added to the guest list"),
+    "guest_list.remove": _l("Removed from the guest list"),
+    "callback.delivery-status.set": _l("Delivery receipt callback set"),
+    "callback.delivery-status.remove": _l("Delivery receipt callback removed"),
+    "callback.inbound-sms.set": _l("Received text message callback set"),
+    "callback.inbound-sms.remove": _l("Received text message callback removed"),
+    "member.add": _l("Team member added"),
+    "member.invite": _l("Team member invited"),
+    "member.permissions": _l("Team member's permissions changed"),
+    "member.remove": _l("Team member removed"),
+    "go_live.request": _l("Asked to go live"),
+    "go_live.approve": _l("Went live"),
+    "go_live.reject": _l("Request to go live turned down"),
+}
+ACTORS = {"user": _l("console"), "admin-api": _l("admin API"), "cli": _l("command line"), "system": _l("system")}
+
+
+def _changes(event: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field, before, after) per field the event names."""
+    before, after = event["before"] or {}, event["after"] or {}
+    return [(field, before.get(field), after.get(field)) for field in dict.fromkeys([*before, *after])]
+
+
+@bp.get("/services/<service_id>/history")
+@service_permission_required("manage_service")
+def index(service_id: str) -> Any:
+    events = service_history(service_id, PAGE_SIZE)["events"]
+    rows = [(event, ACTIONS.get(event["action"], event["action"]), ACTORS.get(event["actor"]["kind"], ""),
+             _changes(event)) for event in events]
+    return render_template("history/index.html", service=current_service(), rows=rows)

@@ -1,0 +1,1 @@
+"""services pages of the console."""

@@ -1,0 +1,1 @@
+"""settings pages of the console."""

@@ -1,0 +1,82 @@
+"""SMS senders, reply-to addresses and letter contact blocks: list, add, edit, make default."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, redirect, render_template, url_for
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, StringField, TextAreaField
+from wtforms.validators import DataRequired, Length
+
+from api.admin.senders import KINDS, add_setting, list_settings, update_setting
+from console.acting import perform
+from console.auth import current_service, service_permission_required
+from console.settings.views import bp
+
+# kind (as in the admin API) -> page title, value label, whether the value takes several lines
+PAGES = {
+    "sms-senders": (_l("Text message senders"), _l("Text message sender"), False),
+    "reply-to-addresses": (_l("Reply-to email addresses"), _l("Reply-to email address"), False),
+    "letter-contacts": (_l("Letter contact blocks"), _l("Letter contact block"), True),
+}
+
+
+def _form(kind: str, data: dict[str, Any] | None = None) -> FlaskForm:
+    _title, label, multiline = PAGES[kind]
+    field = TextAreaField if multiline else StringField
+
+    class SenderForm(FlaskForm):
+        value = field(label, validators=[DataRequired(_l("Enter a value")), Length(max=1000)])
+        is_default = BooleanField(_l("Make this the default"))
+
+    return SenderForm(data=data)
+
+
+def _kind_or_404(kind: str) -> str:
+    if kind not in PAGES:
+        abort(404)
+    return kind
+
+
+@bp.get("/services/<service_id>/service-settings/<kind>")
+@service_permission_required("manage_service")
+def senders(service_id: str, kind: str) -> Any:
+    _kind_or_404(kind)
+    field = KINDS[kind][1]
+    rows = list_settings(kind, service_id)[kind.replace("-", "_")]
+    return render_template("settings/senders.html", service=current_service(), kind=kind, title=PAGES[kind][0],
+                           rows=[(row, row[field]) for row in rows])
+
+
+@bp.route("/services/<service_id>/service-settings/<kind>/add", methods=["GET", "POST"])
+@service_permission_required("manage_service")
+def add_sender(service_id: str, kind: str) -> Any:
+    _kind_or_404(kind)
+    form = _form(kind)
+    if form.validate_on_submit():
+        data = {KINDS[kind][1]: form.value.data, "is_default": form.is_default.data}
+        done, _ = perform(lambda: add_setting(kind, service_id, data), form)
+        if done:
+            return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
+    return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,
+                           title=PAGES[kind][1], row=None)
+
+
+@bp.route("/services/<service_id>/service-settings/<kind>/<setting_id>/edit", methods=["GET", "POST"])
+@service_permission_required("manage_service")
+def edit_sender(service_id: str, kind: str, setting_id: str) -> Any:
+    _kind_or_404(kind)
+    field = KINDS[kind][1]
+    row = next((r for r in list_settings(kind, service_id)[kind.replace("-", "_")] if r["id"] == setting_id), None)
+    if row is None:
+        abort(404)
+    form = _form(kind, {"value": row[field], "is_default": row["is_default"]})
+    if form.validate_on_submit():
+        # Unticking the default does not unset it: a service keeps one default, replaced by another.
+        data = {field: form.value.data, **({"is_default": True} if form.is_default.data else {})}
+        done, _ = perform(lambda: update_setting(kind, service_id, setting_id, data), form)
+        if done:
+            return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
+    return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,
+                           title=PAGES[kind][1], row=row)

@@ -1,0 +1,1 @@
+"""team pages of the console."""

@@ -1,0 +1,93 @@
+"""The rules of a service's console team: who joins, with which permissions, who may leave.
+
+One place for them, called by the console's pages (console users exist only there). Each change is
+recorded in the service's history in the same transaction.
+"""
+from __future__ import annotations
+
+from api.errors import BadRequestError, NoResultFound
+from console.accounts.invitations import InvitationError, invite
+from models import audit
+from models.db import database
+from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
+
+# Someone must be able to manage the team: the last member who can is not removed or demoted.
+MANAGER = "manage_service"
+
+
+def _member(service_id: object, user_id: object) -> ServiceUser:
+    member = (ServiceUser.select(ServiceUser, User).join(User)
+              .where((ServiceUser.service == service_id) & (ServiceUser.user == user_id)).first())
+    if member is None:
+        raise NoResultFound()
+    return member
+
+
+def members_of(service_id: object) -> list[ServiceUser]:
+    return list(ServiceUser.select(ServiceUser, User).join(User)
+                .where(ServiceUser.service == service_id).order_by(User.name, User.email_address))
+
+
+def open_invitations(service_id: object) -> list[Invitation]:
+    from models.db import utcnow
+
+    return list(Invitation.select().where((Invitation.service == service_id) & Invitation.accepted_at.is_null()
+                                          & (Invitation.expires_at > utcnow())).order_by(Invitation.created_at))
+
+
+def _ordered(permissions: list[str]) -> list[str]:
+    unknown = set(permissions) - set(SERVICE_PERMISSIONS)
+    if unknown:
+        raise BadRequestError(f"Unknown permissions: {', '.join(sorted(unknown))}")
+    return [p for p in SERVICE_PERMISSIONS if p in permissions]
+
+
+def _other_managers(service_id: object, user_id: object) -> int:
+    return sum(1 for m in members_of(service_id) if m.user_id != user_id and MANAGER in (m.permissions or []))
+
+
+def add_creator(service_id: object, user: User) -> ServiceUser:
+    """Whoever makes a service is its first member, with every permission."""
+    with database.atomic():
+        member = ServiceUser.create(user=user, service=service_id, permissions=list(SERVICE_PERMISSIONS))
+        audit.record(service_id, "member.add", subject_id=user.id,
+                     after={"email_address": user.email_address, "permissions": list(SERVICE_PERMISSIONS)})
+    return member
+
+
+def invite_member(service_id: object, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
+    """Send an invitation by email (console accounts' invite), and record it."""
+    wanted = _ordered(permissions)
+    with database.atomic():
+        try:
+            invitation = invite(service_id, email_address, wanted, invited_by)
+        except InvitationError as problem:
+            raise BadRequestError(str(problem)) from None
+        audit.record(service_id, "member.invite", subject_id=invitation.id,
+                     after={"email_address": invitation.email_address, "permissions": wanted})
+    return invitation
+
+
+def change_permissions(service_id: object, user_id: object, permissions: list[str]) -> ServiceUser:
+    member = _member(service_id, user_id)
+    wanted = _ordered(permissions)
+    if MANAGER not in wanted and MANAGER in (member.permissions or []) and not _other_managers(service_id, user_id):
+        raise BadRequestError("A service needs at least one member who can manage settings and team")
+    before = _ordered(member.permissions or [])
+    if wanted != before:
+        with database.atomic():
+            ServiceUser.update(permissions=wanted).where(ServiceUser.id == member.id).execute()
+            audit.record(service_id, "member.permissions", subject_id=member.user_id,
+                         before={"email_address": member.user.email_address, "permissions": before},
+                         after={"email_address": member.user.email_address, "permissions": wanted})
+    return _member(service_id, user_id)
+
+
+def remove_member(service_id: object, user_id: object) -> None:
+    member = _member(service_id, user_id)
+    if MANAGER in (member.permissions or []) and not _other_managers(service_id, user_id):
+        raise BadRequestError("A service needs at least one member who can manage settings and team")
+    with database.atomic():
+        member.delete_instance()
+        audit.record(service_id, "member.remove", subject_id=member.user_id,
+                     before={"email_address": member.user.email_address, "permissions": member.permissions})

@@ -1,0 +1,82 @@
+"""The platform's own service: the console's emails (sign-in codes, invitations, password resets)
+are sent as ordinary notifications of it, through the configured email provider.
+
+Its rows have fixed ids, so every process finds them without a lookup table and making them is
+idempotent: they are made on first use, and again should someone delete them.
+"""
+from __future__ import annotations
+
+import uuid
+
+import peewee
+
+from models.db import database
+from models.service import Service
+from models.template import Template, TemplateVersion
+
+_NAMESPACE = uuid.UUID("8f1d6f3e-7f49-4c8e-9a55-2f4f1b2a9c10")
+PLATFORM_SERVICE_ID = uuid.uuid5(_NAMESPACE, "service")
+PLATFORM_SERVICE_NAME = "Notify NL platform"
+
+# Each email in Dutch and English: the recipient may not have chosen a language yet.
+TEMPLATES: dict[str, tuple[str, str]] = {
+    "sign-in-code": (
+        "Inlogcode / Sign-in code",
+        "((code)) is uw inlogcode voor Notify NL. De code is 10 minuten geldig.\n\n"
+        "((code)) is your Notify NL sign-in code. It is valid for 10 minutes.",
+    ),
+    "invitation": (
+        "Uitnodiging voor ((service_name)) / Invitation to ((service_name))",
+        "((invited_by)) nodigt u uit voor ((service_name)) op Notify NL. Maak uw account aan via deze link "
+        "(geldig tot ((expires))):\n\n((url))\n\n"
+        "((invited_by)) has invited you to ((service_name)) on Notify NL. Create your account with this link "
+        "(valid until ((expires))):\n\n((url))",
+    ),
+    "password-reset": (
+        "Wachtwoord opnieuw instellen / Reset your password",
+        "Stel een nieuw wachtwoord in via deze link (1 uur geldig):\n\n((url))\n\n"
+        "Reset your password with this link (valid for 1 hour):\n\n((url))\n\n"
+        "Heeft u dit niet gevraagd? Dan kunt u deze e-mail negeren. / "
+        "Did not ask for this? Then ignore this email.",
+    ),
+    # Go-live decisions (api/admin/go_live.py), to the requester and the service's team.
+    "go-live-approved": (
+        "((service_name)) is live",
+        "((service_name)) is nu live: de dienst kan berichten naar iedereen sturen.\n\n"
+        "((service_name)) is now live: it can send messages to anyone.",
+    ),
+    "go-live-rejected": (
+        "((service_name)) kan nog niet live / ((service_name)) cannot go live yet",
+        "Uw aanvraag om ((service_name)) live te zetten is afgewezen: ((reason))\n\n"
+        "Your request to take ((service_name)) live was turned down: ((reason))",
+    ),
+}
+
+
+def template_id(key: str) -> uuid.UUID:
+    return uuid.uuid5(_NAMESPACE, f"template:{key}")
+
+
+def ensure_platform_service() -> Service:
+    """The platform service with its email templates, made when missing. It is live (not in trial
+    mode): it writes to people who are not on any team yet."""
+    service = Service.get_or_none(Service.id == PLATFORM_SERVICE_ID)
+    if service is None:
+        try:
+            with database.atomic():
+                service = Service.create(id=PLATFORM_SERVICE_ID, name=PLATFORM_SERVICE_NAME, trial_mode=False,
+                                         permissions=["email"])
+        except peewee.IntegrityError:  # another process made it at the same moment
+            service = Service.get_by_id(PLATFORM_SERVICE_ID)
+    for key, (subject, body) in TEMPLATES.items():
+        if Template.get_or_none(Template.id == template_id(key)) is None:
+            try:
+                with database.atomic():
+                    Template.insert(id=template_id(key), service=service, template_type="email").execute()
+                    TemplateVersion.create(template=template_id(key), version=1, name=key, body=body,
+                                           subject=subject, created_by="platform")
+            except peewee.IntegrityError:
+                pass  # made by another process meanwhile
+    return service
+
+

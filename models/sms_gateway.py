@@ -1,0 +1,43 @@
+"""The SMS gateways sends are spread over, and every change made to them.
+
+Gateways named in configuration (SMS_GATEWAYS, or SMS_GATEWAY_URL alone) are added here on first
+use; from then on their priority, international support and whether they are in use are changed
+here (admin API), so an operator moves traffic without a restart. Their URL and token follow the
+configuration, where secrets belong; gateways added through the admin API keep theirs here,
+the token encrypted.
+"""
+from __future__ import annotations
+
+import peewee
+
+from models.db import BaseModel, EncryptedTextField, JSONField, utcnow, uuid_pk
+
+
+class SmsGateway(BaseModel):
+    id = uuid_pk()
+    name = peewee.CharField(unique=True)  # also the provider name recorded on notifications (sent_by)
+    url = peewee.CharField()
+    token = EncryptedTextField(null=True)
+    # Share of the sends, relative to the other gateways in use (0: only when the others cannot take it).
+    priority = peewee.IntegerField(default=10)
+    supports_international = peewee.BooleanField(default=False)
+    active = peewee.BooleanField(default=True)
+    from_configuration = peewee.BooleanField(default=False)
+    created_at = peewee.DateTimeField(default=utcnow)
+    updated_at = peewee.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "sms_gateway"
+
+
+class SmsGatewayChange(BaseModel):
+    """One change to a gateway's settings: who or what made it, and each field's value before and after."""
+    id = peewee.BigAutoField()
+    gateway = peewee.ForeignKeyField(SmsGateway, on_delete="CASCADE", index=False)
+    changed_at = peewee.DateTimeField(default=utcnow)
+    changed_by = peewee.CharField()  # "admin-api", "configuration", "slow-receipts"
+    changes = JSONField()  # {"priority": [10, 20], ...}; the token is never recorded, only that it changed
+
+    class Meta:
+        table_name = "sms_gateway_change"
+        indexes = ((("gateway", "changed_at"), False),)

@@ -1,0 +1,1 @@
+"""Brands: logos made safe to store and show, colours readable on screen and paper."""

@@ -1,0 +1,105 @@
+"""The SMS gateways in use: those named in configuration, kept in the database with every change.
+
+Configuration, read once per process and added to the database when missing:
+    SMS_GATEWAY_URL, SMS_GATEWAY_TOKEN     one gateway named "http-gateway" (international: yes)
+    SMS_GATEWAYS='[{"name": "gw-a", "url": "https://...", "token": "...", "priority": 70,
+                    "international": true}, ...]'
+The database then holds each gateway's priority, international support and whether it is in use
+(changed through the admin API, without a restart; every process sees a change within
+CACHE_TTL_SECONDS); a configured gateway's URL and token follow its configuration.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import TYPE_CHECKING, Any
+
+import peewee
+
+from models import cache
+from models.db import database, utcnow
+from models.sms_gateway import SmsGateway, SmsGatewayChange
+from pipeline.providers.sms.selection import Candidate
+
+if TYPE_CHECKING:
+    from config import Settings
+
+LEGACY_NAME = "http-gateway"
+DEFAULT_PRIORITY = 10
+SETTINGS = ("url", "token", "priority", "supports_international", "active")
+_synced: set[tuple] = set()
+_lock = threading.Lock()
+
+
+def configured(settings: Settings) -> list[dict[str, Any]]:
+    """The gateways the configuration names; raises ValueError for SMS_GATEWAYS it cannot read."""
+    gateways = []
+    if settings.sms_gateway_url:
+        gateways.append({"name": LEGACY_NAME, "url": settings.sms_gateway_url, "token": settings.sms_gateway_token,
+                         "priority": DEFAULT_PRIORITY, "supports_international": True})
+    entries = json.loads(settings.sms_gateways) if settings.sms_gateways else []
+    if not isinstance(entries, list):
+        raise ValueError("SMS_GATEWAYS must be a JSON array of gateways")
+    for entry in entries:
+        if not isinstance(entry, dict) or not entry.get("name") or not entry.get("url"):
+            raise ValueError(f"every gateway in SMS_GATEWAYS needs a name and a url: {entry!r}")
+        gateways.append({"name": str(entry["name"]), "url": str(entry["url"]), "token": entry.get("token"),
+                         "priority": int(entry.get("priority", DEFAULT_PRIORITY)),
+                         "supports_international": bool(entry.get("international", False))})
+    return gateways
+
+
+def change(gateway: SmsGateway, changes: dict[str, Any], *, by: str) -> SmsGateway:
+    """Apply setting changes to a gateway and record them; the token's value is never recorded."""
+    recorded = {}
+    for field, value in changes.items():
+        before = getattr(gateway, field)
+        if before == value:
+            continue
+        recorded[field] = ["***", "***"] if field == "token" else [before, value]
+        setattr(gateway, field, value)
+    if recorded:
+        with database.atomic():
+            gateway.updated_at = utcnow()
+            gateway.save()
+            SmsGatewayChange.create(gateway=gateway, changed_by=by, changes=recorded)
+    return gateway
+
+
+def add(fields: dict[str, Any], *, by: str, from_configuration: bool = False) -> SmsGateway:
+    """A new gateway with its first history entry; raises peewee.IntegrityError for a name in use."""
+    with database.atomic():
+        gateway = SmsGateway.create(from_configuration=from_configuration, **fields)
+        SmsGatewayChange.create(gateway=gateway, changed_by=by, changes={
+            field: [None, "***" if field == "token" else getattr(gateway, field)]
+            for field in SETTINGS if field != "token" or gateway.token})
+    return gateway
+
+
+def sync_configured(settings: Settings) -> None:
+    """Add the configured gateways that are missing; bring their URL and token in line."""
+    for entry in configured(settings):
+        gateway = SmsGateway.get_or_none(SmsGateway.name == entry["name"])
+        if gateway is None:
+            try:
+                add(entry, by="configuration", from_configuration=True)
+            except peewee.IntegrityError:
+                pass  # another process added it at the same moment
+        else:
+            change(gateway, {"url": entry["url"], "token": entry["token"]}, by="configuration")
+
+
+def in_use(settings: Settings) -> list[SmsGateway]:
+    """Every gateway (configuration synced once per process), read through the hot-path cache."""
+    key = (os.getpid(), settings.sms_gateway_url, settings.sms_gateway_token, settings.sms_gateways)
+    if key not in _synced:
+        with _lock:
+            if key not in _synced:
+                sync_configured(settings)
+                _synced.add(key)
+    return cache.cached(("sms-gateways",), lambda: list(SmsGateway.select().order_by(SmsGateway.name)))
+
+
+def candidates(gateways: list[SmsGateway]) -> list[Candidate]:
+    return [Candidate(g.name, g.priority, g.supports_international, g.active) for g in gateways]

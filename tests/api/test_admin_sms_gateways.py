@@ -1,0 +1,124 @@
+"""SMS gateways: configured ones appear in the database, operators change them without a restart and
+every change is kept; the pure selection and the Redis circuit breaker all workers share."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+
+import pytest
+
+import config
+from models import cache
+from pipeline.providers.sms import gateways
+from pipeline.providers.sms.circuit import CircuitBreaker
+from pipeline.providers.sms.selection import Candidate, order
+from pipeline.providers.sms.slow_receipts import is_slow
+from tests.admin_helpers import admin_headers, errors
+from workers.broker import broker
+
+
+@pytest.fixture
+def configured():
+    before = config.get_settings()
+    config._settings = dataclasses.replace(before, sms_gateway_url="http://127.0.0.1:9/a", sms_gateway_token="tok-a",
+                                           sms_gateways=json.dumps([{"name": "gw-b", "url": "http://127.0.0.1:9/b",
+                                                                     "token": "tok-b", "priority": 30}]))
+    gateways._synced.clear()
+    try:
+        yield config._settings
+    finally:
+        config._settings = before
+        gateways._synced.clear()
+
+
+def listed(client) -> dict[str, dict]:
+    response = client.get("/admin/sms-gateways", headers=admin_headers())
+    assert response.status_code == 200
+    return {g["name"]: g for g in response.get_json()["sms_gateways"]}
+
+
+def test_configured_gateways_are_stored_and_changed_without_a_restart(client, configured):
+    found = listed(client)
+    assert {name: (g["priority"], g["supports_international"], g["active"], g["from_configuration"], g["in_rotation"])
+            for name, g in found.items()} == {"http-gateway": (10, True, True, True, True),
+                                              "gw-b": (30, False, True, True, True)}
+    assert "token" not in found["gw-b"]
+    gw_b = found["gw-b"]["id"]
+    changed = client.patch(f"/admin/sms-gateways/{gw_b}", json={"priority": 70, "supports_international": True},
+                           headers=admin_headers())
+    assert changed.status_code == 200 and changed.get_json()["priority"] == 70
+    cache.clear()
+    assert [c.priority for c in gateways.in_use(configured) if c.name == "gw-b"] == [70]  # what the workers read
+    assert errors(client.patch(f"/admin/sms-gateways/{gw_b}", json={"url": "http://elsewhere"},
+                               headers=admin_headers())) == \
+        (400, [("ValidationError", "url and token of a configured gateway are changed in its configuration")])
+
+    history = client.get(f"/admin/sms-gateways/{gw_b}/history", headers=admin_headers()).get_json()["changes"]
+    assert [(h["changed_by"], h["changes"]) for h in history] == [
+        ("admin-api", {"priority": [30, 70], "supports_international": [False, True]}),
+        ("configuration", {"url": [None, "http://127.0.0.1:9/b"], "token": [None, "***"], "priority": [None, 30],
+                           "supports_international": [None, False], "active": [None, True]}),
+    ]
+
+
+def test_operators_add_gateways(client):
+    body = {"name": "gw-c", "url": "https://sms.example.nl/api", "token": "secret", "priority": 5}
+    created = client.post("/admin/sms-gateways", json=body, headers=admin_headers())
+    assert created.status_code == 201
+    assert created.get_json()["name"] == "gw-c" and created.get_json()["from_configuration"] is False
+    assert errors(client.post("/admin/sms-gateways", json=body, headers=admin_headers())) == \
+        (400, [("BadRequestError", "An SMS gateway named 'gw-c' already exists")])
+    status, problems = errors(client.post("/admin/sms-gateways", json={"name": "Bad Name", "url": "ftp://x",
+                                                                        "priority": 101}, headers=admin_headers()))
+    assert status == 400 and sorted(m for _, m in problems) == [
+        "name Bad Name does not match ^[a-z0-9][a-z0-9-]{0,62}$",
+        "priority 101 is greater than the maximum of 100",
+        "url is not a valid http or https url",
+    ]
+    assert client.patch(f"/admin/sms-gateways/{uuid.uuid4()}", json={}, headers=admin_headers()).status_code == 404
+    gw_c = created.get_json()["id"]
+    assert client.patch(f"/admin/sms-gateways/{gw_c}", json={"url": "https://other.example.nl", "token": "new"},
+                        headers=admin_headers()).status_code == 200
+    [latest, _] = client.get(f"/admin/sms-gateways/{gw_c}/history", headers=admin_headers()).get_json()["changes"]
+    assert latest["changes"] == {"url": ["https://sms.example.nl/api", "https://other.example.nl"],
+                                 "token": ["***", "***"]}
+
+
+CANDIDATES = [Candidate("a", 70, False), Candidate("b", 30, True), Candidate("c", 0, True),
+              Candidate("off", 100, True, active=False)]
+
+
+def test_selection_spreads_by_priority_and_falls_back_to_the_rest():
+    assert order(CANDIDATES, international=False, draw=0.0) == ["a", "b", "c"]
+    assert order(CANDIDATES, international=False, draw=0.69) == ["a", "b", "c"]
+    assert order(CANDIDATES, international=False, draw=0.71) == ["b", "a", "c"]
+    assert order(CANDIDATES, international=True, draw=0.0) == ["b", "c"]  # a cannot send abroad
+    assert order(CANDIDATES, international=False, unavailable={"a"}, draw=0.0) == ["b", "c"]
+    assert order(CANDIDATES, international=False, unavailable={"a", "b"}, draw=0.5) == ["c"]
+    assert order(CANDIDATES, international=False, unavailable={"a", "b", "c"}, draw=0.5) == []
+    # Slow receipts halve a's share: 35 against 30, so a draw past 35/65 goes to b first.
+    assert order(CANDIDATES, international=False, slow={"a"}, draw=0.53) == ["a", "b", "c"]
+    assert order(CANDIDATES, international=False, slow={"a"}, draw=0.55) == ["b", "a", "c"]
+
+
+def test_slow_means_over_thirty_percent_without_a_receipt():
+    assert not is_slow(sent=9, waiting=9)  # too few to tell
+    assert not is_slow(sent=10, waiting=3)
+    assert is_slow(sent=10, waiting=4)
+
+
+def test_the_circuit_opens_after_the_threshold_and_closes_after_probation():
+    namespace = f"test-circuit-{uuid.uuid4().hex[:6]}"
+    breaker = CircuitBreaker(broker.client, namespace, threshold=3, window=60, cooldown=1)
+    other = CircuitBreaker(broker.client, namespace, threshold=3, window=60, cooldown=1)  # another worker
+    assert [breaker.record_failure("a") for _ in range(3)] == [False, False, True]
+    assert other.unavailable(["a", "b"]) == {"a"}
+    broker.client.delete(f"{namespace}:sms-circuit:a:open")  # the cool-down has passed
+    assert other.unavailable(["a", "b"]) == set()
+    assert breaker.record_failure("a") is True  # on probation: one failure takes it out again
+    broker.client.delete(f"{namespace}:sms-circuit:a:open")
+    breaker.record_success("a")
+    assert [breaker.record_failure("a") for _ in range(2)] == [False, False]  # closed: the full threshold again
+    for key in broker.client.scan_iter(f"{namespace}:*"):
+        broker.client.delete(key)

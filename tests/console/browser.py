@@ -1,0 +1,63 @@
+"""Helpers of the console's browser tests: the accessibility check and signing in through the pages."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.console.users import ConsoleUser, totp_now
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def assert_accessible(page) -> None:
+    """Run axe-core on the page as it is now; fail listing every WCAG 2.1 A/AA violation."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS)
+    violations = [{"id": v["id"], "help": v["help"], "nodes": [n["html"][:200] for n in v["nodes"]]}
+                  for v in result["violations"]]
+    assert violations == [], f"{page.url}: {json.dumps(violations, indent=2)}"
+
+
+def sign_in(page, user: ConsoleUser) -> None:
+    """Sign in through the pages: email and password, then the TOTP code of this moment."""
+    page.goto("/sign-in")
+    page.fill("#email_address", user.email_address)
+    page.fill("#password", user.password)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/two-factor")
+    page.fill("#code", totp_now(user))
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/services")
+
+
+def emails_to(smtp, address: str, count: int = 1, timeout: float = 15.0) -> list[str]:
+    """The plain-text bodies of the first `count` emails that reached the test SMTP server for address."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [m for m in smtp.messages if address in m.rcpt_tos]
+        if len(found) >= count:
+            return [m.message.get_body(preferencelist=("plain",)).get_content() for m in found]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{len(found)} emails to {address}, expected {count}")
+        time.sleep(0.05)
+
+
+def code_in(text: str) -> str:
+    import re
+
+    return re.search(r"\b(\d{6})\b", text).group(1)
+
+
+def path_of_link(text: str, kind: str) -> str:
+    """The path of the first console link of a kind (invitation, reset-password) in an email:
+    the links name ADMIN_URL, the tests open them on the test server."""
+    import re
+
+    return re.search(rf"https?://[^/\s]+(/{kind}/[A-Za-z0-9_\-]+)", text).group(1)

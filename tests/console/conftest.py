@@ -1,0 +1,109 @@
+"""Browser-test fixtures for the web console.
+
+- `console_app`, `console_client`: the console's Flask app and a test client (no browser).
+- `console_server`: the console on a real socket in a thread of this process (same database/Redis).
+- `page`: a Playwright page in Debian's chromium (/usr/bin/chromium), a fresh browser context per test.
+- `platform_admin`, `make_user(...)`: accounts with a password and a TOTP second factor.
+- `signed_in_admin`, `signed_in_member`: pages already signed in (the member belongs to `service`).
+Helpers to import: tests.console.browser.assert_accessible(page), sign_in(page, user).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from config import get_settings
+from tests.console.browser import AXE, CHROMIUM, CHROMIUM_ARGS, sign_in
+from tests.console.users import ConsoleUser, create_console_user
+
+
+@pytest.fixture(scope="session")
+def console_app():
+    import console
+
+    return console.app
+
+
+@pytest.fixture
+def console_client(console_app):
+    return console_app.test_client()
+
+
+@pytest.fixture(autouse=True)
+def _forget_console_counters() -> Iterator[None]:
+    """Sign-in counters and codes live in Redis beyond a test: each test starts with none."""
+    yield
+    from console.redis_state import _client
+
+    for key in _client().scan_iter(f"{get_settings().queue_namespace}:console:*"):
+        _client().delete(key)
+
+
+@pytest.fixture(scope="session")
+def console_server(console_app) -> Iterator[str]:
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, console_app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    missing = [str(p) for p in (Path(CHROMIUM), AXE) if not p.exists()]
+    if missing:
+        # .ci/run installs both; on a developer's machine without them the browser tests say so.
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests need {', '.join(missing)}")
+        pytest.skip(f"browser tests need {', '.join(missing)} (apt-get install chromium; npm ci in tests/console)")
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, console_server):
+    context = browser.new_context(base_url=console_server, java_script_enabled=True)
+    opened = context.new_page()
+    opened.set_default_timeout(15000)
+    yield opened
+    context.close()
+
+
+@pytest.fixture
+def make_user() -> Callable[..., ConsoleUser]:
+    return create_console_user
+
+
+@pytest.fixture
+def platform_admin() -> ConsoleUser:
+    return create_console_user(platform_admin=True)
+
+
+@pytest.fixture
+def signed_in_admin(page, platform_admin):
+    sign_in(page, platform_admin)
+    return page
+
+
+@pytest.fixture
+def service_member(service) -> ConsoleUser:
+    """A member of `service` with every permission but managing API keys."""
+    return create_console_user(service=service, permissions=["view_activity", "send_messages",
+                                                             "manage_templates", "manage_service"])
+
+
+@pytest.fixture
+def signed_in_member(page, service_member):
+    sign_in(page, service_member)
+    return page

@@ -1,0 +1,27 @@
+"""Helpers of the service pages' tests: a test client signed in as a console user (no browser), and
+the CSRF token its forms carry."""
+from __future__ import annotations
+
+import re
+
+from console.auth import SESSION_TOKEN
+from models.user import User, UserSession, new_token
+
+
+def signed_in_client(console_app, user: User):
+    """A Flask test client whose session is a signed-in session of `user` (second factor done)."""
+    client = console_app.test_client()
+    token, hashed = new_token()
+    UserSession.create(user=user, token_hash=hashed)
+    with client.session_transaction() as session:
+        session[SESSION_TOKEN] = token
+    return client
+
+
+def csrf_token(client, path: str = "/services/new") -> str:
+    """The session's CSRF token, read off a form page as a browser would."""
+    html = client.get(path).get_data(as_text=True)
+    found = re.search(r'name="csrf_token" (?:type="hidden" )?value="([^"]+)"', html) or re.search(
+        r'value="([^"]+)"[^>]*name="csrf_token"', html)
+    assert found, html[:500]
+    return found.group(1)

@@ -1,0 +1,63 @@
+"""axe-core (WCAG 2.1 A and AA) on every page of the accounts area, in Dutch and in English, and the
+trial-mode page that the API's error texts link to, signed in or not. The flows' own tests check the
+pages with errors and the pages between steps."""
+from __future__ import annotations
+
+import pytest
+
+from tests.console.browser import assert_accessible, sign_in
+
+SIGNED_OUT = ["/sign-in", "/forgot-password", "/trial-mode", "/invitation/unknown", "/reset-password/unknown",
+              "/no-such-page"]
+SIGNED_IN = ["/services", "/account", "/trial-mode", "/two-factor/set-up", "/two-factor/set-up/email"]
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_every_page_signed_out_passes_axe(page, language):
+    page.goto(f"/language/{language}?next=/sign-in")
+    for path in SIGNED_OUT:
+        page.goto(path)
+        assert page.locator("html").get_attribute("lang") == language
+        assert_accessible(page)
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_every_page_signed_in_passes_axe(page, platform_admin, service, language):
+    sign_in(page, platform_admin)
+    page.goto(f"/language/{language}?next=/services")
+    for path in SIGNED_IN:
+        page.goto(path)
+        assert_accessible(page)
+    page.goto("/two-factor/set-up")
+    page.check("#auth_type-0")
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/two-factor/set-up/app")
+    assert_accessible(page)
+
+
+def test_the_trial_mode_page_answers_anyone(console_client):
+    page = console_client.get("/trial-mode")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "Cannot send to this recipient when service is in trial mode" in text
+    assert "Hoe u live gaat" in text
+
+
+@pytest.mark.parametrize("template,status", [("errors/403.html", 403), ("errors/csrf.html", 400),
+                                             ("errors/429.html", 429)])
+def test_error_pages_pass_axe(page, console_server, console_app, template, status):
+    from flask import render_template
+
+    with console_app.test_request_context("/"):
+        console_app.preprocess_request()
+        html = render_template(template, path="/")
+    page.goto("/trial-mode")  # the page's origin, so the stylesheet loads as it would
+    page.set_content(html.replace('href="/static/', f'href="{console_server}/static/'))
+    page.wait_for_load_state("load")
+    assert_accessible(page)
+
+
+def test_the_check_finds_a_violation(page):
+    page.set_content('<html lang="nl"><head><title>x</title></head><body><main><input type="text"></main></body></html>')
+    with pytest.raises(AssertionError, match="label"):
+        assert_accessible(page)

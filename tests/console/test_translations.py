@@ -1,0 +1,24 @@
+"""Every console page in Dutch (the default) and English: every string is translated and compiled."""
+from __future__ import annotations
+
+from console.translations import check
+
+
+def test_every_string_of_the_console_has_a_compiled_dutch_translation():
+    assert check() == []
+
+
+def test_dutch_is_the_default_and_english_can_be_chosen(console_client):
+    dutch = console_client.get("/trial-mode").get_data(as_text=True)
+    assert '<html lang="nl">' in dutch and "Maak minstens één sjabloon." in dutch
+
+    switched = console_client.get("/language/en?next=/trial-mode")
+    assert switched.status_code == 302 and switched.headers["Location"] == "/trial-mode"
+    english = console_client.get("/trial-mode").get_data(as_text=True)
+    assert '<html lang="en">' in english and "Create at least one template." in english
+
+
+def test_the_language_switch_only_goes_to_pages_of_this_site(console_client):
+    response = console_client.get("/language/en?next=//evil.example.com/")
+    assert response.headers["Location"] == "/"
+    assert console_client.get("/language/fr").status_code == 404

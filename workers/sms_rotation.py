@@ -1,0 +1,43 @@
+"""What every worker must agree on about the SMS gateways, kept in Redis: which are out of rotation
+(the circuit breaker) and which are slow with their receipts (checked every minute)."""
+from __future__ import annotations
+
+import functools
+
+import dramatiq
+
+from config import get_settings
+from models.db import utcnow
+from pipeline.providers.sms import gateways
+from pipeline.providers.sms.circuit import CircuitBreaker
+from pipeline.providers.sms.slow_receipts import slow_gateways
+from workers.broker import broker
+
+SLOW_FOR_SECONDS = 600  # a verdict of slowness lasts until the next checks renew it
+
+
+@functools.cache
+def circuit() -> CircuitBreaker:
+    settings = get_settings()
+    return CircuitBreaker(broker.client, settings.queue_namespace, threshold=settings.sms_gateway_failure_threshold,
+                          cooldown=settings.sms_gateway_cooldown_seconds)
+
+
+def _slow_key() -> str:
+    return f"{get_settings().queue_namespace}:sms-slow-receipts"
+
+
+def slow() -> set[str]:
+    return {name.decode() for name in broker.client.smembers(_slow_key())}
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def check_slow_receipts() -> None:
+    names = [gateway.name for gateway in gateways.in_use(get_settings())]
+    found = slow_gateways(names, utcnow())
+    with broker.client.pipeline() as pipe:
+        pipe.delete(_slow_key())
+        if found:
+            pipe.sadd(_slow_key(), *found)
+            pipe.expire(_slow_key(), SLOW_FOR_SECONDS)
+        pipe.execute()
