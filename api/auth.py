@@ -20,6 +20,7 @@ from models import cache, crypto
 from models.api_key import ApiKey, record_key_use
 from models.cache import cached
 from models.service import Service
+from observability import logs
 
 CLOCK_TOLERANCE_SECONDS = 30
 CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
@@ -165,6 +166,7 @@ def authenticate_service() -> Caller:
     record_key_use(key.id)
     caller = Caller(service=service, api_key=key)
     g.caller = caller
+    logs.bind(service_id=service.id)
     return caller
 
 

@@ -8,6 +8,7 @@ requests, and every request after it must see the change.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +46,9 @@ def _served_by(log: Path, since: int) -> set[str]:
     """The processes that answered v2 requests logged after byte `since`."""
     with log.open() as lines:
         lines.seek(since)
-        return {line.split()[0] for line in lines if " /v2/" in line}
+        # One JSON object per line (observability.logs); the access line's message is our format.
+        messages = [json.loads(line)["message"] for line in lines if line.strip()]
+        return {message.split()[0] for message in messages if " /v2/" in message}
 
 
 def _both_processes(log: Path, send: Callable[[], requests.Response], expect: Callable[[requests.Response], None]) -> None:
