@@ -6,6 +6,7 @@ import uuid
 
 import peewee
 
+from models import cache
 from models.db import BaseModel, utcnow, uuid_pk
 from models.service import Service
 
@@ -55,4 +56,5 @@ def record_key_use(key_id: uuid.UUID) -> None:
         return
     # Claimed before the write, so concurrent requests of one process do not all write.
     _last_written[key_id] = now
-    ApiKey.update(last_used_at=utcnow()).where(ApiKey.id == key_id).execute()
+    with cache.bookkeeping():  # a key's last use is not a settings change: cached rows stay valid
+        ApiKey.update(last_used_at=utcnow()).where(ApiKey.id == key_id).execute()

@@ -15,29 +15,19 @@ generation is read (worker processes) or Redis could not be asked.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import re
 import secrets
 import threading
 import time
-from typing import Callable, Hashable, TypeVar
+from typing import Callable, Hashable, Iterator, TypeVar
 
 import peewee
 import redis
 
 from config import get_settings, redis_url
-from models.api_key import ApiKey
-from models.service import (
-    GuestListEntry,
-    InboundNumber,
-    LetterContact,
-    ReplyToAddress,
-    Service,
-    ServiceCallback,
-    SmsSender,
-    TeamMember,
-)
-from models.template import Template, TemplateVersion
 
 T = TypeVar("T")
 MAX_ENTRIES = 10_000
@@ -88,10 +78,40 @@ def generation_key() -> str:
     return f"{get_settings().queue_namespace}:settings-generation"
 
 
-# Writes to these tables change what the hot path caches; notifications and the rest do not.
-SETTINGS_TABLES = frozenset(model._meta.table_name for model in (
-    Service, TeamMember, GuestListEntry, SmsSender, ReplyToAddress, LetterContact, InboundNumber, ServiceCallback,
-    ApiKey, Template, TemplateVersion))
+# Writes made inside bookkeeping() change nothing the hot path reads (a key's last use).
+_bookkeeping: contextvars.ContextVar[bool] = contextvars.ContextVar("settings_bookkeeping", default=False)
+
+
+@contextlib.contextmanager
+def bookkeeping() -> Iterator[None]:
+    """Writes to settings tables in this block do not make a new generation."""
+    token = _bookkeeping.set(True)
+    try:
+        yield
+    finally:
+        _bookkeeping.reset(token)
+
+
+def _settings_tables() -> frozenset[str]:
+    """Writes to these tables change what the hot path caches; notifications and the rest do not."""
+    from models.api_key import ApiKey  # the models import this module's users: loaded when the hook is
+    from models.service import (
+        GuestListEntry,
+        InboundNumber,
+        LetterContact,
+        ReplyToAddress,
+        Service,
+        ServiceCallback,
+        SmsSender,
+        TeamMember,
+    )
+    from models.template import Template, TemplateVersion
+
+    return frozenset(model._meta.table_name for model in (
+        Service, TeamMember, GuestListEntry, SmsSender, ReplyToAddress, LetterContact, InboundNumber,
+        ServiceCallback, ApiKey, Template, TemplateVersion))
+
+
 _WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"(\w+)"', re.IGNORECASE)
 
 _client: redis.Redis | None = None
@@ -123,9 +143,11 @@ def _bump() -> None:
 
 def watch_settings_writes(db: peewee.Database) -> None:
     """Bump the settings generation after each committed write to a settings table made through db."""
+    tables = _settings_tables()
+
     def hook(event: peewee.QueryEvent) -> None:
         match = _WRITE.match(event.sql)
-        if match and match.group(1) in SETTINGS_TABLES and event.exception is None:
+        if match and match.group(1) in tables and event.exception is None and not _bookkeeping.get():
             db.after_commit(_bump)  # at once outside a transaction; dropped on rollback
 
     db.query_hooks.append(hook)

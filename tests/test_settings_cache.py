@@ -56,3 +56,12 @@ def test_committed_writes_to_settings_change_the_generation(service):
     now = _generation()
     create_notification(service=service)  # sends are not settings
     assert _generation() == now
+
+
+def test_a_keys_last_use_is_not_a_settings_change(service):
+    from models.api_key import create_api_key, record_key_use
+
+    key, _ = create_api_key(service, name="k", key_type="live")
+    before = _generation()
+    record_key_use(key.id)
+    assert _generation() == before
