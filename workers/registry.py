@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+import traceback
 from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,6 +26,8 @@ from config import get_settings, redis_url
 HEARTBEAT_SECONDS = 2.0
 ALIVE_SECONDS = 10.0  # a worker silent this long is shown dead (about five heartbeats missed)
 STATS_TTL_SECONDS = 3600
+DEAD_ERROR_TTL_SECONDS = 7 * 24 * 3600  # as long as Dramatiq keeps a dead letter
+MAX_ERROR_CHARS = 8000
 # Upper bounds (ms) of the duration buckets kept per actor and minute, for percentiles.
 DURATION_BUCKETS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 600000)
 
@@ -32,6 +35,10 @@ DURATION_BUCKETS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30
 def keys(namespace: str) -> dict[str, str]:
     base = f"{namespace}:ops"
     return {"workers": f"{base}:workers", "queue_seen": f"{base}:queue-seen", "stats": f"{base}:stats"}
+
+
+def dead_error_key(namespace: str, message_id: str) -> str:
+    return f"{keys(namespace)['stats'].removesuffix(':stats')}:dead-error:{message_id}"
 
 
 def stats_key(namespace: str, minute: int) -> str:
@@ -129,6 +136,19 @@ class WorkerRegistry(Middleware):
                     running.durations[f"{message.actor_name}:{bucket_of(took_ms)}"] += 1
 
     after_skip_message = after_process_message
+
+    def after_nack(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
+        """Dramatiq keeps the traceback of a retried attempt, not of the last one, which dead-letters
+        the message: keep that one as long as the dead letter lives."""
+        exception = getattr(message, "_exception", None)  # the worker's MessageProxy holds it
+        if exception is None:
+            return
+        text = "".join(traceback.format_exception(exception, limit=30))[-MAX_ERROR_CHARS:]
+        dead_id = message.options.get("redis_message_id", message.message_id)  # the id the Redis broker files it by
+        try:
+            self._redis().set(dead_error_key(self.namespace, dead_id), text, ex=DEAD_ERROR_TTL_SECONDS)
+        except redis.RedisError:
+            pass  # the dashboard then shows the traceback Dramatiq kept, if any
 
     def _beat(self, running: _Running) -> None:
         while not running.stop.wait(HEARTBEAT_SECONDS):
