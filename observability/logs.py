@@ -79,6 +79,7 @@ def configure(process: str, *, level: int = logging.INFO, stream: Any = None) ->
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
+    logging.getLogger("pika").setLevel(logging.WARNING)  # a line per connection opened and closed
 
 
 def _id_parameters(fn: Any) -> dict[int, str]:
