@@ -95,6 +95,7 @@ class Settings:
     # oldest message is older than this.
     status_worker_absent_seconds: float = 60.0
     status_queue_age_seconds: float = 300.0
+    smtp_timeout_seconds: float = 30.0  # connecting and each SMTP command, on either relay
 
 
 def load_settings() -> Settings:
@@ -153,6 +154,7 @@ def load_settings() -> Settings:
         metrics_token=os.environ.get("METRICS_TOKEN") or None,
         status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
         status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
+        smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
     )
 
 

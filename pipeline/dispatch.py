@@ -19,7 +19,7 @@ from typing import Any
 from peewee import fn
 
 from config import get_settings
-from models.appearance import appearance_of
+from models.appearance import cached_appearance_of
 from models.db import column, compiled_sql, database, fetch_one, utcnow
 from models.notification import Notification
 from models.service import sending_address
@@ -110,7 +110,7 @@ def _email_message(notification: Notification) -> EmailMessageData:
     version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
                                   & (TemplateVersion.version == notification.template_version))
     service = notification.service
-    appearance = appearance_of(service.id)
+    appearance = cached_appearance_of(service.id)
     html = render("email", version.body, version.subject, notification.personalisation or {},
                   language=appearance.language, service_name=service.name,
                   brand=brand_view(appearance.email_brand)).html

@@ -2,8 +2,6 @@
 (the circuit breaker) and which are slow with their receipts (checked every minute)."""
 from __future__ import annotations
 
-import functools
-
 import dramatiq
 
 from config import get_settings
@@ -16,8 +14,8 @@ from workers.broker import ops_redis
 SLOW_FOR_SECONDS = 600  # a verdict of slowness lasts until the next checks renew it
 
 
-@functools.cache
 def circuit() -> CircuitBreaker:
+    """Built per call (it holds no state of its own), so a settings change takes effect at once."""
     settings = get_settings()
     return CircuitBreaker(ops_redis(), settings.queue_namespace, threshold=settings.sms_gateway_failure_threshold,
                           cooldown=settings.sms_gateway_cooldown_seconds)
