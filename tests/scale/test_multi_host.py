@@ -9,13 +9,11 @@ shows both worker hosts, then one.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import psycopg2
@@ -53,8 +51,11 @@ def start_postgres(host: Host, workdir: Path) -> str:
                 "-c", f"listen_addresses={host.address}", "-c", f"unix_socket_directories={data}",
                 "-c", "fsync=off", "-c", "max_connections=300"], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}, cwd=str(workdir),
                log=str(workdir / "postgres.log"))
-    Network.wait_until(lambda: psycopg2.connect(host=host.address, user="postgres", dbname="postgres").close() or True,
-                       30, "PostgreSQL")
+    def accepts() -> bool:
+        psycopg2.connect(host=host.address, user="postgres", dbname="postgres").close()
+        return True
+
+    Network.wait_until(accepts, 30, "PostgreSQL")
     admin = psycopg2.connect(host=host.address, user="postgres", dbname="postgres")
     admin.autocommit = True
     admin.cursor().execute("CREATE DATABASE notify")
@@ -89,7 +90,8 @@ def provision(web: Host, env: dict[str, str]) -> tuple[str, str]:
     service = cli("create-service", "--name", "Scale-out", "--live")
     service_id = service.get("data", service)["id"]
     key = cli("create-api-key", "--service-id", service_id, "--name", "load", "--key-type", "live")
-    template = cli("create-template", "--service-id", service_id, "--type", "sms", "--name", "t", "--body", "Hi ((n))")
+    template = cli("create-template", "--service-id", service_id, "--type", "sms", "--name", "t",
+                   "--body", "Hi ((n))")
     return key.get("data", key)["key"], template.get("data", template)["id"]
 
 
