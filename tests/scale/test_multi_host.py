@@ -27,6 +27,7 @@ from tests.scale.netns import Host, Network, available
 ROOT = Path(__file__).resolve().parents[2]
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 SENDS = 80
+SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"  # runuser, ip and the servers
 
 pytestmark = pytest.mark.skipif(bool(available()) or not (PG_BIN / "postgres").exists()
                                 or not shutil.which("redis-server"),
@@ -49,8 +50,9 @@ def start_postgres(host: Host, workdir: Path) -> str:
         hba.write(f"host all all {host.address.rsplit('.', 1)[0]}.0/24 trust\n")
     host.start(["runuser", "-u", "postgres", "--", str(PG_BIN / "postgres"), "-D", str(data),
                 "-c", f"listen_addresses={host.address}", "-c", f"unix_socket_directories={data}",
-                "-c", "fsync=off", "-c", "max_connections=300"], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}, cwd=str(workdir),
+                "-c", "fsync=off", "-c", "max_connections=300"], env={"PATH": SYSTEM_PATH}, cwd=str(workdir),
                log=str(workdir / "postgres.log"))
+
     def accepts() -> bool:
         psycopg2.connect(host=host.address, user="postgres", dbname="postgres").close()
         return True
@@ -65,7 +67,7 @@ def start_postgres(host: Host, workdir: Path) -> str:
 
 def start_redis(host: Host, workdir: Path) -> str:
     host.start(["redis-server", "--bind", host.address, "--port", "6379", "--save", "", "--appendonly", "no",
-                "--protected-mode", "no"], env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}, cwd=str(workdir),
+                "--protected-mode", "no"], env={"PATH": SYSTEM_PATH}, cwd=str(workdir),
                log=str(workdir / "redis.log"))
     import redis
 
@@ -124,7 +126,7 @@ def test_processes_on_several_hosts_deliver_everything_once_when_a_worker_host_d
         db, web1, web2, worker1, worker2, scheduler = (network.add_host(label) for label in
                                                        ("db", "web1", "web2", "wk1", "wk2", "sch"))
         common = {
-            "PATH": f"{Path(sys.executable).parent}:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
+            "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1",
             "DATABASE_URL": start_postgres(db, workdir), "REDIS_URL": start_redis(db, workdir),
             "SECRET_KEY": "multi-host-secret-key", "ADMIN_CLIENT_SECRET": "multi-host-admin-secret-of-32-bytes!!",
             "PROVIDER_WEBHOOK_TOKEN": "multi-host-webhook-token", "PORT": "6011", "WEB_CONCURRENCY": "1",
