@@ -95,7 +95,8 @@ def queue_checks(settings: Settings) -> dict[str, str]:
             "queues": "not draining: " + ", ".join(old) if old else "ok"}
 
 
-def health(db: peewee.Database, redis_client: redis.Redis, settings: Settings | None = None) -> tuple[dict[str, str], int]:
+def health(db: peewee.Database, redis_client: redis.Redis,
+           settings: Settings | None = None) -> tuple[dict[str, str], int]:
     """200 when the database and Redis answer and (with settings) the queues are being worked,
     else 503 naming what is not."""
     checks = {"database": "ok", "redis": "ok"}

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from config import get_settings
 from models.db import database, enter_request, init_database, leave_request
+from observability import logs
 
 ROOT = Path(__file__).resolve().parent
 LANGUAGES = {"nl": "Nederlands", "en": "English"}
@@ -36,7 +36,7 @@ def select_language() -> str:
 
 def create_console_app() -> Flask:
     settings = get_settings()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure("console")
     if database.obj is None:
         init_database(settings.database_url)
     app = Flask(__name__)
@@ -69,6 +69,9 @@ def create_console_app() -> Flask:
     for area in ("services", "api_keys", "team", "settings", "go_live", "history"):  # console-service's areas
         app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
     app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
+    from console.ops.views import bp as ops_bp  # the worker dashboard (platform admins)
+
+    app.register_blueprint(ops_bp)
     register_console_cli(app)
 
     @app.before_request

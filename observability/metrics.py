@@ -13,7 +13,8 @@ from pathlib import Path
 def _dramatiq_cli() -> bool:
     """True in the processes of `dramatiq workers` (their argv is the CLI's, inherited on fork)."""
     program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()
-    return program.name == "dramatiq" or (program.name == "__main__.py" and program.parent.name == "dramatiq")
+    return (program.name in ("dramatiq", "dramatiq_cli.py")
+            or (program.name == "__main__.py" and program.parent.name == "dramatiq"))
 
 
 # prometheus_client picks its value class when first imported: the directory must be set before.

@@ -7,10 +7,16 @@ metrics, ours included, on `dramatiq_prom_port` (9191).
 """
 from __future__ import annotations
 
+import errno
+import time
+from http.server import HTTPServer
 from typing import Any
 
 import dramatiq
+from dramatiq.middleware import prometheus
 from dramatiq.middleware.prometheus import Prometheus
+
+TAKE_OVER_SECONDS = 5.0
 
 
 class WorkerMetrics(Prometheus):
@@ -49,10 +55,25 @@ class WorkerMetrics(Prometheus):
 
     @property
     def forks(self) -> list:
-        return super().forks if _cli() else []
+        return [serve_exposition] if _cli() else []
 
 
 def _cli() -> bool:
     from observability.metrics import _dramatiq_cli
 
     return _dramatiq_cli()
+
+
+def serve_exposition() -> int:
+    """Dramatiq's exposition server, for a host running several `dramatiq` instances (the supervised
+    worker runs one per process): the first binds the port and serves every process's samples (one
+    directory per host); the others wait and take over when it is gone."""
+    while True:
+        try:
+            server = HTTPServer((prometheus.HTTP_HOST, prometheus.HTTP_PORT), prometheus._metrics_handler)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            time.sleep(TAKE_OVER_SECONDS)
+            continue
+        server.serve_forever()

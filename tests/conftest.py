@@ -46,7 +46,7 @@ os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 from app import app as flask_app  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
-from workers.broker import broker  # noqa: E402
+from workers.broker import broker, ops_redis  # noqa: E402
 from config import get_settings  # noqa: E402
 
 
@@ -76,11 +76,11 @@ def _clean() -> Iterator[None]:
     broker.flush_all()
     # The simulated gateway's outbox outlives queue messages: a flush purged above must not leave
     # the next test's receipts waiting for its flag to expire.
-    for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:simulated-*"):
-        broker.client.delete(key)
+    for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:simulated-*"):
+        ops_redis().delete(key)
     # SMS gateways' circuits and slow-receipt verdicts (workers/sms_rotation.py) are per test too.
-    for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:sms-*"):
-        broker.client.delete(key)
+    for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:sms-*"):
+        ops_redis().delete(key)
     with database.connection_context():
         tables = _all_tables()
         if is_postgres():

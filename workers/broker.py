@@ -18,7 +18,7 @@ from redis.exceptions import NoScriptError
 
 from config import get_settings, redis_url
 from models.db import database, init_database, open_connection
-from observability.logs import MessageLogContext
+from observability.message_context import MessageLogContext
 from observability.worker_metrics import WorkerMetrics
 from workers.registry import WorkerRegistry
 

@@ -13,7 +13,8 @@ from typing import Any
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
-from workers.broker import broker
+from workers import registry
+from workers.broker import broker, ops_redis
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,9 @@ def _utc(ms: float) -> datetime.datetime:
     return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
 
 
-def _decode(queue: str, message_id: str, data: bytes, died_ms: float) -> DeadLetter:
+def _decode(queue: str, message_id: str, data: bytes, died_ms: float, final_error: bytes | None) -> DeadLetter:
     message = dramatiq.Message.decode(data)
-    trace = message.options.get("traceback") or ""
+    trace = final_error.decode() if final_error else message.options.get("traceback") or ""
     lines = [line for line in trace.strip().splitlines() if line.strip()]
     return DeadLetter(queue=queue, message_id=message_id, actor=message.actor_name, args=list(message.args),
                       retries=message.options.get("retries", 0), error=lines[-1] if lines else "",
@@ -57,15 +58,18 @@ def list_dead(queue: str, limit: int = 50) -> list[DeadLetter]:
     entries = broker.client.zrevrange(index, 0, limit - 1, withscores=True)
     if not entries:
         return []
-    datas = broker.client.hmget(messages, [message_id for message_id, _ in entries])
-    return [_decode(queue, message_id.decode(), data, died) for (message_id, died), data in zip(entries, datas)
-            if data is not None]
+    ids = [message_id.decode() for message_id, _ in entries]
+    datas = broker.client.hmget(messages, ids)
+    errors = ops_redis().mget([registry.dead_error_key(broker.namespace, message_id) for message_id in ids])
+    return [_decode(queue, message_id, data, died, error)
+            for message_id, (_, died), data, error in zip(ids, entries, datas, errors) if data is not None]
 
 
 def get_dead(queue: str, message_id: str) -> DeadLetter | None:
     index, messages = _keys(queue)
     died, data = broker.client.zscore(index, message_id), broker.client.hget(messages, message_id)
-    return None if died is None or data is None else _decode(queue, message_id, data, died)
+    error = ops_redis().get(registry.dead_error_key(broker.namespace, message_id))
+    return None if died is None or data is None else _decode(queue, message_id, data, died, error)
 
 
 def _take(queue: str, message_id: str) -> bytes | None:
@@ -74,6 +78,8 @@ def _take(queue: str, message_id: str) -> bytes | None:
     pipe = broker.client.pipeline(transaction=True)
     pipe.hget(messages, message_id).zrem(index, message_id).hdel(messages, message_id)
     data, removed, _ = pipe.execute()
+    if removed:
+        ops_redis().delete(registry.dead_error_key(broker.namespace, message_id))
     return data if removed else None
 
 

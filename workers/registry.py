@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+import traceback
 from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,10 +22,14 @@ import redis
 from dramatiq.middleware import Middleware
 
 from config import get_settings, redis_url
+from observability.logs import mask
 
 HEARTBEAT_SECONDS = 2.0
 ALIVE_SECONDS = 10.0  # a worker silent this long is shown dead (about five heartbeats missed)
 STATS_TTL_SECONDS = 3600
+DEAD_ERROR_TTL_SECONDS = 7 * 24 * 3600  # as long as Dramatiq keeps a dead letter
+MAX_ERROR_CHARS = 8000
+MAX_ARG_CHARS = 200  # arguments are ids, except a receipt batch's: shown shortened and masked
 # Upper bounds (ms) of the duration buckets kept per actor and minute, for percentiles.
 DURATION_BUCKETS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 600000)
 
@@ -32,6 +37,10 @@ DURATION_BUCKETS_MS = (5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30
 def keys(namespace: str) -> dict[str, str]:
     base = f"{namespace}:ops"
     return {"workers": f"{base}:workers", "queue_seen": f"{base}:queue-seen", "stats": f"{base}:stats"}
+
+
+def dead_error_key(namespace: str, message_id: str) -> str:
+    return f"{keys(namespace)['stats'].removesuffix(':stats')}:dead-error:{message_id}"
 
 
 def stats_key(namespace: str, minute: int) -> str:
@@ -63,6 +72,7 @@ class _Running:
         self.worker = worker
         self.queues = queues
         self.started = time.time()
+        self.address = ""  # learnt at the first heartbeat
         self.current: dict[str, dict[str, Any]] = {}
         self.done: Counter[str] = Counter()
         self.failed: Counter[str] = Counter()
@@ -111,7 +121,7 @@ class WorkerRegistry(Middleware):
             with running.lock:
                 running.current[message.message_id] = {
                     "actor": message.actor_name, "queue": message.queue_name, "message_id": message.message_id,
-                    "args": [str(a) for a in message.args][:3], "since": time.time()}
+                    "args": [mask(str(a))[:MAX_ARG_CHARS] for a in message.args[:3]], "since": time.time()}
 
     def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message, *,
                               result: Any = None, exception: BaseException | None = None) -> None:
@@ -130,6 +140,19 @@ class WorkerRegistry(Middleware):
 
     after_skip_message = after_process_message
 
+    def after_nack(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
+        """Dramatiq keeps the traceback of a retried attempt, not of the last one, which dead-letters
+        the message: keep that one as long as the dead letter lives."""
+        exception = getattr(message, "_exception", None)  # the worker's MessageProxy holds it
+        if exception is None:
+            return
+        text = "".join(traceback.format_exception(exception, limit=30))[-MAX_ERROR_CHARS:]
+        dead_id = message.options.get("redis_message_id", message.message_id)  # the id the Redis broker files it by
+        try:
+            self._redis().set(dead_error_key(self.namespace, dead_id), text, ex=DEAD_ERROR_TTL_SECONDS)
+        except redis.RedisError:
+            pass  # the dashboard then shows the traceback Dramatiq kept, if any
+
     def _beat(self, running: _Running) -> None:
         while not running.stop.wait(HEARTBEAT_SECONDS):
             try:
@@ -139,10 +162,12 @@ class WorkerRegistry(Middleware):
 
     def _heartbeat(self, running: _Running) -> None:
         now = time.time()
+        running.address = running.address or _address(self.url)
         with running.lock:
             current = list(running.current.values())
         record = {
-            "id": self.worker_id(running.worker), "host": socket.gethostname(), "address": _address(self.url),
+            "id": self.worker_id(running.worker), "host": socket.gethostname(),
+            "address": running.address,
             "pid": os.getpid(), "queues": running.queues, "threads": running.worker.worker_threads,
             "started_at": running.started, "heartbeat": now, "current": current,
         }

@@ -21,6 +21,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from observability import logs
+
 log = logging.getLogger("workers.supervise")
 MIN_RESTART_DELAY_SECONDS = 1.0
 MAX_RESTART_DELAY_SECONDS = 30.0
@@ -57,7 +59,9 @@ class Slot:
 
 
 def worker_command(threads: int, queues: list[str]) -> list[str]:
-    return [sys.executable, "-m", "dramatiq", "workers", "--processes", "1", "--threads", str(threads),
+    # Dramatiq's CLI, its lines in JSON like every other process's.
+    return [sys.executable, "-m", "observability.dramatiq_cli", "workers", "--processes", "1",
+            "--threads", str(threads),
             *(["--queues", *queues] if queues else [])]
 
 
@@ -81,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=8, help="threads per worker process (default 8)")
     parser.add_argument("--queues", nargs="*", default=[], help="queues to consume (default: all)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure("worker")
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
