@@ -16,6 +16,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from config import get_settings
 from models.db import database, init_database, is_postgres
 from models.migrations import migrate
+from models.notification import Notification
 from tests.conftest import wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
@@ -101,6 +102,7 @@ def test_redis_restarted_during_load(gateway):
         # after it came back was served.
         assert [error.status_code for error in refused] == [503] * 5 and len(ids) == 35
         assert set(wait_until_final(ids, timeout=120).values()) == {"delivered"}
+        assert Notification.select().count() == len(ids)  # a refused send left no row behind
         assert_each_sent_once(gateway, ids)
 
 
@@ -125,6 +127,7 @@ def test_postgres_restarted_during_load(gateway):
 
                 assert [error.status_code for error in refused] == [503] * 5 and len(ids) == 35
                 assert set(wait_until_final(ids, timeout=120).values()) == {"delivered"}
+                assert Notification.select().count() == len(ids)  # a refused send left no row behind
                 assert_each_sent_once(gateway, ids)
         finally:
             database.close()
