@@ -13,13 +13,15 @@ from decimal import Decimal
 from typing import Any
 
 import peewee
-from flask import Response, jsonify, request
+from flask import Response, jsonify
 
-from api.admin import admin_blueprint
+from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.admin_schemas import POSTAGE
 from api.admin.services import find_service
 from api.errors import BadRequestError, NoResultFound, ValidationError
-from api.request_body import json_body
+from api.openapi import documented
+from api.request_body import integer_argument, json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from models.db import database
 from models.rate import LETTER, SMS, Rate
@@ -52,6 +54,16 @@ create_rate = {
     "then": {"required": ["postage", "sheet_rate"]},
 }
 rate_path = {"type": "object", "properties": {"rate_id": uuid_property()}}
+rate_response = {
+    "type": "object",
+    "required": ["id", "notification_type", "postage", "valid_from", "rate", "sheet_rate"],
+    "properties": {"id": uuid_property(), "notification_type": {"enum": [SMS, LETTER]},
+                   "postage": {"enum": [*POSTAGE, None]}, "valid_from": {"type": "string", "format": "date"},
+                   "rate": {"type": "number"}, "sheet_rate": {"type": ["number", "null"]}},
+    "additionalProperties": False,
+}
+rates_response = {"type": "object", "required": ["rates"],
+                  "properties": {"rates": {"type": "array", "items": rate_response}}, "additionalProperties": False}
 usage_query = {
     "type": "object",
     "required": ["year", "month"],
@@ -105,28 +117,27 @@ def service_usage(service_id: str, year: Any, month: Any) -> dict[str, Any]:
     return monthly_usage(service.id, year, month)
 
 
-def _integer_argument(name: str) -> Any:
-    raw = request.args.get(name)
-    # A non-number is passed on as text, for the schema's "<name> x is not of type integer".
-    return int(raw) if raw is not None and raw.strip().isdigit() else raw
-
-
 @admin_blueprint.get("/rates")
+@documented("Every price on the rate card, its history included.", {200: rates_response})
 def get_rates() -> Response:
     return jsonify(list_rates())
 
 
 @admin_blueprint.post("/rates")
+@documented("A new price, valid from a day on.", {201: rate_response}, body=create_rate)
 def post_rate() -> tuple[Response, int]:
     return jsonify(add_rate(json_body())), 201
 
 
 @admin_blueprint.delete("/rates/<rate_id>")
+@documented("Remove a price.", {204: None}, path=rate_path["properties"])
 def remove_rate(rate_id: str) -> tuple[str, int]:
     delete_rate(rate_id)
     return "", 204
 
 
 @admin_blueprint.get("/services/<service_id>/usage")
+@documented("What the service sent with live keys in a month, and its cost.", {200: responses.usage},
+            query=usage_query, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_usage(service_id: str) -> Response:
-    return jsonify(service_usage(service_id, _integer_argument("year"), _integer_argument("month")))
+    return jsonify(service_usage(service_id, integer_argument("year"), integer_argument("month")))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from flask import Response, jsonify
 
+from api.openapi import documented
 from api.providers import providers_blueprint
+from api.providers.delivery_receipts import MAX_BODY_BYTES, success_response
 from api.request_body import json_body
 from api.schema import validate
 from pipeline.providers.email.events import EVENT_TYPES
@@ -43,8 +45,10 @@ EMAIL_EVENTS_SCHEMA = {
 
 
 @providers_blueprint.post("/<provider>/email-events")
+@documented("An email provider's event about a message, or an array of them.", {200: success_response},
+            body={"anyOf": [EMAIL_EVENT_SCHEMA, EMAIL_EVENTS_SCHEMA]})
 def email_events(provider: str) -> tuple[Response, int]:
-    body = json_body()
+    body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)
     events = validate(EMAIL_EVENTS_SCHEMA, body) if isinstance(body, list) else [validate(EMAIL_EVENT_SCHEMA, body)]
     # Answered at once and applied on the receipts queue, as delivery receipts are.
     process_email_events.send(provider, events)
