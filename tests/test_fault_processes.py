@@ -69,8 +69,9 @@ def test_a_killed_worker_process_is_replaced_and_no_text_is_lost_or_sent_twice(l
         ids, refused = send_texts(api, template_id, 40)
         wait_for(lambda: len(gateway.messages) >= 8, timeout=30)
         masters = wait_for(lambda: len(_children(supervisor.pid)) == 2 and _children(supervisor.pid), timeout=30)
-        [victim] = wait_for(lambda: _children(masters[0]), timeout=30)
-        os.kill(victim, signal.SIGKILL)  # a worker process dies in the middle of its provider calls
+        # A worker process dies in the middle of its provider calls (with any process forked beside it).
+        for victim in wait_for(lambda: _children(masters[0]), timeout=30):
+            os.kill(victim, signal.SIGKILL)
 
         # Its dramatiq parent exits; the supervisor starts another in its place, the other goes on.
         wait_for(lambda: masters[0] not in _children(supervisor.pid) and len(_children(supervisor.pid)) == 2,
