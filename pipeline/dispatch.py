@@ -29,7 +29,8 @@ from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
 from observability.metrics import provider_calls
 from pipeline.providers import (
-    EmailMessageData, EmailProvider, FinalProviderError, RetryableProviderError, SmsMessageData, SmsProvider,
+    EmailMessageData, EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsMessageData,
+    SmsProvider,
 )
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
@@ -138,6 +139,9 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
         raise
     except FinalProviderError:
         outcome = "final-error"
+        raise
+    except OutcomeUnknownError:
+        outcome = "outcome-unknown"
         raise
     finally:
         provider_calls.labels(provider.name, channel, outcome).observe(time.perf_counter() - started)

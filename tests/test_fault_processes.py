@@ -16,6 +16,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from config import get_settings
 from models.db import database, init_database, is_postgres
 from models.migrations import migrate
+from models.notification import Notification
 from tests.conftest import wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
@@ -68,8 +69,9 @@ def test_a_killed_worker_process_is_replaced_and_no_text_is_lost_or_sent_twice(l
         ids, refused = send_texts(api, template_id, 40)
         wait_for(lambda: len(gateway.messages) >= 8, timeout=30)
         masters = wait_for(lambda: len(_children(supervisor.pid)) == 2 and _children(supervisor.pid), timeout=30)
-        [victim] = wait_for(lambda: _children(masters[0]), timeout=30)
-        os.kill(victim, signal.SIGKILL)  # a worker process dies in the middle of its provider calls
+        # A worker process dies in the middle of its provider calls (with any process forked beside it).
+        for victim in wait_for(lambda: _children(masters[0]), timeout=30):
+            os.kill(victim, signal.SIGKILL)
 
         # Its dramatiq parent exits; the supervisor starts another in its place, the other goes on.
         wait_for(lambda: masters[0] not in _children(supervisor.pid) and len(_children(supervisor.pid)) == 2,
@@ -101,6 +103,7 @@ def test_redis_restarted_during_load(gateway):
         # after it came back was served.
         assert [error.status_code for error in refused] == [503] * 5 and len(ids) == 35
         assert set(wait_until_final(ids, timeout=120).values()) == {"delivered"}
+        assert Notification.select().count() == len(ids)  # a refused send left no row behind
         assert_each_sent_once(gateway, ids)
 
 
@@ -125,6 +128,7 @@ def test_postgres_restarted_during_load(gateway):
 
                 assert [error.status_code for error in refused] == [503] * 5 and len(ids) == 35
                 assert set(wait_until_final(ids, timeout=120).values()) == {"delivered"}
+                assert Notification.select().count() == len(ids)  # a refused send left no row behind
                 assert_each_sent_once(gateway, ids)
         finally:
             database.close()
