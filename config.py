@@ -89,6 +89,13 @@ class Settings:
     sms_gateway_failure_threshold: int = 5
     sms_gateway_cooldown_seconds: int = 30
     smtp_fallback_url: str | None = None  # a second SMTP relay, for when the first cannot be reached
+    broker_url: str | None = None  # amqp://... : RabbitMQ carries the messages; None: Redis (REDIS_URL)
+    metrics_token: str | None = None  # when set, /metrics answers only "Authorization: Bearer <token>"
+    # /_status fails when a queue holding messages has had no live worker this long, or its
+    # oldest message is older than this.
+    status_worker_absent_seconds: float = 60.0
+    status_queue_age_seconds: float = 300.0
+    smtp_timeout_seconds: float = 30.0  # connecting and each SMTP command, on either relay
 
 
 def load_settings() -> Settings:
@@ -143,6 +150,11 @@ def load_settings() -> Settings:
         sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
         sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
         smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
+        broker_url=os.environ.get("BROKER_URL") or None,
+        metrics_token=os.environ.get("METRICS_TOKEN") or None,
+        status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
+        status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
+        smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
     )
 
 

@@ -78,6 +78,9 @@ def _clean() -> Iterator[None]:
     # the next test's receipts waiting for its flag to expire.
     for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:simulated-*"):
         broker.client.delete(key)
+    # SMS gateways' circuits and slow-receipt verdicts (workers/sms_rotation.py) are per test too.
+    for key in broker.client.scan_iter(f"{get_settings().queue_namespace}:sms-*"):
+        broker.client.delete(key)
     with database.connection_context():
         tables = _all_tables()
         if is_postgres():

@@ -3,17 +3,20 @@ from __future__ import annotations
 
 import datetime
 import logging
+import random
 
 import dramatiq
 import peewee
 
 from config import get_settings
+from models import crypto
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import dispatch, statuses
+from pipeline import dispatch, failover, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import add_after_commit, enqueue_after_commit
+from workers.sms_rotation import circuit, slow
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
@@ -39,24 +42,31 @@ RETRIES = {
 
 
 def _deliver(notification_id: str) -> None:
-    notification = dispatch.awaiting_dispatch(notification_id)
+    try:
+        notification = dispatch.awaiting_dispatch(notification_id)
+    except crypto.UNREADABLE:
+        # Content that no longer decrypts (SECRET_KEY changed, a damaged row) can never be sent.
+        log.exception("content of %s cannot be read; marking technical-failure", notification_id)
+        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+        return
     if notification is None:
         return  # already dispatched, or another worker holds it
-    provider = dispatch.provider_for(notification)
-    if dispatch.is_simulated(provider):
-        sent = dispatch.send(notification, provider)
+    rotation = circuit() if notification.notification_type == "sms" else None
+    providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+    if len(providers) == 1 and dispatch.is_simulated(providers[0]):
+        sent = dispatch.send(notification, providers[0])
         if dispatch.record_sent(notification, sent):  # only one duplicate of this message gets here
             queue_simulated_receipt(simulated_receipt(sent.reference, notification_id, notification.normalised_to))
         return
     if not dispatch.claim(notification):
         return
     try:
-        sent = dispatch.send(notification, provider)
-    except RetryableProviderError:
+        sent = failover.send(notification, providers, circuit=rotation)
+    except RetryableProviderError:  # no provider took it, and certainly none has it
         dispatch.release(notification_id)
         raise
     except OutcomeUnknownError as exc:
-        if provider.deduplicates:
+        if isinstance(exc, failover.RetryAtSameProvider):
             dispatch.release(notification_id)
             raise
         # Sending again could deliver it twice: the claim stays, and the receipt moves it on.

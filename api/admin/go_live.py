@@ -10,7 +10,6 @@ from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
-from workers.platform_email import send_platform_email
 from api.admin.services import find_service
 from api.errors import BadRequestError
 from api.formatting import iso
@@ -23,6 +22,7 @@ from models.go_live import GoLiveRequest, latest_request, pending_request
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
+from workers.platform_email import send_platform_email
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
@@ -67,10 +67,14 @@ def request_json(row: GoLiveRequest | None) -> dict[str, Any] | None:
 
 
 def go_live_status(service_id: str) -> dict[str, Any]:
-    """Where the service stands: live or not, the checklist for the current actor, the last request."""
+    """Where the service stands: live or not, the last request, and the checklist for whoever
+    asked to go live while a request waits (otherwise for the current actor)."""
     service = find_service(service_id)
-    return {"trial_mode": service.trial_mode, "checklist": checklist(service, audit.current_actor()),
-            "request": request_json(latest_request(service))}
+    latest = latest_request(service)
+    asking = audit.current_actor()
+    if latest is not None and latest.status == "pending":
+        asking = audit.Actor(latest.requested_by_kind, latest.requested_by_id, latest.requested_by_name)
+    return {"trial_mode": service.trial_mode, "checklist": checklist(service, asking), "request": request_json(latest)}
 
 
 def request_go_live(service_id: str) -> dict[str, Any]:

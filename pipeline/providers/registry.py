@@ -17,6 +17,7 @@ from pipeline.providers.sms.http_gateway import HttpSmsGateway
 
 if TYPE_CHECKING:
     from config import Settings
+    from models.sms_gateway import SmsGateway
 
 T = TypeVar("T")
 _cache: dict[tuple, object] = {}
@@ -34,9 +35,32 @@ def _cached(key: tuple, build: Callable[[], T]) -> T:
 def email_provider(settings: Settings, *, simulated: bool = False) -> EmailProvider:
     """SMTP when SMTP_URL is set and the message is real; the simulator otherwise."""
     if settings.smtp_url and not simulated:
-        url = settings.smtp_url
-        return _cached(("email", url), lambda: SmtpProvider(url))
+        url, timeout = settings.smtp_url, settings.smtp_timeout_seconds
+        return _cached(("email", url, timeout), lambda: SmtpProvider(url, timeout=timeout))
     return _cached(("email", "simulated"), SimulatedEmailProvider)
+
+
+SMTP_FALLBACK = "smtp-fallback"
+
+
+def email_providers(settings: Settings) -> list[EmailProvider]:
+    """The SMTP relay, then SMTP_FALLBACK_URL's when set (pipeline/failover.py)."""
+    providers = [email_provider(settings)]
+    if settings.smtp_url and settings.smtp_fallback_url:
+        url, timeout = settings.smtp_fallback_url, settings.smtp_timeout_seconds
+        providers.append(_cached(("email", url, timeout, SMTP_FALLBACK),
+                                 lambda: SmtpProvider(url, timeout=timeout, name=SMTP_FALLBACK)))
+    return providers
+
+
+def sms_gateway(settings: Settings, gateway: SmsGateway) -> SmsProvider:
+    """The client of one of several gateways (pipeline/providers/sms/gateways.py); its receipts come
+    to a webhook under its own name."""
+    callback_url = f"{settings.base_url}/providers/{gateway.name}/delivery-receipts"
+    timeout, deduplicates = settings.sms_gateway_timeout_seconds, settings.sms_gateway_deduplicates
+    key = ("sms", gateway.name, gateway.url, gateway.token, callback_url, timeout, deduplicates)
+    return _cached(key, lambda: HttpSmsGateway(gateway.url, gateway.token, callback_url=callback_url, timeout=timeout,
+                                               deduplicates=deduplicates, name=gateway.name))
 
 
 def sms_provider(settings: Settings, *, simulated: bool = False) -> SmsProvider:

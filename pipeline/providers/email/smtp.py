@@ -61,8 +61,11 @@ class SmtpProvider:
     name = "smtp"
     deduplicates = False  # a relay queues every message it accepts, repeats included
 
-    def __init__(self, url: str, *, timeout: float = 30.0, tls_context: ssl.SSLContext | None = None) -> None:
-        """`timeout` in seconds applies to connecting and to each SMTP command."""
+    def __init__(self, url: str, *, timeout: float = 30.0, tls_context: ssl.SSLContext | None = None,
+                 name: str = "smtp") -> None:
+        """`timeout` in seconds applies to connecting and to each SMTP command; `name`: which relay
+        this is (recorded as the notification's provider)."""
+        self.name = name
         parts = urlsplit(url)
         if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
             raise ValueError(f"SMTP URL must be smtp://, smtp+starttls:// or smtps:// with a host, not {url!r}")

@@ -29,6 +29,7 @@ LEGACY_NAME = "http-gateway"
 DEFAULT_PRIORITY = 10
 SETTINGS = ("url", "token", "priority", "supports_international", "active")
 _synced: set[tuple] = set()
+_parsed: dict[tuple, list[dict[str, Any]]] = {}
 _lock = threading.Lock()
 
 
@@ -91,14 +92,28 @@ def sync_configured(settings: Settings) -> None:
 
 
 def in_use(settings: Settings) -> list[SmsGateway]:
-    """Every gateway (configuration synced once per process), read through the hot-path cache."""
+    """Every gateway, read through the hot-path cache; the configured ones are added (and their URL
+    and token brought in line) once per process, and again should one go missing."""
+    def load() -> list[SmsGateway]:
+        return list(SmsGateway.select().order_by(SmsGateway.name))
+
+    rows = cache.cached(("sms-gateways",), load)
     key = (os.getpid(), settings.sms_gateway_url, settings.sms_gateway_token, settings.sms_gateways)
-    if key not in _synced:
+    names = {row.name for row in rows}
+    if key not in _synced or any(entry["name"] not in names for entry in _configured(key, settings)):
         with _lock:
-            if key not in _synced:
-                sync_configured(settings)
-                _synced.add(key)
-    return cache.cached(("sms-gateways",), lambda: list(SmsGateway.select().order_by(SmsGateway.name)))
+            sync_configured(settings)
+            _synced.add(key)
+        cache.clear()
+        rows = load()
+    return rows
+
+
+def _configured(key: tuple, settings: Settings) -> list[dict[str, Any]]:
+    # Parsed once per configuration: this runs on every send.
+    if key not in _parsed:
+        _parsed[key] = configured(settings)
+    return _parsed[key]
 
 
 def candidates(gateways: list[SmsGateway]) -> list[Candidate]:

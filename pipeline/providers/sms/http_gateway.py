@@ -36,9 +36,11 @@ class HttpSmsGateway:
     name = "http-gateway"
 
     def __init__(self, url: str, token: str | None, *, callback_url: str, timeout: float = 10.0,
-                 deduplicates: bool = False) -> None:
+                 deduplicates: bool = False, name: str = "http-gateway") -> None:
         """`timeout` in seconds, for connecting and for waiting on the answer; `deduplicates`: the
-        gateway drops a message whose reference it has already accepted."""
+        gateway drops a message whose reference it has already accepted; `name`: which of several
+        gateways this is (recorded as the notification's provider)."""
+        self.name = name
         self.url = url.rstrip("/")
         self.callback_url = callback_url
         self.timeout = timeout

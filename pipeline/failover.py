@@ -1,0 +1,93 @@
+"""Provider failover for texts and emails: the next provider is tried only for a call that certainly
+did not reach the one before it (RetryableProviderError), so no message reaches two providers.
+
+Texts go to the SMS gateways in use (pipeline/providers/sms/gateways.py) in the order
+selection.order gives them: drawn by share, without those out of rotation, slow ones with half
+their share. Emails go to the SMTP relay, then to SMTP_FALLBACK_URL's. A call whose outcome is
+unknown is never failed over: at a gateway that drops repeats (`deduplicates`) the notification is
+pinned to that gateway (its `sent_by`, set while it is still `created`) and retried there only;
+elsewhere it waits for its receipt.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable, Collection
+
+from config import Settings
+from models.notification import Notification
+from pipeline import dispatch, statuses
+from pipeline.providers import EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsProvider
+from pipeline.providers.errors import TECHNICAL_FAILURE
+from pipeline.providers.registry import email_providers, sms_gateway, sms_provider
+from pipeline.providers.sms import gateways, selection
+from pipeline.providers.sms.circuit import CircuitBreaker
+
+log = logging.getLogger(__name__)
+
+Provider = SmsProvider | EmailProvider
+
+
+class RetryAtSameProvider(OutcomeUnknownError):
+    """The outcome is unknown at a provider that drops repeats: send again, to that provider only."""
+
+
+def route(notification: Notification, settings: Settings, *, circuit: CircuitBreaker | None,
+          slow: Callable[[], Collection[str]] = tuple, draw: float = 0.0) -> list[Provider]:
+    """The providers to try for this notification, in turn. Test keys and a channel with no real
+    provider get the simulator; an empty list: no gateway can take the text now. `slow` is asked
+    only when there are gateways to choose from (it costs a Redis round trip)."""
+    if notification.key_type == "test":
+        return [dispatch.provider_for(notification)]
+    if notification.notification_type == "email":
+        return email_providers(settings)
+    rows = gateways.in_use(settings)
+    if not rows:
+        return [sms_provider(settings)]
+    by_name = {row.name: row for row in rows}
+    if notification.sent_by in by_name:  # pinned: that gateway may already have it
+        return [sms_gateway(settings, by_name[notification.sent_by])]
+    order = selection.order(gateways.candidates(rows), international=notification.international,
+                            unavailable=circuit.unavailable(by_name) if circuit else (), slow=slow(), draw=draw)
+    return [sms_gateway(settings, by_name[name]) for name in order]
+
+
+def send(notification: Notification, providers: list[Provider], *,
+         circuit: CircuitBreaker | None) -> dispatch.Dispatched:
+    """Call the providers in turn until one takes the message; raises what the last one raised."""
+    if not providers:
+        raise RetryableProviderError("no SMS gateway can take this text now: all are out of rotation")
+    last: RetryableProviderError | None = None
+    for provider in providers:
+        try:
+            sent = dispatch.send(notification, provider)
+        except RetryableProviderError as error:  # certainly not there: the next one may take it
+            _failed(circuit, provider)
+            log.info("%s did not take %s (%s); %s", provider.name, notification.id, error,
+                     "trying the next provider" if provider is not providers[-1] else "no provider left")
+            last = error
+            continue
+        except OutcomeUnknownError as error:
+            _failed(circuit, provider)
+            if provider.deduplicates:
+                _pin(notification, provider.name)
+                raise RetryAtSameProvider(str(error)) from error
+            raise
+        except FinalProviderError as error:
+            if error.status == TECHNICAL_FAILURE:  # our request is wrong for it: credentials, URL
+                _failed(circuit, provider)
+            raise
+        if circuit is not None:
+            circuit.record_success(provider.name)
+        return sent
+    assert last is not None
+    raise last
+
+
+def _failed(circuit: CircuitBreaker | None, provider: Provider) -> None:
+    if circuit is not None and circuit.record_failure(provider.name):
+        log.warning("SMS gateway %s taken out of rotation after repeated failures", provider.name)
+
+
+def _pin(notification: Notification, provider_name: str) -> None:
+    Notification.update(sent_by=provider_name).where(
+        (Notification.id == notification.id) & (Notification.status == statuses.CREATED)).execute()
