@@ -67,7 +67,8 @@ rates_response = {"type": "object", "required": ["rates"],
 usage_query = {
     "type": "object",
     "required": ["year", "month"],
-    "properties": {"year": {"type": "integer", "minimum": 2000, "maximum": 9999},
+    # 9998: the month after December 9999 is past the last date Python has (it was a 500).
+    "properties": {"year": {"type": "integer", "minimum": 2000, "maximum": 9998},
                    "month": {"type": "integer", "minimum": 1, "maximum": 12}},
 }
 

@@ -201,6 +201,11 @@ def test_other_integer_query_parameters_that_are_not_ascii_integers(client, serv
     assert error(response) == (400, "ValidationError", f"{name} ² is not of type integer")
 
 
+def test_usage_of_the_last_month_python_has_no_end_for(client, service):
+    response = client.get(f"/admin/services/{service.id}/usage?year=9999&month=12", headers=admin_headers())
+    assert error(response) == (400, "ValidationError", "year 9999 is greater than the maximum of 9998")
+
+
 def test_retention_period_of_5000_digits(client, service, key):
     template = create_sample_template(service=service, template_type="email", body="Your file: ((doc))")
     file = {"file": base64.b64encode(b"%PDF-1.4 tiny").decode(), "filename": "a.pdf",
