@@ -36,6 +36,7 @@ service = _record({
     "international_sms_daily_limit": {"type": "integer"},
     "data_retention_days": _record({channel: {"type": "integer"} for channel in CHANNELS}),
     "file_download_contact": _nullable_string,
+    "hosted_unsubscribe": {"type": "boolean"},
     "created_at": DATETIME,
     "updated_at": NULLABLE_DATETIME,
 })
