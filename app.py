@@ -1,20 +1,18 @@
 """The Flask app: authenticates, validates, records, enqueues, answers."""
 from __future__ import annotations
 
-import logging
-
-import peewee
 import redis
 from flask import Flask, Response, g, jsonify
 
 from api.errors import register_error_handlers
 from config import get_settings, redis_url
 from models.db import database, init_database, enter_request, leave_request
+from observability import logs
 
 
 def create_app() -> Flask:
     settings = get_settings()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure("web")
     if database.obj is None:
         init_database(settings.database_url)
     app = Flask(__name__, static_folder=None)
@@ -27,6 +25,7 @@ def create_app() -> Flask:
     from api.admin import admin_blueprint
     from api.branding import branding_blueprint
     from api.documents import documents_blueprint
+    from api.monitoring import health, register_monitoring
     from api.providers import providers_blueprint
     from api.unsubscribe import unsubscribe_blueprint
     from api.v2 import v2_blueprint
@@ -47,6 +46,7 @@ def create_app() -> Flask:
     app.register_blueprint(unsubscribe_blueprint)
     register_error_handlers(app)
     register_cli(app)
+    register_monitoring(app)
     register_report_reader(app)
 
     @app.before_request
@@ -61,25 +61,10 @@ def create_app() -> Flask:
 
     @app.get("/_status")
     def status() -> tuple[Response, int]:
-        checks, code = health(database, status_redis)
+        checks, code = health(database, status_redis, get_settings())
         return jsonify(checks), code
 
     return app
-
-
-def health(db: peewee.Database, redis_client: redis.Redis) -> tuple[dict[str, str], int]:
-    """200 when the database and Redis answer, else 503 naming what does not."""
-    checks = {"database": "ok", "redis": "ok"}
-    try:
-        db.execute_sql("SELECT 1")
-    except peewee.PeeweeException as exc:
-        checks["database"] = f"unavailable: {type(exc).__name__}"
-    try:
-        redis_client.ping()
-    except redis.RedisError as exc:
-        checks["redis"] = f"unavailable: {type(exc).__name__}"
-    healthy = all(value == "ok" for value in checks.values())
-    return {"status": "ok" if healthy else "unavailable", **checks}, 200 if healthy else 503
 
 
 app = create_app()

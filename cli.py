@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 from flask import Flask
 
-from api.admin import api_keys, go_live, history, services, templates
+from api.admin import api_keys, appearance, go_live, history, services, templates
 from workers.platform_email import send_platform_email
 from api.auth import create_token
 from api.errors import ApiError
@@ -93,6 +93,18 @@ def register_cli(app: Flask) -> None:
     def reject_go_live(service_id: str, reason: str) -> None:
         """Turn down a service's waiting request to go live."""
         _run(lambda: go_live.reject_go_live(service_id, {"reason": reason}, send_email=send_platform_email))
+
+    @app.cli.command("set-appearance")
+    @click.option("--service-id", required=True)
+    @click.option("--language", help="nl (the default) or en: what the service's recipients read.")
+    @click.option("--email-brand-id", help="An email brand's id, or 'none'.")
+    @click.option("--letter-brand-id", help="A letter brand's id, or 'none'.")
+    def set_appearance(service_id: str, language: str | None, email_brand_id: str | None,
+                       letter_brand_id: str | None) -> None:
+        """Set a service's language and brands (as PATCH /admin/services/<id>/appearance)."""
+        given = {"language": language, "email_brand_id": email_brand_id, "letter_brand_id": letter_brand_id}
+        data = {key: None if value == "none" else value for key, value in given.items() if value is not None}
+        _run(lambda: appearance.change_appearance(service_id, data))
 
     @app.cli.command("service-history")
     @click.option("--service-id", required=True)

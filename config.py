@@ -85,11 +85,17 @@ class Settings:
     slow_sweep_interval_seconds: int  # the sending timeout and expired files
     # More SMS gateways, as a JSON array (pipeline/providers/sms/gateways.py), and when one is taken
     # out of rotation: this many failed calls within a minute, for this many seconds.
-    sms_gateways: str | None
-    sms_gateway_failure_threshold: int
-    sms_gateway_cooldown_seconds: int
-    smtp_fallback_url: str | None  # a second SMTP relay, for when the first cannot be reached
-    smtp_timeout_seconds: float  # connecting and each SMTP command, on either relay
+    sms_gateways: str | None = None
+    sms_gateway_failure_threshold: int = 5
+    sms_gateway_cooldown_seconds: int = 30
+    smtp_fallback_url: str | None = None  # a second SMTP relay, for when the first cannot be reached
+    broker_url: str | None = None  # amqp://... : RabbitMQ carries the messages; None: Redis (REDIS_URL)
+    metrics_token: str | None = None  # when set, /metrics answers only "Authorization: Bearer <token>"
+    # /_status fails when a queue holding messages has had no live worker this long, or its
+    # oldest message is older than this.
+    status_worker_absent_seconds: float = 60.0
+    status_queue_age_seconds: float = 300.0
+    smtp_timeout_seconds: float = 30.0  # connecting and each SMTP command, on either relay
 
 
 def load_settings() -> Settings:
@@ -144,6 +150,10 @@ def load_settings() -> Settings:
         sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
         sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
         smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
+        broker_url=os.environ.get("BROKER_URL") or None,
+        metrics_token=os.environ.get("METRICS_TOKEN") or None,
+        status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
+        status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
     )
 

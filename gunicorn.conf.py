@@ -17,7 +17,37 @@ else:
     worker_class = "gthread"
     threads = int(os.environ.get("WEB_THREADS", "8"))
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
-access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms'
+
+# Metrics: each worker process writes its samples under PROMETHEUS_MULTIPROC_DIR and /metrics reads
+# them all. Set here, before the workers fork and first import prometheus_client; a directory made
+# here is this server's alone and removed on exit; one given is emptied at start (stale samples of
+# an earlier run would be summed in).
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+_own_metrics_dir = "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+if _own_metrics_dir:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="notify-web-metrics-")
+else:
+    for _stale in Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).glob("*.db"):
+        _stale.unlink()
+
+
+def child_exit(server, worker):  # noqa: ANN001, ANN201  (gunicorn's hook signature)
+    from observability.metrics import mark_process_dead
+
+    mark_process_dead(worker.pid)
+
+
+def on_exit(server):  # noqa: ANN001, ANN201
+    if _own_metrics_dir:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+
+
+# One JSON object per line for gunicorn's own lines too; the access line carries the request id.
+logger_class = "observability.gunicorn_logger.JsonLogger"
+access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}o)s'
 
 
 def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's Worker)

@@ -20,6 +20,7 @@ import redis
 
 import workers  # noqa: F401  (declares every actor on the broker)
 from config import get_settings, redis_url
+from observability import logs
 
 log = logging.getLogger("scheduler")
 MAX_BACKOFF_SECONDS = 10.0
@@ -50,7 +51,7 @@ def tick(client: redis.Redis, namespace: str, due: list[Job]) -> list[str]:
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure("scheduler")
     settings = get_settings()
     client = redis.Redis.from_url(redis_url(settings))
     stop = threading.Event()

@@ -10,14 +10,17 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import jwt
+import redis
 from flask import g, request
 
+from api import limits
 from api.errors import AuthError
 from config import get_settings
-from models import crypto
+from models import cache, crypto
 from models.api_key import ApiKey, record_key_use
 from models.cache import cached
 from models.service import Service
+from observability import logs
 
 CLOCK_TOLERANCE_SECONDS = 30
 CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
@@ -145,13 +148,25 @@ def _authenticate(token: str) -> tuple[Service, ApiKey]:
     raise AuthError("Invalid token: API key not found")
 
 
+def _observe_settings_generation() -> None:
+    """Entries cached before the latest settings change are not used by this request (models.cache)."""
+    try:
+        generation = limits.settings_generation()
+    except redis.RedisError:
+        return  # the cache's TTL bounds what this request may see; Redis's outage is the limits' to report
+    cache.observe(generation)
+
+
 def authenticate_service() -> Caller:
-    service, key = _authenticate(_bearer_token())
+    token = _bearer_token()
+    _observe_settings_generation()
+    service, key = _authenticate(token)
     if key.revoked_at is not None:
         raise AuthError("Invalid token: API key revoked")
     record_key_use(key.id)
     caller = Caller(service=service, api_key=key)
     g.caller = caller
+    logs.bind(service_id=service.id)
     return caller
 
 

@@ -12,6 +12,7 @@ import redis
 from api.batching import Batcher
 from api.errors import ApiError, BadRequestError, RateLimitError, TooManyRequestsError
 from config import get_settings, redis_url
+from models import cache
 
 RATE_WINDOW_SECONDS = 60
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
@@ -40,12 +41,16 @@ def _key(*parts: object) -> str:
 Counter = tuple[str, int, int]  # key, expiry in seconds, amount to add
 
 
-def _count_batch(batch: list[tuple[Counter, ...]]) -> list[list[int]]:
+def _count_batch(batch: list[tuple[Counter, ...] | str]) -> list[list[int] | bytes | None]:
     """INCRBY every counter of every request, one INCRBY per key: each request gets the values it
-    would have got from INCRBYs of its own, in the order the requests came."""
+    would have got from INCRBYs of its own, in the order the requests came. A key alone (a read)
+    is read in the same round trip, once however many requests asked for it."""
     totals: dict[str, int] = {}
     ttls: dict[str, int] = {}
+    reads = list(dict.fromkeys(item for item in batch if isinstance(item, str)))
     for counters in batch:
+        if isinstance(counters, str):
+            continue
         for key, ttl, amount in counters:
             totals[key] = totals.get(key, 0) + amount
             ttls[key] = ttl
@@ -53,10 +58,16 @@ def _count_batch(batch: list[tuple[Counter, ...]]) -> list[list[int]]:
     for key, added in totals.items():
         pipe.incrby(key, added)
         pipe.expire(key, ttls[key])
-    replies = pipe.execute()[::2]
-    reached = {key: reply - totals[key] for key, reply in zip(totals, replies)}
-    values = []
+    if reads:
+        pipe.mget(reads)
+    replies = pipe.execute()
+    read = dict(zip(reads, replies.pop() if reads else ()))
+    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2])}
+    values: list[list[int] | bytes | None] = []
     for counters in batch:
+        if isinstance(counters, str):
+            values.append(read[counters])
+            continue
         mine = []
         for key, _, amount in counters:
             reached[key] += amount
@@ -70,16 +81,22 @@ _counters = Batcher("redis-counters", _count_batch)
 
 def count(*counters: Counter) -> list[int]:
     """Add to each counter; their new values."""
-    return _counters.submit(counters)
+    return _counters.submit(counters)  # type: ignore[return-value]
+
+
+def settings_generation() -> bytes | None:
+    """The settings generation (models.cache), read in the round trip the counters of the requests
+    waiting at the same moment make: under load, many requests share one read."""
+    return _counters.submit(cache.generation_key())  # type: ignore[return-value]
 
 
 class _Lease:
     """Rate-limit tokens numbered next..last of one window, taken from Redis in one go."""
 
-    __slots__ = ("window", "next", "last", "used_up")
+    __slots__ = ("window", "limit", "next", "last", "used_up")
 
-    def __init__(self, window: int, first: int, last: int) -> None:
-        self.window, self.next, self.last = window, first, last
+    def __init__(self, window: int, limit: int, first: int, last: int) -> None:
+        self.window, self.limit, self.next, self.last = window, limit, first, last
         # Counters only grow within a window: once one lease came back empty, all will.
         self.used_up = first > last
 
@@ -98,12 +115,12 @@ def lease_size(limit: int) -> int:
     return max(1, min(LEASE_MAX, limit // 100))
 
 
-def _local_token(key: tuple[object, str], window: int) -> bool | None:
+def _local_token(key: tuple[object, str], window: int, limit: int) -> bool | None:
     """True: a token of this process's lease; False: the window is used up; None: ask Redis."""
     with _leases_lock:
         lease = _leases.get(key)
-        if lease is None or lease.window != window:
-            return None
+        if lease is None or lease.window != window or lease.limit != limit:
+            return None  # a changed limit counts from this request: a lease of the old one is dropped
         if lease.used_up:
             return False
         if lease.next > lease.last:
@@ -117,7 +134,7 @@ def _take_lease(lease_key: tuple[object, str], window: int, limit: int) -> bool:
     service_id, key_type = lease_key
     size = lease_size(limit)
     reached = count((_key("rate", service_id, key_type, window), RATE_WINDOW_SECONDS * 2, size))[0]
-    lease = _Lease(window, reached - size + 1, min(reached, limit))
+    lease = _Lease(window, limit, reached - size + 1, min(reached, limit))
     allowed = not lease.used_up
     lease.next += allowed  # this request's token
     with _leases_lock:
@@ -134,12 +151,12 @@ def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
     """
     window = int(time.time()) // RATE_WINDOW_SECONDS
     lease_key = (service_id, key_type)
-    allowed = _local_token(lease_key, window)
+    allowed = _local_token(lease_key, window, limit)
     if allowed is None:
         with _leases_lock:
             taker = _lease_takers.setdefault(lease_key, threading.Lock())
         with taker:
-            allowed = _local_token(lease_key, window)  # a request just before this one may have taken one
+            allowed = _local_token(lease_key, window, limit)  # a request just before this one may have taken one
             if allowed is None:
                 allowed = _take_lease(lease_key, window, limit)
     if not allowed:

@@ -8,6 +8,7 @@ string and path segments get the same NUL check before any route runs.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -20,6 +21,7 @@ INVALID_JSON = "Invalid JSON supplied in POST data"
 MAX_DEPTH = 64
 TOO_DEEP = f"{INVALID_JSON}: nested more than {MAX_DEPTH} levels deep"
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_INTEGER = re.compile(r"-?[0-9]{1,18}")  # more digits would pass any maximum a schema has
 
 
 def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> Any:
@@ -31,7 +33,7 @@ def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> 
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_constant=_not_json, parse_float=_finite_float)
     except RecursionError:
         raise BadRequestError(TOO_DEEP) from None
     except ValueError:
@@ -40,6 +42,18 @@ def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> 
         raise BadRequestError(f"Too many items: at most {max_items} in one request, got {len(data)}")
     check_storable(data)
     return data
+
+
+def _not_json(constant: str) -> float:
+    # Python reads NaN and Infinity, which JSON does not have.
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: a number no float holds
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 def check_storable(data: Any) -> None:
@@ -63,6 +77,16 @@ def check_storable(data: Any) -> None:
             if isinstance(value, dict):
                 _check_text(key, f"{_where(path)} keys")
             stack.append((item, (*path, key)))
+
+
+def integer_argument(name: str, default: Any = None) -> Any:
+    """A query parameter as an int when it is one (ASCII digits, an optional minus), else the text
+    as given, for the schema to refuse by name ("limit x is not of type integer"); default when
+    absent. str.isdigit() would also take "²", which int() refuses."""
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    return int(raw) if _INTEGER.fullmatch(raw.strip()) else raw
 
 
 def check_query() -> None:

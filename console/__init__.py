@@ -68,6 +68,7 @@ def create_console_app() -> Flask:
     app.register_blueprint(accounts_bp)
     for area in ("services", "api_keys", "team", "settings", "go_live", "history"):  # console-service's areas
         app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
+    app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
     register_console_cli(app)
 
     @app.before_request

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from flask import flash
-from flask_babel import gettext as _
 from flask_wtf import FlaskForm
 
 from api.errors import ApiError
 from console.auth import current_user
+from console.services.refusals import translated
 from models import audit
 from models.user import User
 
@@ -27,8 +27,7 @@ def perform(operation: Callable[[], T], form: FlaskForm | None = None) -> tuple[
         with audit.acting_as(user_actor(current_user())):
             return True, operation()
     except ApiError as error:
-        # The business rules word their refusals in English; the known ones have a translation.
-        messages = [_(message) for message in error.messages]
+        messages = [translated(message) for message in error.messages]
         if form is not None:
             form.form_errors.extend(messages)
         else:

@@ -71,7 +71,7 @@ def update() -> list[str]:
         path = _po_path(area)
         old = _read(path)
         for message in fresh:
-            if message.id and (before := old.get(message.id)) is not None and before.string:
+            if message.id and (before := old.get(message.id)) is not None and _translated(before):
                 message.string = before.string
             elif message.id:
                 untranslated.append(f"{path.relative_to(ROOT)}: {message.id!r}")
@@ -83,10 +83,28 @@ def update() -> list[str]:
     return untranslated
 
 
-def _compiled(mo: Path) -> dict[str, str]:
+def _compiled(mo: Path) -> dict[object, str]:
     with mo.open("rb") as handle:
         messages = gettext.GNUTranslations(handle)._catalog  # type: ignore[attr-defined]
     return {key: value for key, value in messages.items() if key}
+
+
+def _translations(catalogue: Catalog) -> dict[object, str]:
+    """msgid -> text as gettext keys them: a plural's forms under (singular, index)."""
+    found: dict[object, str] = {}
+    for message in catalogue:
+        if not message.id or not message.string:
+            continue
+        if isinstance(message.id, (list, tuple)):
+            found.update({(message.id[0], i): text for i, text in enumerate(message.string)})
+        else:
+            found[message.id] = message.string
+    return found
+
+
+def _translated(message: object) -> bool:
+    strings = message.string if isinstance(message.string, (list, tuple)) else [message.string]
+    return all(strings)
 
 
 def check() -> list[str]:
@@ -97,10 +115,10 @@ def check() -> list[str]:
         path = _po_path(area)
         known = _read(path)
         for message in fresh:
-            if message.id and not ((found := known.get(message.id)) is not None and found.string):
+            if message.id and not ((found := known.get(message.id)) is not None and _translated(found)):
                 problems.append(f"{path.relative_to(ROOT)}: no translation of {message.id!r}")
         mo = path.with_suffix(".mo")
-        if not mo.exists() or _compiled(mo) != {m.id: m.string for m in known if m.id and m.string}:
+        if not mo.exists() or _compiled(mo) != _translations(known):
             problems.append(f"{mo.relative_to(ROOT)} is not compiled from its .po: run python -m console.translations")
     return problems
 

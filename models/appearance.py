@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import peewee
 
+from models.cache import cached
 from models.db import BaseModel, utcnow, uuid_pk
 from models.service import Service
 
@@ -71,6 +72,11 @@ def appearance_of(service_id: object) -> Appearance:
         return Appearance(DEFAULT_LANGUAGE, None, None)
     return Appearance(row.language, row.email_brand if row.email_brand_id else None,
                       row.letter_brand if row.letter_brand_id else None)
+
+
+def cached_appearance_of(service_id: object) -> Appearance:
+    """For the send path: read at most once per CACHE_TTL_SECONDS per process (models.cache)."""
+    return cached(("appearance", str(service_id)), lambda: appearance_of(service_id))
 
 
 def language_of(service_id: object) -> str:

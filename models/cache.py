@@ -1,40 +1,131 @@
-"""A short-lived in-process cache for the rows every send reads: service, keys, templates, senders.
+"""An in-process cache for the rows every send reads (service, keys, templates, senders), made stale
+everywhere at once by any change to them.
 
-Entries live CACHE_TTL_SECONDS (default 2 s, as GOV.UK Notify caches its serialised services), so a
-settings change or a revoked key takes effect everywhere within that time without a query per
-request on the hot path. Writes through the admin API clear this process's cache at once.
+A settings generation in Redis changes with every committed write to the settings tables (services,
+their keys, templates, senders, team and the rest): every process sets a new one after committing
+such a write, whatever wrote it (admin API, CLI, console), because the hook hangs off the database
+handle itself (watch_settings_writes). Each web request reads the generation once (api.auth, in the
+round trip it shares with the rate-limit counters) and hands it to observe(); an entry is used only
+while no other generation has been seen since it was loaded. So a revoked key, a service going live
+or a changed limit counts from the next request in every process, for one cheap Redis read per
+request and no query.
+
+Entries also expire after CACHE_TTL_SECONDS (default 2 s): the bound on staleness where no
+generation is read (worker processes) or Redis could not be asked.
 """
 from __future__ import annotations
 
+import logging
+import re
+import secrets
 import threading
 import time
 from typing import Callable, Hashable, TypeVar
 
-from config import get_settings
+import peewee
+import redis
+
+from config import get_settings, redis_url
+from models.api_key import ApiKey
+from models.service import (
+    GuestListEntry,
+    InboundNumber,
+    LetterContact,
+    ReplyToAddress,
+    Service,
+    ServiceCallback,
+    SmsSender,
+    TeamMember,
+)
+from models.template import Template, TemplateVersion
 
 T = TypeVar("T")
 MAX_ENTRIES = 10_000
 
-_entries: dict[Hashable, tuple[float, object]] = {}
+log = logging.getLogger(__name__)
+
+_entries: dict[Hashable, tuple[float, int, object]] = {}
 _lock = threading.Lock()
+# The settings generation last seen, and how many different ones this process has seen. An entry is
+# used only under the epoch it was loaded in: a load that starts once a request has seen a new
+# generation starts after the write that made it committed, and an entry loaded earlier never counts
+# again, even when requests that read the old generation report it after one that read the new one.
+_seen: bytes | None = None
+_epoch = 0
 
 
 def cached(key: Hashable, load: Callable[[], T]) -> T:
     ttl = get_settings().cache_ttl_seconds
     if ttl <= 0:
         return load()
-    now = time.monotonic()
+    now, epoch = time.monotonic(), _epoch
     hit = _entries.get(key)
-    if hit is not None and hit[0] > now:
-        return hit[1]  # type: ignore[return-value]
+    if hit is not None and hit[0] > now and hit[1] == epoch:
+        return hit[2]  # type: ignore[return-value]
     value = load()
     with _lock:
         if len(_entries) >= MAX_ENTRIES:
             _entries.clear()
-        _entries[key] = (now + ttl, value)
+        _entries[key] = (now + ttl, epoch, value)
     return value
 
 
 def clear() -> None:
     with _lock:
         _entries.clear()
+
+
+def observe(generation: bytes | None) -> None:
+    """A request read this settings generation: entries loaded before it changed are stale."""
+    global _seen, _epoch
+    if generation != _seen:
+        with _lock:
+            if generation != _seen:
+                _seen, _epoch = generation, _epoch + 1
+
+
+def generation_key() -> str:
+    return f"{get_settings().queue_namespace}:settings-generation"
+
+
+# Writes to these tables change what the hot path caches; notifications and the rest do not.
+SETTINGS_TABLES = frozenset(model._meta.table_name for model in (
+    Service, TeamMember, GuestListEntry, SmsSender, ReplyToAddress, LetterContact, InboundNumber, ServiceCallback,
+    ApiKey, Template, TemplateVersion))
+_WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"(\w+)"', re.IGNORECASE)
+
+_client: redis.Redis | None = None
+_client_lock = threading.Lock()
+
+
+def _redis() -> redis.Redis:
+    global _client
+    if _client is None:
+        with _client_lock:  # one client per process (see api.limits.client for why)
+            if _client is None:
+                _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
+    return _client
+
+
+def _bump() -> None:
+    # A random value rather than a count: a Redis that restarted empty never hands out one a process
+    # has seen before.
+    generation = secrets.token_hex(8).encode()
+    try:
+        _redis().set(generation_key(), generation)
+    except redis.RedisError:
+        # The write is committed; other processes see it once their entries expire (the TTL).
+        log.warning("settings changed but Redis could not be told; other processes see it within the cache TTL")
+        clear()
+        return
+    observe(generation)
+
+
+def watch_settings_writes(db: peewee.Database) -> None:
+    """Bump the settings generation after each committed write to a settings table made through db."""
+    def hook(event: peewee.QueryEvent) -> None:
+        match = _WRITE.match(event.sql)
+        if match and match.group(1) in SETTINGS_TABLES and event.exception is None:
+            db.after_commit(_bump)  # at once outside a transaction; dropped on rollback
+
+    db.query_hooks.append(hook)

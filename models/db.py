@@ -187,7 +187,10 @@ def _cooperate_with_gevent() -> bool:
 
 
 def init_database(url: str) -> peewee.Database:
+    from models.cache import watch_settings_writes  # imports the models, which import this module
+
     db = connect_url(url)
+    watch_settings_writes(db)
     database.initialize(db)
     return db
 

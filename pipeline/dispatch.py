@@ -12,13 +12,14 @@ the receipt. Test-key sends are moved a batch at a time (send_simulated).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from peewee import fn
 
 from config import get_settings
-from models.appearance import appearance_of
+from models.appearance import cached_appearance_of
 from models.db import column, compiled_sql, database, fetch_one, utcnow
 from models.notification import Notification
 from models.service import sending_address
@@ -26,7 +27,10 @@ from models.template import TemplateVersion
 from pipeline import statuses
 from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
-from pipeline.providers import EmailMessageData, EmailProvider, SmsMessageData, SmsProvider
+from observability.metrics import provider_calls
+from pipeline.providers import (
+    EmailMessageData, EmailProvider, FinalProviderError, RetryableProviderError, SmsMessageData, SmsProvider,
+)
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.receipts import apply_held_for
@@ -106,7 +110,7 @@ def _email_message(notification: Notification) -> EmailMessageData:
     version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
                                   & (TemplateVersion.version == notification.template_version))
     service = notification.service
-    appearance = appearance_of(service.id)
+    appearance = cached_appearance_of(service.id)
     html = render("email", version.body, version.subject, notification.personalisation or {},
                   language=appearance.language, service_name=service.name,
                   brand=brand_view(appearance.email_brand)).html
@@ -120,13 +124,23 @@ def _email_message(notification: Notification) -> EmailMessageData:
 
 def send(notification: Notification, provider: SmsProvider | EmailProvider) -> Dispatched:
     """Call the provider once; raises the provider's Retryable/FinalProviderError."""
-    if notification.notification_type == "sms":
-        reference = provider.send_sms(SmsMessageData(
-            notification_id=str(notification.id), to=notification.normalised_to,
-            sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
-        ))
-    else:
-        reference = provider.send_email(_email_message(notification))
+    channel, started, outcome = notification.notification_type, time.perf_counter(), "sent"
+    try:
+        if channel == "sms":
+            reference = provider.send_sms(SmsMessageData(
+                notification_id=str(notification.id), to=notification.normalised_to,
+                sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
+            ))
+        else:
+            reference = provider.send_email(_email_message(notification))
+    except RetryableProviderError:
+        outcome = "retryable-error"
+        raise
+    except FinalProviderError:
+        outcome = "final-error"
+        raise
+    finally:
+        provider_calls.labels(provider.name, channel, outcome).observe(time.perf_counter() - started)
     return Dispatched(provider=provider.name, reference=reference)
 
 

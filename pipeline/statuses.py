@@ -12,6 +12,7 @@ import peewee
 
 from models.db import column, compiled_sql, database, utcnow
 from models.notification import Notification
+from observability.metrics import status_transitions
 
 log = logging.getLogger(__name__)
 
@@ -123,10 +124,12 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     sql = compiled_sql(("transition", new_status, tuple(values)), lambda p: (
         f'UPDATE "{Notification._meta.table_name}" SET {", ".join(f"{column(columns[name])} = {p}" for name in values)}'
         f' WHERE {column(Notification.id)} = {p}'
-        f' AND {column(Notification.status)} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'))
+        f' AND {column(Notification.status)} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'
+        f' RETURNING {column(Notification.notification_type)}'))
     params = [columns[name].db_value(value) for name, value in values.items()]
-    changed = database.execute_sql(sql, [*params, Notification.id.db_value(notification_id)]).rowcount
+    changed = database.execute_sql(sql, [*params, Notification.id.db_value(notification_id)]).fetchall()
     if changed:
+        status_transitions.labels(changed[0][0], new_status).inc()
         _notify(str(notification_id), new_status)
         return True
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
@@ -156,8 +159,11 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
     condition = Notification.id.in_(list(notification_ids)) & Notification.status.in_(ALLOWED[new_status])
     for field, value in (where or {}).items():
         condition &= field.is_null() if value is None else field.is_null(False) if value is NOT_NULL else field == value
-    moved = [str(row.id) for row in
-             Notification.update(_values(new_status, fields)).where(condition).returning(Notification.id).execute()]
+    moved_rows = list(Notification.update(_values(new_status, fields)).where(condition)
+                      .returning(Notification.id, Notification.notification_type).execute())
+    moved = [str(row.id) for row in moved_rows]
+    for row in moved_rows:
+        status_transitions.labels(row.notification_type, new_status).inc()
     for notification_id in moved:
         _notify(notification_id, new_status)
     wanted = set(map(str, notification_ids))

@@ -15,10 +15,19 @@ It speaks the protocol documented in pipeline/providers/sms/http_gateway.py:
   timeout shorter than that sees a gateway that never answered.
 - send_receipt(url, token, gateway_id, state): posts a delivery receipt to `url` the way a gateway
   does (format in pipeline/providers/sms/receipts.py); returns the requests.Response.
-Attributes: url, messages (accepted ReceivedMessage list, in order), attempts (POSTs seen).
+- report(token, state="delivered", before_answer=False): from now on every accepted message gets a
+  receipt posted to its callback_url, as real gateways do: before our answer goes out (the receipt
+  overtakes it) or just after. A receipt the webhook does not take (5xx, 503 in an outage, refused
+  connection) is posted again every 0.2 s for up to `receipt_retry_seconds` (60).
+- hang_next(n, seconds): the next n messages are taken (recorded, reported) but the answer comes
+  only after `seconds`: a client timeout shorter than that cannot know the message arrived.
+- references(): how often each of our references was accepted (a count above 1 is a duplicate).
+Attributes: url, messages (accepted ReceivedMessage list, in order), attempts (POSTs seen),
+receipts_posted (receipts the webhook took).
 """
 from __future__ import annotations
 
+import collections
 import json
 import threading
 import time
@@ -40,11 +49,15 @@ class ReceivedMessage:
 
 
 class FakeGateway:
-    def __init__(self, *, token: str | None = None) -> None:
+    def __init__(self, *, token: str | None = None, receipt_retry_seconds: float = 60.0) -> None:
         self.token = token
         self.messages: list[ReceivedMessage] = []
         self.attempts = 0
-        self._plan: list[tuple[str, Any, Any]] = []  # ("fail", status, body) or ("stall", seconds, None)
+        self.receipts_posted = 0
+        self.receipt_retry_seconds = receipt_retry_seconds
+        # ("fail", status, body), ("stall", seconds, None) or ("hang", seconds, None)
+        self._plan: list[tuple[str, Any, Any]] = []
+        self._reporting: tuple[str, str, bool] | None = None  # (webhook token, state, before answer)
         self._lock = threading.Condition()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -60,6 +73,18 @@ class FakeGateway:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    def report(self, token: str, state: str = "delivered", *, before_answer: bool = False) -> None:
+        with self._lock:
+            self._reporting = (token, state, before_answer)
+
+    def hang_next(self, n: int, seconds: float) -> None:
+        with self._lock:
+            self._plan.extend([("hang", seconds, None)] * n)
+
+    def references(self) -> collections.Counter:
+        with self._lock:
+            return collections.Counter(m.payload.get("reference") for m in self.messages)
 
     def __enter__(self) -> FakeGateway:
         return self.start()
@@ -83,7 +108,8 @@ class FakeGateway:
             return list(self.messages)
 
     def send_receipt(self, url: str, token: str, gateway_id: str, state: str) -> requests.Response:
-        reference = next((m.payload.get("reference") for m in self.messages if m.id == gateway_id), None)
+        with self._lock:
+            reference = next((m.payload.get("reference") for m in self.messages if m.id == gateway_id), None)
         receipt = {
             "id": gateway_id,
             "reference": reference,
@@ -92,26 +118,52 @@ class FakeGateway:
         }
         return requests.post(url, json=receipt, headers={"Authorization": f"Bearer {token}"}, timeout=5)
 
+    def _post_receipt(self, message: ReceivedMessage, token: str, state: str) -> None:
+        """Post until the webhook takes it, as a gateway retries its webhooks (bounded)."""
+        deadline = time.monotonic() + self.receipt_retry_seconds
+        while True:
+            try:
+                if self.send_receipt(message.payload["callback_url"], token, message.id, state).ok:
+                    with self._lock:
+                        self.receipts_posted += 1
+                    return
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.2)
+
     def _handle(self, headers: Mapping[str, str], raw: bytes) -> tuple[int, dict[str, Any], float]:
         """(status, JSON answer, seconds to wait first) for one POST /messages."""
+        status, answer, delay, message = self._take(headers, raw)
+        reporting = self._reporting
+        if message is not None and reporting is not None:
+            token, state, before_answer = reporting
+            if before_answer:
+                self._post_receipt(message, token, state)
+            else:
+                threading.Thread(target=self._post_receipt, args=(message, token, state), daemon=True).start()
+        return status, answer, delay
+
+    def _take(self, headers: Mapping[str, str], raw: bytes) -> tuple[int, dict[str, Any], float, ReceivedMessage | None]:
         with self._lock:
             self.attempts += 1
             step = self._plan.pop(0) if self._plan else None
             if step and step[0] == "stall":
-                return 504, {"error": "Gateway timeout"}, step[1]
-            if step:
+                return 504, {"error": "Gateway timeout"}, step[1], None
+            if step and step[0] != "hang":
                 default = {"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422) else {"error": "Failure"}
-                return step[1], step[2] if step[2] is not None else default, 0
+                return step[1], step[2] if step[2] is not None else default, 0, None
             if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
-                return 401, {"error": "Unauthorized"}, 0
+                return 401, {"error": "Unauthorized"}, 0, None
             try:
                 payload = json.loads(raw)
             except ValueError:
-                return 400, {"error": "Body is not JSON", "field": None}, 0
+                return 400, {"error": "Body is not JSON", "field": None}, 0, None
             message = ReceivedMessage(id=f"gw-{len(self.messages) + 1}", payload=payload, headers=headers)
             self.messages.append(message)
             self._lock.notify_all()
-            return 201, {"id": message.id, "status": "accepted"}, 0
+            return 201, {"id": message.id, "status": "accepted"}, step[1] if step else 0, message
 
 
 def _handler_for(gateway: FakeGateway) -> type[BaseHTTPRequestHandler]:

@@ -8,6 +8,7 @@ shape its queries take.
 """
 from __future__ import annotations
 
+import datetime
 import math
 import os
 import re
@@ -46,11 +47,11 @@ LIST_INDEX = "notification_service_id_key_type_created_at_id"
 REFERENCE_INDEX = "notification_service_id_key_type_reference_created_at_id"
 FULL_SORT = re.compile(r"^\s*(->\s*)?Sort\s+\(", re.MULTILINE)
 
-GENERATE = f"""
+_GENERATE = """
 INSERT INTO notification (id, service_id, key_type, notification_type, template_id, template_version, "to",
                           normalised_to, reference, status, body, created_at, international, precompiled)
-SELECT gen_random_uuid(), (%s::uuid[])[1 + i %% {SERVICES}],
-       CASE WHEN (i / {SERVICES}) %% 5 = 0 THEN 'test' ELSE 'live' END,
+SELECT gen_random_uuid(), (%s::uuid[])[1 + i %% {services}],
+       CASE WHEN (i / {services}) %% 5 = 0 THEN 'test' ELSE 'live' END,
        (ARRAY['sms', 'email', 'letter'])[1 + (i / 7) %% 3],
        %s::uuid, 1, '+31612345678', '+31612345678',
        CASE WHEN i %% 3 = 0 THEN 'ref-' || (i %% 40000) END,
@@ -59,8 +60,15 @@ SELECT gen_random_uuid(), (%s::uuid[])[1 + i %% {SERVICES}],
             ELSE (ARRAY['delivered', 'delivered', 'delivered', 'permanent-failure', 'temporary-failure',
                         'technical-failure'])[1 + i %% 6] END,
        %s, %s::timestamp - age * interval '1 second', false, false
-FROM (SELECT i, (i::bigint * 7919) %% {AGE_SPAN_SECONDS} AS age FROM generate_series(1, {ROWS}) AS i) AS numbered
+FROM (SELECT i, (i::bigint * 7919) %% {span} AS age FROM generate_series(1, {rows}) AS i) AS numbered
 """
+
+
+def generate(db: peewee.Database, services: list, rows: int, now: datetime.datetime) -> None:
+    """rows notifications over services, made by the database itself (seconds for a million)."""
+    sql = _GENERATE.format(services=len(services), rows=rows, span=AGE_SPAN_SECONDS)
+    db.execute_sql(sql, ([str(s.id) for s in services], str(uuid.uuid4()), crypto.encrypt("Hallo"), now))
+    db.execute_sql("ANALYZE")
 
 
 def _scale_url() -> tuple[str, str]:
@@ -100,8 +108,7 @@ def scale() -> Iterator[dict]:
             migrate()
             services = [create_service(name=f"scale {n}") for n in range(SERVICES)]
             now = utcnow()
-            db.execute_sql(GENERATE, ([str(s.id) for s in services], str(uuid.uuid4()), crypto.encrypt("Hallo"), now))
-            db.execute_sql("ANALYZE")
+            generate(db, services, ROWS, now)
             key = create_key(service=services[0])
             reference = db.execute_sql(
                 "SELECT reference FROM notification WHERE service_id = %s AND key_type = 'live'"

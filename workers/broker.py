@@ -9,6 +9,8 @@ import threading
 from typing import Any, Iterator
 
 import dramatiq
+import redis
+from dramatiq.brokers.rabbitmq import RabbitmqBroker
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.common import current_millis
 from dramatiq.middleware import Middleware
@@ -16,6 +18,9 @@ from redis.exceptions import NoScriptError
 
 from config import get_settings, redis_url
 from models.db import database, init_database, open_connection
+from observability.logs import MessageLogContext
+from observability.worker_metrics import WorkerMetrics
+from workers.registry import WorkerRegistry
 
 
 class DatabaseConnections(Middleware):
@@ -91,17 +96,45 @@ class Broker(RedisBroker):
             raise failed[0]
 
 
-def build_broker() -> RedisBroker:
+class RabbitBroker(RabbitmqBroker):
+    """Dramatiq's RabbitMQ broker, for durable queues (BROKER_URL=amqp://...). Each enqueue is its
+    own publish, confirmed by RabbitMQ: pipelined() only keeps the helpers' interface."""
+
+    @contextlib.contextmanager
+    def pipelined(self) -> Iterator[None]:
+        yield
+
+
+_ops_redis: redis.Redis | None = None
+
+
+def ops_redis() -> redis.Redis:
+    """The Redis of limits, counters, outboxes and the worker registry, whichever broker carries
+    the messages (redis-py's pool reconnects in a forked child)."""
+    global _ops_redis
+    if _ops_redis is None:
+        _ops_redis = redis.Redis.from_url(redis_url(get_settings()))
+    return _ops_redis
+
+
+def build_broker() -> dramatiq.Broker:
     settings = get_settings()
     if database.obj is None:
         init_database(settings.database_url)
-    broker = Broker(
-        idle_poll_ms=settings.queue_idle_poll_ms,
-        url=redis_url(settings), namespace=settings.queue_namespace,
-        heartbeat_timeout=settings.queue_heartbeat_timeout_ms,
-        maintenance_chance=settings.queue_maintenance_chance,
-    )
+    broker: dramatiq.Broker
+    if settings.broker_url and settings.broker_url.startswith(("amqp://", "amqps://")):
+        broker = RabbitBroker(url=settings.broker_url, confirm_delivery=True)
+    else:
+        broker = Broker(
+            idle_poll_ms=settings.queue_idle_poll_ms,
+            url=redis_url(settings), namespace=settings.queue_namespace,
+            heartbeat_timeout=settings.queue_heartbeat_timeout_ms,
+            maintenance_chance=settings.queue_maintenance_chance,
+        )
     broker.add_middleware(DatabaseConnections())
+    broker.add_middleware(MessageLogContext())
+    broker.add_middleware(WorkerRegistry())
+    broker.add_middleware(WorkerMetrics())
     return broker
 
 

@@ -22,6 +22,7 @@ from models.crypto import decrypt
 from models.notification import Notification, ReceivedText
 from models.notification_event import NotificationEvent
 from models.service import ServiceCallback
+from observability.metrics import callback_attempts
 from pipeline import callbacks, notification_events, statuses
 from pipeline.callbacks import DELIVERY_STATUS, INBOUND_SMS
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
@@ -76,6 +77,8 @@ def _deliver(callback: ServiceCallback, subject_id: str, event: str, payload: di
     CallbackAttempt.create(service=callback.service_id, kind=callback.kind, subject_id=subject_id, event=event,
                            url=callback.url, attempt=attempt, status_code=outcome.status_code, error=outcome.error,
                            duration_ms=outcome.duration_ms)
+    callback_attempts.labels(callback.kind, "delivered" if outcome.delivered else
+                             "retryable" if outcome.retryable else "failed").inc()
     if outcome.delivered:
         return
     if outcome.retryable and attempt < MAX_ATTEMPTS:

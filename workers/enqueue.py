@@ -22,18 +22,18 @@ log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def left_to_the_sweeps(what: str) -> Iterator[None]:
+def left_to_the_sweeps(what: object) -> Iterator[None]:
     """Around a send to Redis after the commit: an outage is logged, not raised."""
     try:
         yield
     except REDIS_UNAVAILABLE as exc:
-        log.warning("could not queue %s, Redis unavailable (the sweeps will): %r", what, exc)
+        log.warning("could not queue %r, Redis unavailable (the sweeps will): %r", what, exc)
 
 
 def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | None = None) -> None:
     """Send actor(*args) once the current transaction commits (at once outside a transaction)."""
     def send() -> None:
-        with left_to_the_sweeps(actor.actor_name):
+        with left_to_the_sweeps(actor):
             actor.send_with_options(args=args, delay=delay_ms)
     database.after_commit(send)
 
@@ -42,7 +42,7 @@ def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) ->
     """Queue items in a Redis outbox once the current transaction commits (at once outside one),
     and send flush(<new id>) when no flush of that outbox is under way."""
     def add() -> None:
-        with left_to_the_sweeps(flush.actor_name):
+        with left_to_the_sweeps(flush):
             if outbox.add(*items):
                 flush.send(uuid.uuid4().hex)
     database.after_commit(add)

@@ -16,8 +16,8 @@ from models import crypto
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.sending_timeout import time_out_overdue
 from pipeline.receipts import sweep_held_receipts
+from pipeline.sending_timeout import time_out_overdue
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 
 log = logging.getLogger(__name__)
@@ -58,8 +58,8 @@ def sweep_stuck_notifications() -> None:
     """
     from workers.sending import enqueue_deliveries
 
-    now = utcnow()
-    stuck_after = datetime.timedelta(seconds=_settings.stuck_after_seconds)
+    settings, now = get_settings(), utcnow()
+    stuck_after = datetime.timedelta(seconds=settings.stuck_after_seconds)
     # Only the columns enqueueing needs: content is not decrypted here, so a bad row cannot stop the sweep.
     stuck = Notification.select(Notification.id, Notification.key_type, Notification.notification_type,
                                 Notification.scheduled_for).where(
@@ -73,7 +73,7 @@ def sweep_stuck_notifications() -> None:
     abandoned = Notification.select(Notification.id).where(
         (Notification.status == statuses.CREATED)
         & (Notification.dispatch_started_at
-           < now - datetime.timedelta(seconds=_settings.outcome_unknown_timeout_seconds))
+           < now - datetime.timedelta(seconds=settings.outcome_unknown_timeout_seconds))
     )
 
     def fail(notification_id: object) -> None:

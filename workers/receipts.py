@@ -12,7 +12,7 @@ from pipeline.outbox import Outbox
 from pipeline.providers.email.events import from_json
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
-from workers.broker import broker
+from workers.broker import ops_redis
 from workers.enqueue import add_after_commit
 
 SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outboxes
@@ -31,7 +31,7 @@ def process_email_events(provider: str, events: list[dict]) -> None:
 @functools.cache
 def simulated_outbox(kind: str) -> Outbox:
     """The simulated gateway's outboxes: "sends" (test-key notification ids) and "receipts"."""
-    return Outbox(broker.client, f"{get_settings().queue_namespace}:simulated-{kind}:{SIMULATED}")
+    return Outbox(ops_redis(), f"{get_settings().queue_namespace}:simulated-{kind}:{SIMULATED}")
 
 
 def post_simulated_receipts(receipts: list[dict]) -> None:

@@ -9,6 +9,7 @@ import dramatiq
 import peewee
 
 from config import get_settings
+from models import crypto
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import dispatch, failover, statuses
@@ -41,7 +42,13 @@ RETRIES = {
 
 
 def _deliver(notification_id: str) -> None:
-    notification = dispatch.awaiting_dispatch(notification_id)
+    try:
+        notification = dispatch.awaiting_dispatch(notification_id)
+    except crypto.UNREADABLE:
+        # Content that no longer decrypts (SECRET_KEY changed, a damaged row) can never be sent.
+        log.exception("content of %s cannot be read; marking technical-failure", notification_id)
+        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+        return
     if notification is None:
         return  # already dispatched, or another worker holds it
     rotation = circuit() if notification.notification_type == "sms" else None

@@ -9,7 +9,7 @@ from models.db import utcnow
 from pipeline.providers.sms import gateways
 from pipeline.providers.sms.circuit import CircuitBreaker
 from pipeline.providers.sms.slow_receipts import slow_gateways
-from workers.broker import broker
+from workers.broker import ops_redis
 
 SLOW_FOR_SECONDS = 600  # a verdict of slowness lasts until the next checks renew it
 
@@ -17,7 +17,7 @@ SLOW_FOR_SECONDS = 600  # a verdict of slowness lasts until the next checks rene
 def circuit() -> CircuitBreaker:
     """Built per call (it holds no state of its own), so a settings change takes effect at once."""
     settings = get_settings()
-    return CircuitBreaker(broker.client, settings.queue_namespace, threshold=settings.sms_gateway_failure_threshold,
+    return CircuitBreaker(ops_redis(), settings.queue_namespace, threshold=settings.sms_gateway_failure_threshold,
                           cooldown=settings.sms_gateway_cooldown_seconds)
 
 
@@ -26,14 +26,14 @@ def _slow_key() -> str:
 
 
 def slow() -> set[str]:
-    return {name.decode() for name in broker.client.smembers(_slow_key())}
+    return {name.decode() for name in ops_redis().smembers(_slow_key())}
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def check_slow_receipts() -> None:
     names = [gateway.name for gateway in gateways.in_use(get_settings())]
     found = slow_gateways(names, utcnow())
-    with broker.client.pipeline() as pipe:
+    with ops_redis().pipeline() as pipe:
         pipe.delete(_slow_key())
         if found:
             pipe.sadd(_slow_key(), *found)

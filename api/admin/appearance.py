@@ -87,6 +87,23 @@ def preview_template(service_id: str, template_id: str, data: Any) -> Response:
     raise BadRequestError("Only email and letter templates have a preview here")
 
 
+def sample_email(language: str, brand: EmailBrand | None, service_name: str) -> str:
+    """A short sample email in the language and brand, for choosing them (console and admin API)."""
+    words = translator(language)
+    return render("email", words.gettext(SAMPLE_BODY), words.gettext(SAMPLE_SUBJECT), {}, language=words.language,
+                  service_name=service_name, brand=brand_view(brand)).html
+
+
+def sample_letter(language: str, brand: LetterBrand | None, sender: str) -> bytes:
+    """A short sample letter in the language, with the brand's logo."""
+    words = translator(language)
+    logo = LetterLogo(bytes(brand.logo_png), brand.logo_width, brand.logo_height) if brand else None
+    return render_letter_pdf(
+        address_lines=SAMPLE_ADDRESS, subject=words.gettext(SAMPLE_SUBJECT), body=words.gettext(SAMPLE_BODY),
+        contact_block=sender, date=letter_date(utcnow()), language=words.language, logo=logo, sender=sender,
+    ).data
+
+
 def _language() -> str:
     return validate(brand_schemas.preview_query, dict(request.args)).get("language", "nl")
 
@@ -118,10 +135,7 @@ def post_template_preview(service_id: str, template_id: str) -> Response:
             path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_email_brand_preview(brand_id: str) -> Response:
     brand = find_brand(EmailBrand, brand_id)
-    words = translator(_language())
-    html = render("email", words.gettext(SAMPLE_BODY), words.gettext(SAMPLE_SUBJECT), {}, language=words.language,
-                  service_name=brand.name, brand=brand_view(brand)).html
-    return Response(html, mimetype="text/html")
+    return Response(sample_email(_language(), brand, brand.name), mimetype="text/html")
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>/preview")
@@ -129,10 +143,4 @@ def get_email_brand_preview(brand_id: str) -> Response:
             query=brand_schemas.preview_query, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand_preview(brand_id: str) -> Response:
     brand = find_brand(LetterBrand, brand_id)
-    words = translator(_language())
-    pdf = render_letter_pdf(
-        address_lines=SAMPLE_ADDRESS, subject=words.gettext(SAMPLE_SUBJECT), body=words.gettext(SAMPLE_BODY),
-        contact_block=brand.name, date=letter_date(utcnow()), language=words.language,
-        logo=LetterLogo(bytes(brand.logo_png), brand.logo_width, brand.logo_height), sender=brand.name,
-    )
-    return Response(pdf.data, mimetype="application/pdf")
+    return Response(sample_letter(_language(), brand, brand.name), mimetype="application/pdf")

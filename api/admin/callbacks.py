@@ -4,11 +4,10 @@ The bearer token is stored encrypted (models.crypto) and never returned.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import peewee
-from flask import Response, jsonify, request
+from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
@@ -16,7 +15,7 @@ from api.admin.services import find_service
 from api.errors import NoResultFound
 from api.formatting import iso
 from api.openapi import documented
-from api.request_body import json_body
+from api.request_body import integer_argument, json_body
 from api.schema import validate
 from models import audit
 from models.callback_attempt import CallbackAttempt
@@ -99,15 +98,6 @@ def list_attempts(service_id: str, kind: str, limit: Any) -> dict[str, Any]:
     return {"callback_attempts": [attempt_json(attempt) for attempt in attempts]}
 
 
-def _limit_argument() -> Any:
-    raw = request.args.get("limit")
-    if raw is None:
-        return DEFAULT_ATTEMPTS_LIMIT
-    # A non-number is passed on as text, for the schema's "limit x is not of type integer". Only
-    # ASCII digits: str.isdigit() also takes "²", which int() refuses.
-    return int(raw) if re.fullmatch(r"-?[0-9]{1,18}", raw.strip()) else raw
-
-
 _RULE = "/services/<service_id>/callbacks/<kind>"
 _PATH = admin_schemas.callback_path["properties"]
 
@@ -136,4 +126,4 @@ def delete_callback(service_id: str, kind: str) -> tuple[str, int]:
 @documented("The latest attempts to post this kind of callback, newest first.", {200: responses.callback_attempts},
             query=admin_schemas.callback_attempts_query, path=_PATH)
 def get_callback_attempts(service_id: str, kind: str) -> Response:
-    return jsonify(list_attempts(service_id, kind, _limit_argument()))
+    return jsonify(list_attempts(service_id, kind, integer_argument("limit", DEFAULT_ATTEMPTS_LIMIT)))

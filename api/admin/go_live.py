@@ -9,10 +9,11 @@ from typing import Any, Callable
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
-from workers.platform_email import send_platform_email
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import BadRequestError
 from api.formatting import iso
+from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from models import audit
@@ -21,6 +22,7 @@ from models.go_live import GoLiveRequest, latest_request, pending_request
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
+from workers.platform_email import send_platform_email
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
@@ -65,10 +67,14 @@ def request_json(row: GoLiveRequest | None) -> dict[str, Any] | None:
 
 
 def go_live_status(service_id: str) -> dict[str, Any]:
-    """Where the service stands: live or not, the checklist for the current actor, the last request."""
+    """Where the service stands: live or not, the last request, and the checklist for whoever
+    asked to go live while a request waits (otherwise for the current actor)."""
     service = find_service(service_id)
-    return {"trial_mode": service.trial_mode, "checklist": checklist(service, audit.current_actor()),
-            "request": request_json(latest_request(service))}
+    latest = latest_request(service)
+    asking = audit.current_actor()
+    if latest is not None and latest.status == "pending":
+        asking = audit.Actor(latest.requested_by_kind, latest.requested_by_id, latest.requested_by_name)
+    return {"trial_mode": service.trial_mode, "checklist": checklist(service, asking), "request": request_json(latest)}
 
 
 def request_go_live(service_id: str) -> dict[str, Any]:
@@ -135,21 +141,28 @@ def reject_go_live(service_id: str, data: Any, *, send_email: EmailSender) -> di
 
 
 @admin_blueprint.get("/services/<service_id>/go-live")
+@documented("Whether the service is live, its go-live checklist and its latest request.",
+            {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_go_live(service_id: str) -> Response:
     return jsonify(go_live_status(service_id))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/request")
+@documented("Ask to go live (the checklist must be complete).", {201: responses.go_live_request},
+            body={"type": "object"}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_request(service_id: str) -> tuple[Response, int]:
     json_body()  # a body, if any, must still be JSON
     return jsonify(request_go_live(service_id)), 201
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")
+@documented("Take the service out of trial mode and tell its team.", {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_approve(service_id: str) -> Response:
     return jsonify(approve_go_live(service_id, send_email=send_platform_email))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
+@documented("Turn down the waiting request, with the reason the team is told.", {200: responses.go_live_status},
+            body=admin_schemas.reject_go_live, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_reject(service_id: str) -> Response:
     return jsonify(reject_go_live(service_id, json_body(), send_email=send_platform_email))

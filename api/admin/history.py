@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.formatting import iso
+from api.openapi import documented
+from api.request_body import integer_argument
 from api.schema import validate
 from models.audit import AuditEvent, history
 
@@ -34,8 +37,7 @@ def service_history(service_id: str, limit: Any = DEFAULT_HISTORY_LIMIT) -> dict
 
 
 @admin_blueprint.get("/services/<service_id>/history")
+@documented("Every change made to the service, newest first.", {200: responses.history},
+            query=admin_schemas.history_query, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_history(service_id: str) -> Response:
-    raw = request.args.get("limit")
-    # A non-number is passed on as text, for the schema's "limit x is not of type integer".
-    limit = DEFAULT_HISTORY_LIMIT if raw is None else int(raw) if raw.strip().lstrip("-").isdigit() else raw
-    return jsonify(service_history(service_id, limit))
+    return jsonify(service_history(service_id, integer_argument("limit", DEFAULT_HISTORY_LIMIT)))

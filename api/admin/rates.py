@@ -13,15 +13,15 @@ from decimal import Decimal
 from typing import Any
 
 import peewee
-from flask import Response, jsonify, request
+from flask import Response, jsonify
 
-from api.admin import admin_blueprint
-from api.admin import admin_schemas
+from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.admin_schemas import POSTAGE
 from api.admin.services import find_service
 from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.openapi import documented
-from api.request_body import json_body
+from api.request_body import integer_argument, json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from models.db import database
 from models.rate import LETTER, SMS, Rate
@@ -54,30 +54,21 @@ create_rate = {
     "then": {"required": ["postage", "sheet_rate"]},
 }
 rate_path = {"type": "object", "properties": {"rate_id": uuid_property()}}
+rate_response = {
+    "type": "object",
+    "required": ["id", "notification_type", "postage", "valid_from", "rate", "sheet_rate"],
+    "properties": {"id": uuid_property(), "notification_type": {"enum": [SMS, LETTER]},
+                   "postage": {"enum": [*POSTAGE, None]}, "valid_from": {"type": "string", "format": "date"},
+                   "rate": {"type": "number"}, "sheet_rate": {"type": ["number", "null"]}},
+    "additionalProperties": False,
+}
+rates_response = {"type": "object", "required": ["rates"],
+                  "properties": {"rates": {"type": "array", "items": rate_response}}, "additionalProperties": False}
 usage_query = {
     "type": "object",
     "required": ["year", "month"],
     "properties": {"year": {"type": "integer", "minimum": 2000, "maximum": 9999},
                    "month": {"type": "integer", "minimum": 1, "maximum": 12}},
-}
-
-
-rate_response = {
-    "type": "object",
-    "required": ["id", "notification_type", "postage", "valid_from", "rate", "sheet_rate"],
-    "properties": {"id": {"type": "string", "format": "uuid"}, "notification_type": {"enum": [SMS, LETTER]},
-                   "postage": {"type": ["string", "null"]}, "valid_from": {"type": "string", "format": "date"},
-                   "rate": {"type": "number"}, "sheet_rate": {"type": ["number", "null"]}},
-}
-rates_response = {"type": "object", "required": ["rates"], "properties": {"rates": {"type": "array", "items": rate_response}}}
-_channel_usage = {"type": "object", "properties": {"notifications": {"type": "integer"},
-                                                   "cost_in_pounds": {"type": "number"}}}
-usage_response = {
-    "type": "object",
-    "required": ["service_id", "month", "sms", "email", "letter", "total_cost_in_pounds", "unpriced_notifications"],
-    "properties": {"service_id": {"type": "string"}, "month": {"type": "string"}, "sms": _channel_usage,
-                   "email": _channel_usage, "letter": _channel_usage, "total_cost_in_pounds": {"type": "number"},
-                   "unpriced_notifications": {"type": "integer"}},
 }
 
 
@@ -126,14 +117,8 @@ def service_usage(service_id: str, year: Any, month: Any) -> dict[str, Any]:
     return monthly_usage(service.id, year, month)
 
 
-def _integer_argument(name: str) -> Any:
-    raw = request.args.get(name)
-    # A non-number is passed on as text, for the schema's "<name> x is not of type integer".
-    return int(raw) if raw is not None and raw.strip().isdigit() else raw
-
-
 @admin_blueprint.get("/rates")
-@documented("Every price of the rate card, its history included.", {200: rates_response})
+@documented("Every price on the rate card, its history included.", {200: rates_response})
 def get_rates() -> Response:
     return jsonify(list_rates())
 
@@ -152,7 +137,7 @@ def remove_rate(rate_id: str) -> tuple[str, int]:
 
 
 @admin_blueprint.get("/services/<service_id>/usage")
-@documented("A service's live-key usage and cost in a month.", {200: usage_response}, query=usage_query,
-            path=admin_schemas.service_path["properties"])
+@documented("What the service sent with live keys in a month, and its cost.", {200: responses.usage},
+            query=usage_query, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_usage(service_id: str) -> Response:
-    return jsonify(service_usage(service_id, _integer_argument("year"), _integer_argument("month")))
+    return jsonify(service_usage(service_id, integer_argument("year"), integer_argument("month")))

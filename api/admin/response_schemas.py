@@ -6,8 +6,10 @@ from typing import Any
 
 from api.admin.admin_schemas import CALLBACK_KINDS
 from api.schema import uuid_property
+from api.v2.template.template_schemas import template_response
 from models.api_key import KEY_TYPES
 from models.service import CHANNELS
+from models.template import LETTER_LANGUAGES
 
 DATETIME = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$"}
 NULLABLE_DATETIME = {"anyOf": [DATETIME, {"type": "null"}]}
@@ -42,10 +44,19 @@ service = _record({
 })
 services = _list_of("services", service)
 
+# The v2 Template, and for letters what only the admin API shows: their languages and English version.
+template = {**template_response, "properties": {
+    **template_response["properties"], "letter_languages": {"enum": list(LETTER_LANGUAGES)},
+    "letter_english_subject": _nullable_string, "letter_english_body": _nullable_string}}
+templates = _list_of("templates", template)
+template_versions = _list_of("versions", template)
+
 _key_members = {"id": uuid_property(), "name": {"type": "string"}, "key_type": {"enum": list(KEY_TYPES)},
                 "created_at": DATETIME}
-api_key = _record({**_key_members, "revoked_at": NULLABLE_DATETIME})
-created_api_key = _record({**_key_members, "key": {"type": "string", "description": "shown only once"}})
+api_key = _record({**_key_members, "created_by": _nullable_string, "last_used_at": NULLABLE_DATETIME,
+                   "revoked_at": NULLABLE_DATETIME})
+created_api_key = _record({**_key_members, "created_by": _nullable_string,
+                           "key": {"type": "string", "description": "shown only once"}})
 api_keys = _list_of("api_keys", api_key)
 
 
@@ -89,3 +100,38 @@ callback_attempt = {"type": "object", "required": list(_attempt_members), "prope
     **_attempt_members, "notification_id": uuid_property(), "received_text_id": uuid_property()},
     "additionalProperties": False, "minProperties": len(_attempt_members) + 1}
 callback_attempts = _list_of("callback_attempts", callback_attempt)
+
+go_live_request = _record({"id": uuid_property(), "status": {"enum": ["pending", "approved", "rejected"]},
+                           "requested_by": {"type": "string"}, "requested_at": DATETIME,
+                           "decided_by": _nullable_string, "decided_at": NULLABLE_DATETIME,
+                           "reason": _nullable_string})
+go_live_status = _record({
+    "trial_mode": {"type": "boolean"},
+    "checklist": {"type": "object", "additionalProperties": {"type": "boolean"}},
+    "request": {"anyOf": [go_live_request, {"type": "null"}]},
+})
+
+history_event = _record({
+    "id": uuid_property(),
+    "action": {"type": "string"},
+    "subject_id": _nullable_string,
+    "actor": _record({"kind": {"type": "string"}, "id": {"type": "string"}, "name": {"type": "string"}}),
+    "before": {"type": ["object", "null"]},
+    "after": {"type": ["object", "null"]},
+    "created_at": DATETIME,
+})
+history = _list_of("events", history_event)
+
+_money = {"type": "number", "minimum": 0}
+usage = _record({
+    "service_id": uuid_property(),
+    "month": {"type": "string", "pattern": r"^\d{4}-\d\d$"},
+    "sms": _record({"notifications": {"type": "integer"}, "billable_units": {"type": "integer"},
+                    "cost_in_pounds": _money}),
+    "email": _record({"notifications": {"type": "integer"}, "cost_in_pounds": _money}),
+    "letter": _record({"notifications": {"type": "integer"}, "billable_sheets": {"type": "integer"},
+                       "cost_in_pounds": _money}),
+    "total_cost_in_pounds": _money,
+    "unpriced_notifications": {"type": "integer"},
+})
+CSV = {"type": "string", "contentMediaType": "text/csv"}

@@ -161,6 +161,10 @@ def _routes(kind: str) -> None:
     def patch(service_id: str, setting_id: str) -> Response:
         return jsonify(update_setting(kind, service_id, setting_id, json_body()))
 
+    one_path = {**path, **admin_schemas.setting_path["properties"]}
+    documented(f"One of the service's {kind}.", {200: one}, path=one_path)(get_one)
+    documented(f"Change one of the service's {kind}, or make it the default.", {200: one},
+               body=_UPDATE_SCHEMA[kind], path=one_path)(patch)
     rule = f"/services/<service_id>/{kind}"
     admin_blueprint.add_url_rule(rule, f"post_{kind}", post, methods=["POST"])
     admin_blueprint.add_url_rule(rule, f"get_{kind}", get, methods=["GET"])

@@ -16,8 +16,8 @@ from flask import Response, jsonify
 
 from api.admin import admin_blueprint
 from api.errors import BadRequestError, NoResultFound, ValidationError
-from api.formatting import iso
 from api.openapi import documented
+from api.formatting import iso
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from config import get_settings
@@ -54,21 +54,26 @@ create_gateway = {
 }
 update_gateway = {"type": "object", "properties": _settings_properties, "additionalProperties": False}
 gateway_path = {"type": "object", "properties": {"gateway_id": uuid_property()}}
-
-
+_datetime = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$"}
 gateway_response = {
     "type": "object",
     "required": ["id", "name", "url", "priority", "supports_international", "active", "from_configuration",
-                 "in_rotation", "slow_receipts"],
-    "properties": {"id": {"type": "string", "format": "uuid"}, "name": {"type": "string"}, "url": {"type": "string"},
-                   "priority": {"type": "integer"}, "supports_international": {"type": "boolean"},
-                   "active": {"type": "boolean"}, "from_configuration": {"type": "boolean"},
-                   "in_rotation": {"type": "boolean"}, "slow_receipts": {"type": "boolean"}},
+                 "in_rotation", "slow_receipts", "created_at", "updated_at"],
+    "properties": {
+        "id": uuid_property(), "name": {"type": "string"}, "url": {"type": "string"}, "priority": {"type": "integer"},
+        "supports_international": {"type": "boolean"}, "active": {"type": "boolean"},
+        "from_configuration": {"type": "boolean"}, "in_rotation": {"type": "boolean"},
+        "slow_receipts": {"type": "boolean"}, "created_at": _datetime,
+        "updated_at": {"anyOf": [_datetime, {"type": "null"}]},
+    },
+    "additionalProperties": False,
 }
-gateways_response = {"type": "object", "properties": {"sms_gateways": {"type": "array", "items": gateway_response}}}
-history_response = {"type": "object", "properties": {"changes": {"type": "array", "items": {
-    "type": "object", "properties": {"changed_at": {"type": "string"}, "changed_by": {"type": "string"},
-                                     "changes": {"type": "object"}}}}}}
+gateways_response = {"type": "object", "required": ["sms_gateways"],
+                     "properties": {"sms_gateways": {"type": "array", "items": gateway_response}}}
+gateway_history_response = {"type": "object", "required": ["changes"], "properties": {"changes": {
+    "type": "array", "items": {"type": "object", "required": ["changed_at", "changed_by", "changes"],
+                               "properties": {"changed_at": _datetime, "changed_by": {"type": "string"},
+                                              "changes": {"type": "object"}}}}}}
 
 
 def gateway_json(gateway: SmsGateway, *, out_of_rotation: set[str], slow_receipts: set[str]) -> dict[str, Any]:
@@ -125,7 +130,7 @@ def history(gateway_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.get("/sms-gateways")
-@documented("The SMS gateways, whether each is in rotation and slow with its receipts.", {200: gateways_response})
+@documented("The SMS gateways in use, with their rotation state.", {200: gateways_response})
 def get_sms_gateways() -> Response:
     return jsonify(list_gateways())
 
@@ -137,13 +142,14 @@ def post_sms_gateway() -> tuple[Response, int]:
 
 
 @admin_blueprint.patch("/sms-gateways/<gateway_id>")
-@documented("Change a gateway's share, international support or use (kept in its history).",
-            {200: gateway_response}, body=update_gateway, path=gateway_path["properties"])
+@documented("Change a gateway's settings.", {200: gateway_response}, body=update_gateway,
+            path=gateway_path["properties"])
 def patch_sms_gateway(gateway_id: str) -> Response:
     return jsonify(update_gateway_settings(gateway_id, json_body()))
 
 
 @admin_blueprint.get("/sms-gateways/<gateway_id>/history")
-@documented("Every change made to a gateway, newest first.", {200: history_response}, path=gateway_path["properties"])
+@documented("Every change to a gateway, newest first.", {200: gateway_history_response},
+            path=gateway_path["properties"])
 def get_sms_gateway_history(gateway_id: str) -> Response:
     return jsonify(history(gateway_id))

@@ -15,7 +15,7 @@ from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.template.serialise import template_json
-from api.v2.template.template_schemas import template_response, templates_response
+from api.admin import response_schemas as responses
 from config import get_settings
 from models import audit
 from models.db import database
@@ -28,8 +28,6 @@ _CONTENT_FIELDS = ("name", "body", "subject", "postage", "letter_languages", "le
                    "letter_english_body")
 _BILINGUAL_FIELDS = ("letter_languages", "letter_english_subject", "letter_english_body")
 _PATH = {**admin_schemas.service_path["properties"], **admin_schemas.template_path["properties"]}
-_VERSIONS = {"type": "object", "required": ["versions"], "properties": {"versions": templates_response[
-    "properties"]["templates"]}}
 
 
 def _check_fields(template_type: str, data: dict[str, Any]) -> None:
@@ -156,31 +154,31 @@ def list_versions(service_id: str, template_id: str) -> dict[str, Any]:
 
 
 @admin_blueprint.post("/services/<service_id>/templates")
-@documented("Create a template (version 1).", {201: template_response}, body=admin_schemas.create_template, path=_PATH)
+@documented("Create a template (version 1).", {201: responses.template}, body=admin_schemas.create_template, path=_PATH)
 def post_template(service_id: str) -> tuple[Response, int]:
     return jsonify(add_template(service_id, json_body())), 201
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>")
-@documented("Change a template: a new version when anything differs.", {200: template_response},
+@documented("Change a template: a new version when anything differs.", {200: responses.template},
             body=admin_schemas.update_template, path=_PATH)
 def post_template_update(service_id: str, template_id: str) -> Response:
     return jsonify(change_template(service_id, template_id, json_body()))
 
 
 @admin_blueprint.get("/services/<service_id>/templates")
-@documented("The service's templates (latest versions).", {200: templates_response}, path=_PATH)
+@documented("The service's templates (latest versions).", {200: responses.templates}, path=_PATH)
 def get_templates(service_id: str) -> Response:
     return jsonify(list_templates(service_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>")
-@documented("A template's latest version.", {200: template_response}, path=_PATH)
+@documented("A template's latest version.", {200: responses.template}, path=_PATH)
 def get_one_template(service_id: str, template_id: str) -> Response:
     return jsonify(get_template(service_id, template_id))
 
 
 @admin_blueprint.get("/services/<service_id>/templates/<template_id>/versions")
-@documented("Every version of a template, oldest first.", {200: _VERSIONS}, path=_PATH)
+@documented("Every version of a template, oldest first.", {200: responses.template_versions}, path=_PATH)
 def get_template_versions(service_id: str, template_id: str) -> Response:
     return jsonify(list_versions(service_id, template_id))

@@ -3,15 +3,12 @@ from __future__ import annotations
 
 from flask import Response
 
-from api.admin import admin_blueprint
-from api.admin import admin_schemas
+from api.admin import admin_blueprint, admin_schemas
+from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.openapi import documented
 from models.notification_event import UNSUBSCRIBE, NotificationEvent
 from pipeline.unsubscribe import report_csv
-
-
-CSV = {"type": "string", "contentMediaType": "text/csv"}
 
 
 def unsubscribe_requests_csv(service_id: str) -> str:
@@ -23,8 +20,8 @@ def unsubscribe_requests_csv(service_id: str) -> str:
 
 
 @admin_blueprint.get("/services/<service_id>/unsubscribe-requests.csv")
-@documented("The service's unsubscribe requests (hosted one-click unsubscribe), newest first.", {200: CSV},
-            media_type="text/csv", path=admin_schemas.service_path["properties"])
+@documented("The service's unsubscribe requests as CSV.", {200: responses.CSV}, media_type="text/csv",
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_unsubscribe_requests(service_id: str) -> Response:
     return Response(unsubscribe_requests_csv(service_id), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="unsubscribe-requests-{service_id}.csv"'})

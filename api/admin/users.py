@@ -147,6 +147,7 @@ def get_users(service_id: str) -> Response:
 
 
 @admin_blueprint.delete("/services/<service_id>/users/<member_id>")
+@documented("Remove a team member.", {204: None}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def delete_user(service_id: str, member_id: str) -> tuple[str, int]:
     remove_team_member(service_id, member_id)
     return "", 204
@@ -167,6 +168,7 @@ def get_guest_list(service_id: str) -> Response:
 
 
 @admin_blueprint.delete("/services/<service_id>/guest-list/<entry_id>")
+@documented("Remove a recipient from the guest list.", {204: None}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def delete_guest(service_id: str, entry_id: str) -> tuple[str, int]:
     remove_guest(service_id, entry_id)
     return "", 204

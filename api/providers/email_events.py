@@ -13,14 +13,13 @@ from flask import Response, jsonify
 
 from api.openapi import documented
 from api.providers import providers_blueprint
+from api.providers.delivery_receipts import MAX_BODY_BYTES, success_response
 from api.request_body import json_body
 from api.schema import validate
 from pipeline.providers.email.events import EVENT_TYPES
 from workers.receipts import process_email_events
 
 MAX_BATCH = 1000
-MAX_BODY_BYTES = 2_000_000  # a thousand events with long diagnostics; anything far larger is refused unread
-success_response = {"type": "object", "required": ["result"], "properties": {"result": {"const": "success"}}}
 EMAIL_EVENT_SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
@@ -46,8 +45,8 @@ EMAIL_EVENTS_SCHEMA = {
 
 
 @providers_blueprint.post("/<provider>/email-events")
-@documented("What became of emails a provider accepted: delivered, bounced, complained about.",
-            {200: success_response}, body={"anyOf": [EMAIL_EVENT_SCHEMA, EMAIL_EVENTS_SCHEMA]})
+@documented("An email provider's event about a message, or an array of them.", {200: success_response},
+            body={"anyOf": [EMAIL_EVENT_SCHEMA, EMAIL_EVENTS_SCHEMA]})
 def email_events(provider: str) -> tuple[Response, int]:
     body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)
     events = validate(EMAIL_EVENTS_SCHEMA, body) if isinstance(body, list) else [validate(EMAIL_EVENT_SCHEMA, body)]

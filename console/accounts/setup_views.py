@@ -7,6 +7,7 @@ from typing import Any
 from flask import flash, redirect, render_template, session, url_for
 from flask_babel import gettext as _
 
+from config import get_settings
 from console import auth
 from console.accounts import second_factor, signing_in
 from console.accounts.forms import ChooseSecondFactorForm, CodeForm
@@ -42,6 +43,11 @@ def two_factor_setup() -> Any:
     if user is None:
         return redirect(url_for("accounts.sign_in"))
     form = ChooseSecondFactorForm()
+    # Without an email provider the simulated one delivers nothing: a code by email would lock the
+    # user out, so only the app is offered.
+    email_possible = get_settings().smtp_url is not None
+    if not email_possible:
+        form.auth_type.choices = [c for c in form.auth_type.choices if c.value != "email"]
     if form.validate_on_submit():
         if form.auth_type.data == "totp":
             session["setup_totp"] = second_factor.new_totp_secret()
@@ -49,7 +55,7 @@ def two_factor_setup() -> Any:
         if signing_in.allow_code_sent(user):
             second_factor.send_email_code(str(user.id), user.email_address)
         return redirect(url_for("accounts.two_factor_setup_email"))
-    return render_template("accounts/two_factor_setup.html", form=form)
+    return render_template("accounts/two_factor_setup.html", form=form, email_possible=email_possible)
 
 
 @bp.route("/two-factor/set-up/app", methods=["GET", "POST"])

@@ -45,10 +45,19 @@ ACTIONS = {
 ACTORS = {"user": _l("console"), "admin-api": _l("admin API"), "cli": _l("command line"), "system": _l("system")}
 
 
+def _shown(value: Any) -> Any:
+    """A recorded value as text a person reads: lists and maps without Python's brackets."""
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {item}" for key, item in value.items())
+    return value
+
+
 def _changes(event: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(field, before, after) per field the event names."""
     before, after = event["before"] or {}, event["after"] or {}
-    return [(field, before.get(field), after.get(field)) for field in dict.fromkeys([*before, *after])]
+    return [(field, _shown(before.get(field)), _shown(after.get(field))) for field in dict.fromkeys([*before, *after])]
 
 
 @bp.get("/services/<service_id>/history")

@@ -33,6 +33,11 @@ def _form(kind: str, data: dict[str, Any] | None = None) -> FlaskForm:
     return SenderForm(data=data)
 
 
+def _value(form: FlaskForm) -> str:
+    # Browsers send a text area's line breaks as CRLF; contact blocks are stored with LF.
+    return form.value.data.replace("\r\n", "\n")
+
+
 def _kind_or_404(kind: str) -> str:
     if kind not in PAGES:
         abort(404)
@@ -55,7 +60,7 @@ def add_sender(service_id: str, kind: str) -> Any:
     _kind_or_404(kind)
     form = _form(kind)
     if form.validate_on_submit():
-        data = {KINDS[kind][1]: form.value.data, "is_default": form.is_default.data}
+        data = {KINDS[kind][1]: _value(form), "is_default": form.is_default.data}
         done, _ = perform(lambda: add_setting(kind, service_id, data), form)
         if done:
             return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
@@ -74,7 +79,7 @@ def edit_sender(service_id: str, kind: str, setting_id: str) -> Any:
     form = _form(kind, {"value": row[field], "is_default": row["is_default"]})
     if form.validate_on_submit():
         # Unticking the default does not unset it: a service keeps one default, replaced by another.
-        data = {field: form.value.data, **({"is_default": True} if form.is_default.data else {})}
+        data = {field: _value(form), **({"is_default": True} if form.is_default.data else {})}
         done, _ = perform(lambda: update_setting(kind, service_id, setting_id, data), form)
         if done:
             return redirect(url_for("settings.senders", service_id=service_id, kind=kind))

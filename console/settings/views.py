@@ -88,9 +88,9 @@ def index(service_id: str) -> Any:
     service = current_service()
     defaults = {name: default_of(model, service) for name, model in
                 (("sms", SmsSender), ("reply_to", ReplyToAddress), ("contact", LetterContact))}
-    callbacks = {c.kind: c for c in ServiceCallback.select().where(ServiceCallback.service == service)}
+    callback_rows = {c.kind: c for c in ServiceCallback.select().where(ServiceCallback.service == service)}
     return render_template("settings/index.html", service=service, settings=service_json(service),
-                           defaults=defaults, callbacks=callbacks,
+                           defaults=defaults, callbacks=callback_rows,
                            permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p]) for p in service.permissions or []),
                            channel_labels=CHANNEL_LABELS, limit_labels=LIMIT_LABELS,
                            platform_admin=current_user().platform_admin)

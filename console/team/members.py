@@ -8,7 +8,7 @@ from __future__ import annotations
 from api.errors import BadRequestError, NoResultFound
 from console.accounts.invitations import InvitationError, invite
 from models import audit
-from models.db import database
+from models.db import database, utcnow
 from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
 
 # Someone must be able to manage the team: the last member who can is not removed or demoted.
@@ -29,8 +29,6 @@ def members_of(service_id: object) -> list[ServiceUser]:
 
 
 def open_invitations(service_id: object) -> list[Invitation]:
-    from models.db import utcnow
-
     return list(Invitation.select().where((Invitation.service == service_id) & Invitation.accepted_at.is_null()
                                           & (Invitation.expires_at > utcnow())).order_by(Invitation.created_at))
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import re
 
 import jsonschema
@@ -185,3 +186,16 @@ def test_brand_previews(client):
     pdf = client.get(f"/admin/letter-brands/{letter['id']}/preview", headers=H())
     assert pdf.mimetype == "application/pdf"
     assert "Dit is wat uw ontvangers zien." in pypdf.PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
+
+
+def test_cli_sets_the_same_appearance(app, client, service):
+    brand = create_brand(client, name="Gemeente Utrecht")
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["set-appearance", "--service-id", service["id"], "--language", "en",
+                                 "--email-brand-id", brand["id"]])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"language": "en", "email_brand_id": brand["id"], "letter_brand_id": None}
+    refused = runner.invoke(args=["set-appearance", "--service-id", service["id"], "--language", "fy"])
+    assert refused.exit_code == 1 and "language fy is not one of [nl, en]" in refused.output
+    cleared = runner.invoke(args=["set-appearance", "--service-id", service["id"], "--email-brand-id", "none"])
+    assert json.loads(cleared.output)["email_brand_id"] is None

@@ -160,6 +160,13 @@ def test_admin_limit_at_the_column_maximum_is_stored(client, service):
     assert Service.get_by_id(service.id).sms_daily_limit == 2**31 - 1
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_numbers_json_does_not_have_are_invalid_json(client, service, number):
+    response = client.patch(f"/admin/services/{service.id}", data='{"rate_limit": %s}' % number,
+                            headers=admin_headers())
+    assert error(response) == (400, "BadRequestError", "Invalid JSON supplied in POST data")
+
+
 def test_a_number_of_5000_digits_in_a_body_is_invalid_json(client, service):
     text = '{"rate_limit": %s}' % ("9" * 5000)
     response = client.patch(f"/admin/services/{service.id}", data=text, headers=admin_headers())
@@ -185,6 +192,13 @@ def test_callback_attempts_limit_that_is_not_an_ascii_integer(client, service, l
     response = client.get(f"/admin/services/{service.id}/callbacks/delivery-status/attempts",
                           query_string={"limit": limit}, headers=admin_headers())
     assert error(response) == (400, "ValidationError", f"limit {limit} is not of type integer")
+
+
+@pytest.mark.parametrize("path, name", [("history", "limit"), ("usage?month=1", "year")])
+def test_other_integer_query_parameters_that_are_not_ascii_integers(client, service, path, name):
+    separator = "&" if "?" in path else "?"
+    response = client.get(f"/admin/services/{service.id}/{path}{separator}{name}=²", headers=admin_headers())
+    assert error(response) == (400, "ValidationError", f"{name} ² is not of type integer")
 
 
 def test_retention_period_of_5000_digits(client, service, key):
@@ -234,6 +248,12 @@ def test_a_receipt_body_of_several_megabytes_is_refused_unread(client):
     response = _post(client, "/providers/sms-gateway/delivery-receipts", body, _provider_headers())
     assert error(response) == (413, "RequestEntityTooLarge",
                                "The data value transmitted exceeds the capacity limit.")
+
+
+def test_email_events_over_the_count_limit_are_refused_before_any_is_validated(client):
+    body = json.dumps([{"bad": i} for i in range(1001)])
+    response = _post(client, "/providers/smtp/email-events", body, _provider_headers())
+    assert error(response) == (400, "BadRequestError", "Too many items: at most 1000 in one request, got 1001")
 
 
 def test_a_full_batch_of_receipts_is_still_accepted(client):

@@ -169,3 +169,15 @@ def test_a_totp_code_is_refused_the_second_time(page, make_user):
     page.fill("#code", code)
     page.click("main form button[type=submit]")
     assert "De code is onjuist of verlopen." in page.inner_text("main")
+
+
+def test_signing_in_and_out_works_without_javascript(browser, console_server, make_user):
+    user = make_user()
+    context = browser.new_context(base_url=console_server, java_script_enabled=False)
+    no_js = context.new_page()
+    sign_in(no_js, user)
+    no_js.goto("/account")
+    assert user.email_address in no_js.inner_text("main")
+    no_js.click("header button:has-text('Uitloggen')")
+    no_js.wait_for_url("**/sign-in")
+    context.close()

@@ -55,6 +55,10 @@ def test_download_page_in_each_language(page, live_server, language, words, tmp_
     assert ("Vul uw e-mailadres in" if language == "nl" else "Enter your email address") in error
     assert axe_violations(page) == []
     keep(f"download-page-{language}.png", page.screenshot(full_page=True), tmp_path, reference=language == "nl")
+    page.goto(live_server + link(service)[:-3])  # a mangled key: the not-found page, same language
+    assert page.evaluate("document.documentElement.lang") == language
+    assert page.locator("h1").inner_text() == ("Bestand niet gevonden" if language == "nl" else "File not found")
+    assert axe_violations(page) == []
 
 
 def _email_page(page, html: str) -> None:
@@ -88,6 +92,21 @@ def test_html_email_in_each_language_with_and_without_brand(page, language, bran
     assert axe_violations(page) == []
     name = f"email-{language}-{'branded' if branded else 'plain'}.png"
     keep(name, page.screenshot(full_page=True), tmp_path, reference=(language == "nl") is branded)
+
+
+def test_email_keeps_its_colours_when_the_reader_prefers_dark(browser):
+    context = browser.new_context(viewport={"width": 640, "height": 420}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        _email_page(page, render("email", EMAIL_BODY, "Onderwerp", {"naam": "Jan", "kenteken": "X"},
+                                 service_name="Parkeren Voorbeeld", brand=_brand()).html)
+        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+        body = page.evaluate("getComputedStyle(document.querySelector('p')).color")
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (body, background) == ("rgb(11, 12, 12)", "rgb(255, 255, 255)")  # not repainted: still readable
+        assert axe_violations(page) == []
+    finally:
+        context.close()
 
 
 def test_light_brand_colour_gets_dark_header_text(page):

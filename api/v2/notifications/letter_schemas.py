@@ -16,7 +16,9 @@ def _is_precompiled_postage(value: object) -> bool:
 
 post_letter_request = {
     "type": "object",
-    "properties": {**send_request_properties, "letter_contact_id": uuid_property()},
+    "properties": {**send_request_properties, "letter_contact_id": uuid_property(), "personalisation": {
+        "type": "object", "examples": [{"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1",
+                                        "address_line_3": "1234 AB Amsterdam", "name": "Amala"}]}},
     "required": ["template_id", "personalisation"],
     "additionalProperties": False,
 }

@@ -4,14 +4,16 @@ from api.schema import uuid_property
 reference_string = {"type": "string", "maxLength": 1000}
 send_request_properties = {
     "template_id": uuid_property(),
-    "personalisation": {"type": "object"},
+    # `examples` are annotations only: they show in /docs and seed the fuzz test's requests.
+    "personalisation": {"type": "object", "examples": [{"name": "Amala"}]},
     "reference": reference_string,
     "scheduled_for": {"type": "string", "format": "datetime-within-24h"},
 }
 
 post_sms_request = {
     "type": "object",
-    "properties": {**send_request_properties, "phone_number": {"type": "string"}, "sms_sender_id": uuid_property()},
+    "properties": {**send_request_properties, "phone_number": {"type": "string", "examples": ["+31612345678"]},
+                   "sms_sender_id": uuid_property()},
     "required": ["phone_number", "template_id"],
     "additionalProperties": False,
 }
@@ -20,7 +22,7 @@ post_email_request = {
     "type": "object",
     "properties": {
         **send_request_properties,
-        "email_address": {"type": "string"},
+        "email_address": {"type": "string", "examples": ["someone@example.nl"]},
         "email_reply_to_id": uuid_property(),
         "one_click_unsubscribe_url": {"type": "string", "format": "https-url"},
         "sanitise_content_for": {"type": "array", "items": {"type": "string"}},

@@ -15,7 +15,7 @@ template_path = {
 
 preview_request = {
     "type": "object",
-    "properties": {"personalisation": {"type": ["object", "null"]}},
+    "properties": {"personalisation": {"type": ["object", "null"], "examples": [{"name": "Amala"}]}},
     "additionalProperties": False,
 }
 

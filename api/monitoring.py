@@ -1,0 +1,135 @@
+"""What the web process adds for operators: request ids, HTTP metrics, /metrics, /_live, /_status.
+
+Counting happens in the process (prometheus_client), so the hot path makes no extra round trip;
+only /metrics and /_status read the queues from Redis, when asked.
+"""
+from __future__ import annotations
+
+import hmac
+import re
+import time
+import uuid
+from typing import Iterator
+
+import peewee
+import redis
+from flask import Flask, Response, g, jsonify, request
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from api.errors import error_response
+from config import Settings, get_settings
+from observability import logs, metrics
+from workers import queue_stats
+
+REQUEST_ID_HEADER = "X-Request-Id"
+_VALID_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_REFUSALS = {"RateLimitError": "rate", "TooManyRequestsError": "daily"}
+
+
+class QueueCollector(Collector):
+    """Queue depths, oldest ages and live workers, read from the broker when scraped."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        depth = GaugeMetricFamily("notify_queue_messages", "Messages per queue by state.", labels=["queue", "state"])
+        age = GaugeMetricFamily("notify_queue_oldest_message_age_seconds",
+                                "Age of the oldest message waiting in each queue (0 when empty).", labels=["queue"])
+        live = GaugeMetricFamily("notify_queue_live_workers", "Worker processes alive on each queue.",
+                                 labels=["queue"])
+        for queue in queue_stats.queue_stats(minutes=1):
+            for state, value in (("ready", queue.ready), ("delayed", queue.delayed), ("dead", queue.dead),
+                                 ("in_progress", queue.in_progress)):
+                if value is not None:
+                    depth.add_metric([queue.name, state], value)
+            if queue.oldest_age_seconds is not None or queue.ready == 0:
+                age.add_metric([queue.name], queue.oldest_age_seconds or 0.0)
+            live.add_metric([queue.name], queue.live_workers)
+        yield from (depth, age, live)
+
+
+def _request_started() -> None:
+    logs.clear()
+    supplied = request.headers.get(REQUEST_ID_HEADER, "")
+    g.request_id = supplied if _VALID_REQUEST_ID.fullmatch(supplied) else uuid.uuid4().hex
+    g.request_started = time.perf_counter()
+    logs.bind(request_id=g.request_id)
+
+
+def _request_finished(response: Response) -> Response:
+    response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+    route = request.url_rule.rule if request.url_rule is not None else "<unmatched>"
+    elapsed = time.perf_counter() - g.get("request_started", time.perf_counter())
+    metrics.http_requests.labels(route, request.method, str(response.status_code)).observe(elapsed)
+    if response.status_code == 201 and request.method == "POST" and route.startswith("/v2/notifications/"):
+        caller = g.get("caller")
+        metrics.notifications_accepted.labels(route.rsplit("/", 1)[1], caller.key_type if caller else "").inc()
+    elif response.status_code == 429:
+        errors = (response.get_json(silent=True) or {}).get("errors") or [{}]
+        limit = _REFUSALS.get(errors[0].get("error", ""))
+        if limit:
+            metrics.limit_refusals.labels(limit).inc()
+    return response
+
+
+def queue_checks(settings: Settings) -> dict[str, str]:
+    """"ok" for workers and queues, or what is wrong: a queue holding messages with no live worker
+    for longer than STATUS_WORKER_ABSENT_SECONDS, or whose oldest message is older than
+    STATUS_QUEUE_AGE_SECONDS."""
+    try:
+        stats = queue_stats.queue_stats(minutes=0)
+    except redis.RedisError as exc:
+        return {"workers": f"unknown: {type(exc).__name__}", "queues": f"unknown: {type(exc).__name__}"}
+    now = time.time()
+    absent, old = [], []
+    for queue in stats:
+        if queue.ready + (queue.in_progress or 0) == 0:
+            continue
+        if queue.live_workers == 0:
+            since = now - queue.last_worker_seen if queue.last_worker_seen else queue.oldest_age_seconds
+            if since is None or since > settings.status_worker_absent_seconds:
+                absent.append(f"{queue.name} (no live worker for {'ever' if since is None else f'{since:.0f} s'})")
+        age = queue.oldest_age_seconds
+        if age is not None and age > settings.status_queue_age_seconds:
+            old.append(f"{queue.name} (oldest message {age:.0f} s old)")
+    return {"workers": "no live worker on " + ", ".join(absent) if absent else "ok",
+            "queues": "not draining: " + ", ".join(old) if old else "ok"}
+
+
+def health(db: peewee.Database, redis_client: redis.Redis, settings: Settings | None = None) -> tuple[dict[str, str], int]:
+    """200 when the database and Redis answer and (with settings) the queues are being worked,
+    else 503 naming what is not."""
+    checks = {"database": "ok", "redis": "ok"}
+    try:
+        db.execute_sql("SELECT 1")
+    except peewee.PeeweeException as exc:
+        checks["database"] = f"unavailable: {type(exc).__name__}"
+    try:
+        redis_client.ping()
+    except redis.RedisError as exc:
+        checks["redis"] = f"unavailable: {type(exc).__name__}"
+    if settings is not None and checks["redis"] == "ok":
+        checks.update(queue_checks(settings))
+    healthy = all(value == "ok" for value in checks.values())
+    return {"status": "ok" if healthy else "unavailable", **checks}, 200 if healthy else 503
+
+
+def register_monitoring(app: Flask) -> None:
+    app.before_request(_request_started)
+    app.after_request(_request_finished)
+    app.teardown_request(lambda exc: logs.clear())
+    collector = QueueCollector()
+
+    @app.get("/_live")
+    def live() -> tuple[Response, int]:
+        """Liveness for load balancers: the process answers; nothing else is asked."""
+        return jsonify(status="ok"), 200
+
+    @app.get("/metrics")
+    def metrics_route() -> Response:
+        token = get_settings().metrics_token
+        if token:
+            given = request.headers.get("Authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+                return error_response(401, "AuthError", ["Unauthorized: metrics token required"])
+        body, content_type = metrics.exposition(collector)
+        return Response(body, content_type=content_type)

@@ -1,0 +1,1 @@
+"""Metrics and structured logs shared by every process (web, workers, scheduler)."""

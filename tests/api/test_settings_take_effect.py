@@ -1,0 +1,126 @@
+"""A change of settings counts from the next request in every web process, however long rows are cached.
+
+Two gunicorn worker processes with CACHE_TTL_SECONDS of an hour serve the requests; the change is made
+through the admin API, so by one of them. The access log names the process that served each request:
+before a change both must have served (and cached) the old settings, after it both must have served
+requests, and every request after it must see the change.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+import requests
+
+from models.api_key import ApiKey
+from tests.admin_helpers import admin_headers
+from tests.conftest import gunicorn_server
+from tests.factories import auth_headers, create_key, create_sample_template, create_service
+
+ADMIN_URL = "https://admin.example.nl"
+TRIAL = f"Cannot send to this recipient when service is in trial mode - see {ADMIN_URL}/trial-mode"
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory) -> Iterator[tuple[str, Path]]:
+    log = tmp_path_factory.mktemp("web") / "access.log"
+    log.touch()
+    with contextlib.ExitStack() as stack:
+        before = os.environ.get("CACHE_TTL_SECONDS")
+        os.environ["CACHE_TTL_SECONDS"] = "3600"  # only the gunicorn started here caches
+        try:
+            url = stack.enter_context(gunicorn_server(
+                "--workers", "2", "--access-logfile", str(log), "--access-logformat", "%(p)s %(s)s %(U)s"))
+        finally:
+            os.environ["CACHE_TTL_SECONDS"] = before or "0"
+        yield url, log
+
+
+def _served_by(log: Path, since: int) -> set[str]:
+    """The processes that answered v2 requests logged after byte `since`."""
+    with log.open() as lines:
+        lines.seek(since)
+        # One JSON object per line (observability.logs); the access line's message is our format.
+        messages = [json.loads(line)["message"] for line in lines if line.strip()]
+        return {message.split()[0] for message in messages if " /v2/" in message}
+
+
+def _both_processes(log: Path, send: Callable[[], requests.Response], expect: Callable[[requests.Response], None]) -> None:
+    """Send rounds of concurrent requests until both processes have answered some; each answer must pass."""
+    since = log.stat().st_size
+    for _ in range(30):
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            for response in pool.map(lambda _: send(), range(8)):
+                expect(response)
+        if len(_served_by(log, since)) == 2:
+            return
+    raise AssertionError(f"one process answered everything: {_served_by(log, since)}")
+
+
+def _error(response: requests.Response) -> tuple[int, str]:
+    return response.status_code, response.json()["errors"][0]["message"]
+
+
+def _sms(url: str, service, key: str) -> Callable[[], requests.Response]:
+    template = create_sample_template(service=service, body="Hoi")
+    body = {"phone_number": "0612345678", "template_id": str(template.id)}
+    return lambda: requests.post(f"{url}/v2/notifications/sms", json=body, headers=auth_headers(key), timeout=10)
+
+
+def _admin(method: str, url: str, path: str, **kwargs) -> None:
+    response = requests.request(method, f"{url}/admin{path}", headers=admin_headers(), timeout=10, **kwargs)
+    assert response.status_code == 200, response.text
+
+
+def _status(expected: int) -> Callable[[requests.Response], None]:
+    def expect(response: requests.Response) -> None:
+        assert response.status_code == expected, response.text
+    return expect
+
+
+def _refused(expected: tuple[int, str]) -> Callable[[requests.Response], None]:
+    def expect(response: requests.Response) -> None:
+        assert _error(response) == expected
+    return expect
+
+
+def test_a_revoked_key_is_refused_by_every_process_at_once(web):
+    url, log = web
+    service = create_service()
+    key = create_key(service=service)
+    read = lambda: requests.get(f"{url}/v2/templates", headers=auth_headers(key), timeout=10)  # noqa: E731
+    _both_processes(log, read, _status(200))
+    _admin("DELETE", url, f"/services/{service.id}/api-keys/{ApiKey.get().id}")
+    _both_processes(log, read, _refused((403, "Invalid token: API key revoked")))
+
+
+def test_going_live_counts_from_the_next_request(web):
+    url, log = web
+    service = create_service(trial_mode=True)
+    send = _sms(url, service, create_key(service=service))
+    _both_processes(log, send, _refused((400, TRIAL)))
+    _admin("PATCH", url, f"/services/{service.id}", json={"trial_mode": False})
+    _both_processes(log, send, _status(201))
+
+
+def test_a_changed_limit_or_permission_counts_from_the_next_request(web):
+    url, log = web
+    service = create_service()
+    send = _sms(url, service, create_key(service=service))
+    _both_processes(log, send, _status(201))
+    _admin("PATCH", url, f"/services/{service.id}", json={"sms_daily_limit": 1})
+    _both_processes(log, send, _refused((429, "Exceeded send limits (sms: 1) for today")))
+    _admin("PATCH", url, f"/services/{service.id}", json={"sms_daily_limit": 1000})
+    if time.time() % 60 > 40:  # the requests below must fall in the rate limit's window of this first one
+        time.sleep(60 - time.time() % 60)
+    assert send().status_code == 201
+    _admin("PATCH", url, f"/services/{service.id}", json={"rate_limit": 1})
+    _both_processes(log, send, _refused((429, "Exceeded rate limit for key type live of 1 requests per 60 seconds")))
+    _admin("PATCH", url, f"/services/{service.id}", json={"rate_limit": 3000, "permissions": ["email"]})
+    _both_processes(log, send, _refused((400, "Service is not allowed to send text messages")))

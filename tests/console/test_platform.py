@@ -1,0 +1,59 @@
+"""The platform's own service and the first admin's set-up link (printed by `dev.py run`)."""
+from __future__ import annotations
+
+from console.accounts.invitations import setup_link_if_no_admin
+from models.platform import PLATFORM_SERVICE_ID, TEMPLATES, ensure_platform_service, template_id
+from models.service import Service
+from models.template import Template
+from models.user import Invitation
+from tests.console.browser import assert_accessible, sign_in
+from tests.console.users import create_console_user
+
+
+def test_the_platform_service_is_made_once_with_its_templates():
+    first = ensure_platform_service()
+    again = ensure_platform_service()
+    assert first.id == again.id == PLATFORM_SERVICE_ID
+    assert not first.trial_mode and first.permissions == ["email"]
+    assert Service.select().count() == 1
+    assert {t.id for t in Template.select()} == {template_id(key) for key in TEMPLATES}
+
+
+def test_a_set_up_link_is_printed_only_while_there_is_no_platform_admin():
+    assert setup_link_if_no_admin().startswith("https://admin.example.nl/invitation/")
+    create_console_user(platform_admin=False)
+    assert setup_link_if_no_admin() is not None
+    create_console_user(platform_admin=True)
+    assert setup_link_if_no_admin() is None
+    assert Invitation.select().count() == 2
+
+
+def test_a_signed_in_user_changes_the_second_factor_to_email(page, make_user, real_providers):
+    from models.notification import Notification
+    from models.user import User
+
+    user = make_user()
+    sign_in(page, user)
+    page.goto("/account")
+    page.click("main a:has-text('wijzigen')")
+    page.check("#auth_type-1")
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/two-factor/set-up/email")
+    code = Notification.get(Notification.to == user.email_address).personalisation["code"]
+    page.fill("#code", code)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/account")
+    assert "Uw tweede factor is gewijzigd." in page.inner_text("main")
+    assert "Code per e-mail" in page.inner_text("main")
+    assert_accessible(page)
+    changed = User.get_by_id(user.user.id)
+    assert changed.auth_type == "email" and changed.totp_secret is None
+
+
+def test_without_an_email_provider_only_the_app_is_offered(page, make_user):
+    sign_in(page, make_user())
+    page.goto("/two-factor/set-up")
+    assert page.locator("input[name=auth_type]").count() == 1
+    assert page.get_attribute("input[name=auth_type]", "value") == "totp"
+    assert "SMTP_URL" in page.inner_text("main")
+    assert_accessible(page)

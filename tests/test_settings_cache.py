@@ -1,0 +1,58 @@
+"""The hot-path cache and the settings generation that makes its entries stale in every process."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import config
+from api import limits
+from models import cache
+from models.db import database
+from tests.factories import create_notification, create_service
+
+
+@pytest.fixture
+def caching(monkeypatch):
+    monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(), cache_ttl_seconds=3600))
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def _generation() -> bytes | None:
+    return limits.settings_generation()
+
+
+def test_an_entry_loaded_before_a_new_generation_is_not_used(caching):
+    cache.observe(b"one")
+    assert cache.cached("k", lambda: "old") == "old"
+    assert cache.cached("k", lambda: "new") == "old"
+    cache.observe(b"two")
+    assert cache.cached("k", lambda: "new") == "new"
+    # A request that read the old generation and reports it late does not bring the old entry back.
+    cache.observe(b"one")
+    assert cache.cached("k", lambda: "newer") == "newer"
+    # A Redis that lost the generation (restarted empty) counts as a new one too.
+    cache.observe(None)
+    assert cache.cached("k", lambda: "after restart") == "after restart"
+
+
+def test_committed_writes_to_settings_change_the_generation(service):
+    before = _generation()
+    service.rate_limit = 5
+    service.save()
+    changed = _generation()
+    assert changed != before
+    with database.atomic() as transaction:
+        service.rate_limit = 6
+        service.save()
+        assert _generation() == changed  # not before the commit: another process would load the old row
+        transaction.rollback()
+    assert _generation() == changed  # nor for a write rolled back
+    with database.atomic():
+        create_service()
+    assert _generation() != changed
+    now = _generation()
+    create_notification(service=service)  # sends are not settings
+    assert _generation() == now

@@ -1,0 +1,105 @@
+"""Dead-lettered messages (Dramatiq's `<queue>.XQ`): inspect them, re-queue or drop them.
+
+Redis broker only: RabbitMQ keeps its dead letters in queues that can be counted (queue_stats) but
+not read without consuming them; use RabbitMQ's own management tools there.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+import dramatiq
+from dramatiq.brokers.redis import RedisBroker
+
+from workers.broker import broker
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    queue: str
+    message_id: str
+    actor: str
+    args: list[Any]
+    retries: int
+    error: str  # the last line of the last traceback
+    traceback: str
+    died_at: datetime.datetime
+    enqueued_at: datetime.datetime
+
+
+def supported() -> bool:
+    return isinstance(broker, RedisBroker)
+
+
+def _keys(queue: str) -> tuple[str, str]:
+    base = f"{broker.namespace}:{queue}.XQ"
+    return base, f"{base}.msgs"
+
+
+def _utc(ms: float) -> datetime.datetime:
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+
+
+def _decode(queue: str, message_id: str, data: bytes, died_ms: float) -> DeadLetter:
+    message = dramatiq.Message.decode(data)
+    trace = message.options.get("traceback") or ""
+    lines = [line for line in trace.strip().splitlines() if line.strip()]
+    return DeadLetter(queue=queue, message_id=message_id, actor=message.actor_name, args=list(message.args),
+                      retries=message.options.get("retries", 0), error=lines[-1] if lines else "",
+                      traceback=trace, died_at=_utc(died_ms), enqueued_at=_utc(message.message_timestamp))
+
+
+def list_dead(queue: str, limit: int = 50) -> list[DeadLetter]:
+    """The most recently dead-lettered messages of a queue, newest first."""
+    index, messages = _keys(queue)
+    entries = broker.client.zrevrange(index, 0, limit - 1, withscores=True)
+    if not entries:
+        return []
+    datas = broker.client.hmget(messages, [message_id for message_id, _ in entries])
+    return [_decode(queue, message_id.decode(), data, died) for (message_id, died), data in zip(entries, datas)
+            if data is not None]
+
+
+def get_dead(queue: str, message_id: str) -> DeadLetter | None:
+    index, messages = _keys(queue)
+    died, data = broker.client.zscore(index, message_id), broker.client.hget(messages, message_id)
+    return None if died is None or data is None else _decode(queue, message_id, data, died)
+
+
+def _take(queue: str, message_id: str) -> bytes | None:
+    """Remove one dead letter; its data when this call removed it (two admins: one wins)."""
+    index, messages = _keys(queue)
+    pipe = broker.client.pipeline(transaction=True)
+    pipe.hget(messages, message_id).zrem(index, message_id).hdel(messages, message_id)
+    data, removed, _ = pipe.execute()
+    return data if removed else None
+
+
+def requeue(queue: str, message_id: str) -> bool:
+    """Send the message to its queue again with fresh retries; False when it was not there."""
+    data = _take(queue, message_id)
+    if data is None:
+        return False
+    message = dramatiq.Message.decode(data)
+    fresh = {k: v for k, v in message.options.items() if k not in ("retries", "traceback", "requeue_timestamp", "eta")}
+    broker.enqueue(dataclasses.replace(message, options=fresh, queue_name=queue))
+    return True
+
+
+def drop(queue: str, message_id: str) -> bool:
+    return _take(queue, message_id) is not None
+
+
+def _all_ids(queue: str) -> list[str]:
+    index, _ = _keys(queue)
+    return [message_id.decode() for message_id in broker.client.zrange(index, 0, -1)]
+
+
+def requeue_all(queue: str) -> int:
+    return sum(requeue(queue, message_id) for message_id in _all_ids(queue))
+
+
+def drop_all(queue: str) -> int:
+    return sum(drop(queue, message_id) for message_id in _all_ids(queue))
