@@ -17,7 +17,7 @@ from pipeline.providers.email.reports import read_report
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.smtp_server import SmtpServer
-from tests.test_callbacks import TOKEN, Receiver, assert_signed, receiver, register  # noqa: F401
+from tests.test_callbacks import assert_signed, receiver, register  # noqa: F401  (receiver: a fixture)
 
 DSN = """From: MAILER-DAEMON@relay.example
 To: bounces@notify.localhost

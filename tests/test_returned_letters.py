@@ -13,7 +13,7 @@ from pipeline.letters import returns
 from pipeline.print_provider import DirectoryPrintProvider
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
-from tests.test_callbacks import Receiver, receiver, register  # noqa: F401
+from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)
 from workers import letters
 
 

@@ -32,7 +32,8 @@ class ConfirmForm(FlaskForm):
 
 
 def _kind_or_404(kind: str) -> str:
-    if kind not in CALLBACK_KINDS:
+    # The kinds this page has titles for; the admin API also takes complaint, returned-letter, unsubscribe.
+    if kind not in CALLBACK_KINDS or kind not in TITLES:
         abort(404)
     return kind
 

@@ -122,3 +122,21 @@ def test_the_circuit_opens_after_the_threshold_and_closes_after_probation():
     assert [breaker.record_failure("a") for _ in range(2)] == [False, False]  # closed: the full threshold again
     for key in broker.client.scan_iter(f"{namespace}:*"):
         broker.client.delete(key)
+
+
+def test_a_gateway_slow_with_its_receipts_is_marked_for_every_worker(client, configured):
+    import datetime
+
+    from models.db import utcnow
+    from tests.factories import create_notification, create_service
+    from workers.sms_rotation import check_slow_receipts, slow
+
+    service = create_service()
+    ten_minutes_ago = utcnow() - datetime.timedelta(minutes=10)
+    for n in range(10):
+        for gateway, waiting in (("gw-b", n < 4), ("http-gateway", n < 3)):
+            create_notification(service=service, status="sending" if waiting else "delivered", sent_by=gateway,
+                                sent_at=ten_minutes_ago, created_at=ten_minutes_ago)
+    check_slow_receipts()
+    assert slow() == {"gw-b"}  # 4 of 10 without a receipt is over 30%; 3 of 10 is not
+    assert {name: g["slow_receipts"] for name, g in listed(client).items()} == {"gw-b": True, "http-gateway": False}
