@@ -133,3 +133,19 @@ def test_smtp_refusing_the_recipient_is_a_permanent_failure(service, live_server
     template = create_sample_template(service=service, template_type="email", subject="Hello", body="Hi")
     response = client_for(service, live_server).send_email_notification("nobody@example.nl", str(template.id))
     wait_for(lambda: status_of(response["id"]) == "permanent-failure")
+
+
+def test_the_html_email_honours_sanitise_content_for(service, live_server, worker, real_providers):
+    smtp, _ = real_providers
+    template = create_sample_template(service=service, template_type="email", subject="Bericht",
+                                      body="Beste ((name)), zie ((note))")
+    client_for(service, live_server).send_email_notification(
+        "burger@example.nl", str(template.id),
+        {"name": "**Jan** https://phish.example/x", "note": "**vet**"}, sanitise_content_for=["name"])
+    [received] = smtp.wait_for_messages(1)
+    html = received.message.get_body(("html",)).get_content()
+    text = received.message.get_body(("plain",)).get_content()
+    # The sanitised value arrives as plain text in both parts; the other value keeps its Markdown.
+    assert "phish.example" not in html and "phish.example" not in text
+    assert "<strong>Jan</strong>" not in html and "**Jan**" in html
+    assert "**vet**" in text

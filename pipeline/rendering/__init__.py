@@ -2,7 +2,7 @@
 
 from .placeholders import missing_personalisation, normalise_key, personalisation_map, placeholder_names
 from .render import Rendered, render
-from .sanitise import sanitise_value, sanitised_content
+from .sanitise import sanitise_value, sanitise_values, sanitised_content
 
 __all__ = [
     "Rendered",
@@ -12,5 +12,6 @@ __all__ = [
     "placeholder_names",
     "render",
     "sanitise_value",
+    "sanitise_values",
     "sanitised_content",
 ]

@@ -35,6 +35,17 @@ def _sanitise_any(value: object) -> object:
     return sanitise_value(str(value))
 
 
+def sanitise_values(values: Mapping[str, object], keys: Iterable[str]) -> dict[str, object]:
+    """``values`` with those named in ``keys`` (matched as placeholders are) already sanitised.
+
+    Stored this way, a render at dispatch (the HTML email) treats them as the accept-time render
+    did, without having to know which keys the caller named.
+    """
+    wanted = {normalise_key(str(key)) for key in keys}
+    return {key: _sanitise_any(value) if normalise_key(str(key)) in wanted else value
+            for key, value in values.items()}
+
+
 def sanitised_content(values: Mapping[str, object] | None, keys: Iterable[str]) -> dict[str, dict[str, object]]:
     """The send response's ``sanitised_content``: ``{key: {"sanitised": ..., "unsanitised": ...}}``.
 

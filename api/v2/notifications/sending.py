@@ -23,7 +23,7 @@ from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
 from pipeline.cost import sms_fragments, sms_too_long, sms_too_long_message
 from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
-from pipeline.rendering import Rendered, missing_personalisation, render, sanitised_content
+from pipeline.rendering import Rendered, missing_personalisation, render, sanitise_values, sanitised_content
 
 EMAIL_MAX_BYTES = 2_000_000
 OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",
@@ -51,14 +51,17 @@ def _recipient(channel: str, body: dict) -> Recipient:
         raise ValidationError(f"{field} {exc.message}") from None
 
 
+def _sanitise_keys(body: dict) -> list[str]:
+    raw_values = body.get("personalisation") or {}
+    # A file's download link is ours, not the caller's text: it is never sanitised away.
+    return [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
+
+
 def _render(channel: str, version: TemplateVersion, body: dict, values: dict) -> Rendered:
     missing = missing_personalisation([version.subject or "", version.body], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
-    raw_values = body.get("personalisation") or {}
-    # A file's download link is ours, not the caller's text: it is never sanitised away.
-    sanitise = [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
-    rendered = render(channel, version.body, version.subject, values, sanitise_keys=sanitise)
+    rendered = render(channel, version.body, version.subject, values, sanitise_keys=_sanitise_keys(body))
     if channel == "sms" and sms_too_long(rendered.body):
         raise BadRequestError(sms_too_long_message(len(rendered.body)))
     if channel == "email":
@@ -126,7 +129,8 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
             status="created", body=rendered.body, subject=rendered.subject, reply_to_text=reply_to_text,
             created_at=utcnow(), scheduled_for=scheduled_for_utc(body), international=recipient.international,
             phone_prefix=recipient.prefix, rate_multiplier=recipient.rate_multiplier,
-            personalisation=files.personalisation,
+            # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
+            personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
             one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"),
             fragment_count=sms_fragments(rendered.body).fragments if channel == "sms" else 0,
         )
@@ -144,9 +148,7 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
         raise
     response = respond(notification, body, rendered)
     if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
-        raw_values = body.get("personalisation") or {}
-        keys = [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
-        response["sanitised_content"] = sanitised_content(files.personalisation, keys)
+        response["sanitised_content"] = sanitised_content(files.personalisation, _sanitise_keys(body))
     return response
 
 
