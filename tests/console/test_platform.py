@@ -57,3 +57,19 @@ def test_without_an_email_provider_only_the_app_is_offered(page, make_user):
     assert page.get_attribute("input[name=auth_type]", "value") == "totp"
     assert "SMTP_URL" in page.inner_text("main")
     assert_accessible(page)
+
+
+def test_only_platform_admins_are_shown_the_platform_pages(page, platform_admin, make_user):
+    sign_in(page, platform_admin)
+    page.goto("/")
+    menu = page.locator("nav.notify-nav")
+    for name, path in (("Werkprocessen en wachtrijen", "/platform-admin/workers"),
+                       ("Aanvragen om live te gaan", "/platform-admin/go-live-requests"), ("Huisstijlen", "/brands")):
+        assert menu.get_by_role("link", name=name).get_attribute("href") == path
+    menu.get_by_role("link", name="Werkprocessen en wachtrijen").click()
+    assert page.locator("h1").count() == 1
+    assert_accessible(page)
+    page.context.clear_cookies()
+    sign_in(page, make_user())
+    page.goto("/")
+    assert page.locator("nav.notify-nav").get_by_role("link", name="Werkprocessen en wachtrijen").count() == 0
