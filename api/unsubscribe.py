@@ -9,13 +9,13 @@ is the credential.
 """
 from __future__ import annotations
 
-import uuid
 
 from flask import Blueprint, Response
 from markupsafe import escape
 
 from api.errors import NoResultFound
 from models.appearance import language_of
+from models.db import is_uuid
 from models.notification import Notification
 from pipeline.i18n import Translator, translator
 from pipeline.unsubscribe import record_request, token_matches
@@ -31,21 +31,13 @@ _PAGE = """<!doctype html>
 
 def _notification(notification_id: str, token: str) -> Notification:
     # One answer for a bad token and an unknown or purged email, so a guess learns nothing.
-    if not _is_uuid(notification_id) or not token_matches(notification_id, token):
+    if not is_uuid(notification_id) or not token_matches(notification_id, token):
         raise NoResultFound()
     notification = Notification.get_or_none((Notification.id == notification_id)
                                             & (Notification.notification_type == "email"))
     if notification is None:
         raise NoResultFound()
     return notification
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def _page(words: Translator, title: str, body: str) -> Response:

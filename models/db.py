@@ -101,6 +101,15 @@ def insert_rows(model: type[BaseModel], rows: list[BaseModel]) -> None:
     database.execute_sql(sql, [f.db_value(row.__data__.get(f.name)) for row in rows for f in fields])
 
 
+def is_uuid(value: str) -> bool:
+    """Whether ``value`` spells a UUID: an id from a URL is checked before it reaches a query."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def uuid_pk() -> peewee.UUIDField:
     return peewee.UUIDField(primary_key=True, default=uuid.uuid4)
 

@@ -2,7 +2,6 @@
 last used, revoke one."""
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, url_for
@@ -15,6 +14,7 @@ from api.admin.api_keys import create_key, revoke_key
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from models.api_key import ApiKey
+from models.db import is_uuid
 
 bp = Blueprint("api_keys", __name__)
 
@@ -34,18 +34,10 @@ class ConfirmForm(FlaskForm):
 
 
 def _key(service_id: str, key_id: str) -> ApiKey:
-    key = ApiKey.get_or_none((ApiKey.id == key_id) & (ApiKey.service == service_id)) if _is_uuid(key_id) else None
+    key = ApiKey.get_or_none((ApiKey.id == key_id) & (ApiKey.service == service_id)) if is_uuid(key_id) else None
     if key is None:
         abort(404)
     return key
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 @bp.get("/services/<service_id>/api-keys")
