@@ -1,0 +1,1 @@
+"""delivery-events pages of the console."""
