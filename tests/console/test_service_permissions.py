@@ -34,7 +34,9 @@ def _their_pages(w) -> list[str]:
             f"{b}/service-settings/send-files-by-email", f"{b}/service-settings/data-retention",
             f"{b}/service-settings/limits", f"{b}/service-settings/sms-senders", f"{b}/service-settings/sms-senders/add",
             f"{b}/service-settings/sms-senders/{w['sender'].id}/edit", f"{b}/service-settings/callbacks/delivery-status",
-            f"{b}/service-settings/request-to-go-live", f"{b}/history"]
+            f"{b}/service-settings/request-to-go-live", f"{b}/history",
+            f"{b}/delivery-events", f"{b}/delivery-events/unsubscribe-requests.csv", f"{b}/service-settings/appearance",
+            f"{b}/service-settings/appearance/email-preview", f"{b}/service-settings/appearance/letter-preview.pdf"]
 
 
 def test_every_page_of_another_service_is_not_found(world):
