@@ -81,6 +81,10 @@ def _clean() -> Iterator[None]:
     # SMS gateways' circuits and slow-receipt verdicts (workers/sms_rotation.py) are per test too.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:sms-*"):
         ops_redis().delete(key)
+    # Worker registry's per-minute counts (workers/registry.py): one test's failed sends must not
+    # count in the next test's queue figures.
+    for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:ops:stats:*"):
+        ops_redis().delete(key)
     with database.connection_context():
         tables = _all_tables()
         if is_postgres():
