@@ -184,11 +184,15 @@ def test_processes_on_several_hosts_deliver_everything_once_when_a_worker_host_d
             assert dict(cursor.fetchall()) == {"delivered": SENDS}
             cursor.execute("SELECT count(DISTINCT id) FROM notification WHERE id::text = ANY(%s)", (ids,))
             assert cursor.fetchone()[0] == SENDS
-        # Every process's own count of status changes, the killed host's included: each
-        # notification was recorded as sent once and delivered once, however often its message came.
+        # Every process's own count of status changes, the killed host's included: no notification
+        # was recorded as sent or delivered twice, however often its message came. A thread killed
+        # between a transition's commit and its count loses that count (metrics are not part of the
+        # transaction), so the killed host may count up to one short per worker thread, never over.
         metric_dirs = [Path(envs[h.name]["PROMETHEUS_MULTIPROC_DIR"]) for h in (web1, web2, worker1, worker2)]
-        assert counted(metric_dirs, "notify_status_transitions_total", channel="sms", status="sending") == SENDS
-        assert counted(metric_dirs, "notify_status_transitions_total", channel="sms", status="delivered") == SENDS
+        killed_threads = 2 * 8  # the Procfile's worker: 2 processes of 8 threads
+        for status in ("sending", "delivered"):
+            total = counted(metric_dirs, "notify_status_transitions_total", channel="sms", status=status)
+            assert SENDS - killed_threads <= total <= SENDS, (status, total)
         assert counted(metric_dirs, "notify_notifications_accepted_total", channel="sms") == SENDS
 
         alive = Network.wait_until(
