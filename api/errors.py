@@ -7,55 +7,20 @@ from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
 from models.outages import UNAVAILABLE
+# The error classes live in pipeline.errors (stages raise them too); the API names them from here.
+from pipeline.errors import (  # noqa: F401
+    ApiError,
+    AuthError,
+    BadRequestError,
+    NoResultFound,
+    PDFNotReadyError,
+    RateLimitError,
+    TooManyRequestsError,
+    ValidationError,
+)
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_SECONDS = 5  # what a 503 tells clients to wait: outages we ride out are restarts
-
-
-class ApiError(Exception):
-    status_code = 400
-    error = "BadRequestError"
-
-    def __init__(self, *messages: str, status_code: int | None = None) -> None:
-        super().__init__(messages[0] if messages else "")
-        self.messages = list(dict.fromkeys(messages))  # each problem once, in order
-        if status_code is not None:
-            self.status_code = status_code
-
-
-class BadRequestError(ApiError):
-    pass
-
-
-class ValidationError(ApiError):
-    error = "ValidationError"
-
-
-class AuthError(ApiError):
-    error = "AuthError"
-    status_code = 403
-
-
-class NoResultFound(ApiError):
-    error = "NoResultFound"
-    status_code = 404
-
-    def __init__(self, message: str = "No result found") -> None:
-        super().__init__(message)
-
-
-class PDFNotReadyError(ApiError):
-    error = "PDFNotReadyError"
-
-
-class RateLimitError(ApiError):
-    error = "RateLimitError"
-    status_code = 429
-
-
-class TooManyRequestsError(ApiError):
-    error = "TooManyRequestsError"
-    status_code = 429
 
 
 # Every error body, as data (the OpenAPI document's Error schema).

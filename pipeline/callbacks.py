@@ -24,7 +24,7 @@ from typing import Any
 
 import requests
 
-from api.formatting import iso
+from pipeline.formatting import iso
 from models.notification import Notification, ReceivedText
 from models.notification_event import COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE, NotificationEvent
 from pipeline.statuses import public_status

@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
-from api.formatting import iso
+from pipeline.formatting import iso
 from config import get_settings
 from models.callback_attempt import CallbackAttempt
 from models.notification import Notification, ReceivedText

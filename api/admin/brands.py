@@ -14,7 +14,7 @@ from flask import Response, jsonify
 
 from api.admin import admin_blueprint, brand_schemas
 from api.errors import BadRequestError, NoResultFound, ValidationError
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate

@@ -8,7 +8,7 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
 from api.admin.services import find_service
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.openapi import documented
 from api.request_body import integer_argument
 from api.schema import validate

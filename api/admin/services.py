@@ -13,7 +13,7 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
 from api.errors import BadRequestError, NoResultFound
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate

@@ -17,7 +17,7 @@ from flask import Response, jsonify
 from api.admin import admin_blueprint
 from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.openapi import documented
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from config import get_settings

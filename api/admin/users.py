@@ -13,7 +13,7 @@ from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import NoResultFound, ValidationError
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate

@@ -13,7 +13,7 @@ import zipfile
 from dataclasses import dataclass
 from io import BytesIO
 
-from api.errors import BadRequestError
+from pipeline.errors import BadRequestError
 
 MIMETYPES = {
     ".csv": "text/csv",

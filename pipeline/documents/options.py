@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from api.errors import BadRequestError
+from pipeline.errors import BadRequestError
 from pipeline.documents.filetypes import MIMETYPES, unsupported
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # the clients' own limit: they refuse anything larger before sending

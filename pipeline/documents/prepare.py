@@ -12,7 +12,7 @@ import secrets
 import uuid
 from dataclasses import dataclass, field
 
-from api.errors import ApiError, BadRequestError
+from pipeline.errors import ApiError, BadRequestError
 from config import get_settings
 from models.db import utcnow
 from models.document import Document, storage_key

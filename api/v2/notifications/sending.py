@@ -9,7 +9,7 @@ from typing import Any, Callable
 from flask import request
 
 from api.auth import Caller
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.errors import BadRequestError, ValidationError
 from api.limits import answer_once, check_rate_limit, release_daily, reserve_daily
 from api.request_body import json_body

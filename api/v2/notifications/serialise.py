@@ -5,7 +5,7 @@ import uuid
 from typing import Any, Iterable
 from urllib.parse import urlencode
 
-from api.formatting import iso
+from pipeline.formatting import iso
 from config import get_settings
 from models.notification import Notification
 from pipeline.prices import letter_cost, sms_cost

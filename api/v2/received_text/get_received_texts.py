@@ -4,7 +4,7 @@ from typing import Any
 
 from flask import Response, g, jsonify
 
-from api.formatting import iso
+from pipeline.formatting import iso
 from api.openapi import documented
 from api.schema import validate
 from api.v2 import v2_blueprint

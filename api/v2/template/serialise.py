@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.formatting import iso
+from pipeline.formatting import iso
 from models.template import TemplateVersion, contact_block_of
 from pipeline.rendering import personalisation_map
 

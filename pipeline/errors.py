@@ -1,0 +1,52 @@
+"""The errors a request is refused with, in the spec's words and status codes.
+
+They live here, not in the API layer, because pipeline stages that run inside a request (files sent by
+email, recipients) refuse with them too; api.errors turns them into the JSON error shape.
+"""
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    status_code = 400
+    error = "BadRequestError"
+
+    def __init__(self, *messages: str, status_code: int | None = None) -> None:
+        super().__init__(messages[0] if messages else "")
+        self.messages = list(dict.fromkeys(messages))  # each problem once, in order
+        if status_code is not None:
+            self.status_code = status_code
+
+
+class BadRequestError(ApiError):
+    pass
+
+
+class ValidationError(ApiError):
+    error = "ValidationError"
+
+
+class AuthError(ApiError):
+    error = "AuthError"
+    status_code = 403
+
+
+class NoResultFound(ApiError):
+    error = "NoResultFound"
+    status_code = 404
+
+    def __init__(self, message: str = "No result found") -> None:
+        super().__init__(message)
+
+
+class PDFNotReadyError(ApiError):
+    error = "PDFNotReadyError"
+
+
+class RateLimitError(ApiError):
+    error = "RateLimitError"
+    status_code = 429
+
+
+class TooManyRequestsError(ApiError):
+    error = "TooManyRequestsError"
+    status_code = 429
