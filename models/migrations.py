@@ -155,6 +155,23 @@ def _sms_gateways() -> None:
     database.create_tables([SmsGateway, SmsGatewayChange])
 
 
+def _jobs_and_senders() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.job import Job
+
+    database.create_tables([Job])
+    table = Notification._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (Notification.job_id, Notification.job_row_number, Notification.created_by_user_id):
+        if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+    # IF NOT EXISTS: step 1 made it already when it built the table from today's model.
+    database.execute_sql('CREATE UNIQUE INDEX IF NOT EXISTS "notification_job_id_job_row_number" ON "notification"'
+                         ' ("job_id", "job_row_number") WHERE "job_id" IS NOT NULL')
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -172,6 +189,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (81, "one-click unsubscribe hosted for a service", _hosted_unsubscribe),
     (82, "rate card and daily billable units", _rates_and_billing),
     (83, "sms gateways and their history of changes", _sms_gateways),
+    (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
 ]
 
 

@@ -45,6 +45,10 @@ class Notification(BaseModel):
     # Set when a worker starts the provider call: a redelivered message that finds it set never calls
     # the provider again (at most one provider call per notification).
     dispatch_started_at = peewee.DateTimeField(null=True)
+    # Who sent it, when not an API key: a bulk job's row, or a console user's one-off send.
+    job_id = peewee.UUIDField(null=True)
+    job_row_number = peewee.IntegerField(null=True)  # 0-based row of the job's file
+    created_by_user_id = peewee.UUIDField(null=True)
 
     class Meta:
         indexes = (
@@ -63,6 +67,10 @@ Notification.add_index(Notification.index(Notification.provider_reference,
 Notification.add_index(Notification.index(Notification.service, Notification.key_type, Notification.reference,
                                           Notification.created_at, Notification.id,
                                           where=Notification.reference.is_null(False)))
+# A job's notifications: its progress counts, and the list leaves them out unless include_jobs is given.
+# A row of a job is one notification exactly: a retried stage finds the row's notification already there.
+Notification.add_index(Notification.index(Notification.job_id, Notification.job_row_number, unique=True,
+                                          where=Notification.job_id.is_null(False)))
 
 
 class ReceivedText(BaseModel):

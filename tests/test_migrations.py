@@ -32,3 +32,18 @@ def test_the_provider_reference_index_keeps_only_rows_that_have_one():
     index = next(i for i in database.get_indexes(Notification._meta.table_name)
                  if i.name == "notification_provider_reference")
     assert "provider_reference is not null" in " ".join(index.sql.lower().replace('"', "").split())
+
+
+def test_a_database_from_before_jobs_gets_the_job_table_and_who_sent_columns():
+    database.execute_sql('DROP INDEX IF EXISTS "notification_job_id_job_row_number"')
+    for name in ("job_id", "job_row_number", "created_by_user_id"):
+        database.execute_sql(f'ALTER TABLE "notification" DROP COLUMN "{name}"')
+    database.execute_sql('DROP TABLE "job"')
+    SchemaVersion.delete().where(SchemaVersion.version == 90).execute()
+
+    assert migrate() == [90]
+    columns = {c.name for c in database.get_columns(Notification._meta.table_name)}
+    assert {"job_id", "job_row_number", "created_by_user_id"} <= columns
+    assert "job" in database.get_tables()
+    assert "notification_job_id_job_row_number" in {i.name for i in database.get_indexes("notification")}
+    assert migrate() == []

@@ -1,0 +1,42 @@
+"""Bulk sends from a spreadsheet (Notify's "jobs"): one row per uploaded file, its rows become notifications.
+
+The uploaded rows themselves are kept (encrypted) until every row is a notification, so the stages that
+turn rows into notifications can be retried without the upload.
+"""
+from __future__ import annotations
+
+import peewee
+
+from models.db import BaseModel, EncryptedJSONField, utcnow, uuid_pk
+from models.service import Service
+
+# A job's life: checked and waiting to start (pending, or scheduled for later), being turned into
+# notifications (in progress), every row a notification (finished), or stopped before it started.
+PENDING = "pending"
+SCHEDULED = "scheduled"
+IN_PROGRESS = "in progress"
+FINISHED = "finished"
+CANCELLED = "cancelled"
+JOB_STATUSES = (PENDING, SCHEDULED, IN_PROGRESS, FINISHED, CANCELLED)
+
+
+class Job(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, backref="jobs", on_delete="CASCADE", index=False)
+    template_id = peewee.UUIDField()
+    template_version = peewee.IntegerField()
+    original_file_name = peewee.CharField()
+    notification_count = peewee.IntegerField()  # rows in the file
+    status = peewee.CharField(default=PENDING)
+    scheduled_for = peewee.DateTimeField(null=True)
+    created_by_user_id = peewee.UUIDField(null=True)  # the console user who uploaded it
+    created_at = peewee.DateTimeField(default=utcnow)
+    processing_started = peewee.DateTimeField(null=True)
+    processing_finished = peewee.DateTimeField(null=True)
+    rows_processed = peewee.IntegerField(default=0)  # rows turned into notifications so far
+    # The checked rows (recipient and placeholders), dropped once every row is a notification.
+    rows = EncryptedJSONField(null=True)
+
+    class Meta:
+        table_name = "job"
+        indexes = ((("service", "created_at"), False),)
