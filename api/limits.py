@@ -189,6 +189,14 @@ def release_daily(keys: list[str]) -> None:
         pipe.execute()
 
 
+def release_daily_of(service_id: object, kinds: tuple[str, ...], counted_on: datetime.date) -> None:
+    """Give back one send counted on that day against each limit named (a cancelled message). Only
+    today's counts limit anything; an older day's key may have expired, and a DECR would make it anew
+    without an expiry, so those are left alone."""
+    if counted_on == datetime.datetime.now(datetime.timezone.utc).date():
+        release_daily([_key("daily", service_id, kind, f"{counted_on:%Y-%m-%d}") for kind in kinds])
+
+
 class Idempotency:
     """`Idempotency-Key`: a retried POST gets the first response instead of sending again."""
 

@@ -146,11 +146,12 @@ NOT_NULL = object()  # a transition_many condition: the column holds any value
 
 
 def transition_many(notification_ids: Collection[Any], new_status: str, *,
-                    where: Mapping[peewee.Field, Any] | None = None, **fields: Any) -> list[str]:
+                    where: Mapping[peewee.Field, Any] | None = None, also: peewee.Expression | None = None,
+                    **fields: Any) -> list[str]:
     """Move every one of these notifications whose status allows it, in one statement; the ids moved.
 
-    `where` adds conditions on other columns (None: IS NULL, NOT_NULL: IS NOT NULL); a field's value
-    may be another column of the row, copied over. A batch must not fail for one late or duplicate
+    `where` adds conditions on other columns (None: IS NULL, NOT_NULL: IS NOT NULL), `also` any other
+    condition (a cancel's "not yet due"); a field's value may be another column of the row, copied over. A batch must not fail for one late or duplicate
     receipt among them, so refusals are logged rather than raised; notifications already in
     new_status, or held back by `where`, are skipped silently.
     """
@@ -159,6 +160,8 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
     condition = Notification.id.in_(list(notification_ids)) & Notification.status.in_(ALLOWED[new_status])
     for field, value in (where or {}).items():
         condition &= field.is_null() if value is None else field.is_null(False) if value is NOT_NULL else field == value
+    if also is not None:
+        condition &= also
     moved_rows = list(Notification.update(_values(new_status, fields)).where(condition)
                       .returning(Notification.id, Notification.notification_type).execute())
     moved = [str(row.id) for row in moved_rows]

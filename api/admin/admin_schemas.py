@@ -176,6 +176,7 @@ assign_inbound_number = {
 # Path segments: a malformed id is a 400 "<name> is not a valid UUID", an unknown one a 404.
 service_path = {"type": "object", "properties": {"service_id": uuid_property()}}
 api_key_path = {"type": "object", "properties": {"key_id": uuid_property()}}
+notification_path = {"type": "object", "properties": {"notification_id": uuid_property()}}
 template_path = {"type": "object", "properties": {"template_id": uuid_property()}}
 setting_path = {"type": "object", "properties": {"setting_id": uuid_property()}}
 

@@ -135,3 +135,12 @@ usage = _record({
     "unpriced_notifications": {"type": "integer"},
 })
 CSV = {"type": "string", "contentMediaType": "text/csv"}
+
+
+cancelled_notification = _record({
+    "id": uuid_property(),
+    "type": {"type": "string", "enum": list(CHANNELS)},
+    "reference": _nullable_string,
+    "status": {"const": "cancelled"},
+    "cancelled_at": DATETIME,
+})
