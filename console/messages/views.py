@@ -11,14 +11,15 @@ from console.messages import labels
 from models.db import is_uuid
 from models.notification import Notification
 from models.queries import find_notification
-from pipeline import message_timeline
+from models.db import utcnow
+from pipeline import cancel, message_timeline
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
 
 bp = Blueprint("messages", __name__)
 
 
-def _notification(notification_id: str) -> Notification:
+def find_or_404(notification_id: str) -> Notification:
     """The service's notification, inside its retention period; 404 otherwise (as the API answers)."""
     found = find_notification(current_service(), notification_id) if is_uuid(notification_id) else None
     if found is None:
@@ -36,29 +37,34 @@ def _status_context(notification: Notification) -> dict[str, Any]:
     }
 
 
+def cancel_offered(notification: Notification) -> bool:
+    """Whether the page offers the cancel button (the cancel itself checks again, in the database)."""
+    return cancel.refusal(notification, utcnow()) is None
+
+
 @bp.get("/services/<service_id>/notifications/<notification_id>")
 @service_permission_required("view_activity")
 def notification(service_id: str, notification_id: str) -> Any:
-    found = _notification(notification_id)
+    found = find_or_404(notification_id)
     template_name = template_names([found]).get((str(found.template_id), found.template_version))
     return render_template(
         "messages/notification.html", service=current_service(), channel=labels.CHANNELS[found.notification_type],
         template_name=template_name, sender=senders([found]).get(str(found.id)),
         has_pdf=found.notification_type == "letter" and letter_storage().exists(letter_pdf_key(found.id)),
-        may_send="send_messages" in current_permissions(), **_status_context(found))
+        may_cancel="send_messages" in current_permissions() and cancel_offered(found), **_status_context(found))
 
 
 @bp.get("/services/<service_id>/notifications/<notification_id>/status")
 @service_permission_required("view_activity")
 def status(service_id: str, notification_id: str) -> Any:
     """The page's status section alone, fetched again every few seconds while the status may change."""
-    return render_template("messages/_status.html", **_status_context(_notification(notification_id)))
+    return render_template("messages/_status.html", **_status_context(find_or_404(notification_id)))
 
 
 @bp.get("/services/<service_id>/notifications/<notification_id>/letter.pdf")
 @service_permission_required("view_activity")
 def letter_pdf(service_id: str, notification_id: str) -> Response:
-    found = _notification(notification_id)
+    found = find_or_404(notification_id)
     if found.notification_type != "letter":
         abort(404)
     try:
@@ -69,4 +75,4 @@ def letter_pdf(service_id: str, notification_id: str) -> Response:
         "Content-Disposition": f'inline; filename="letter-{found.id}.pdf"'})
 
 # The other pages of this area register on this blueprint when imported.
-from console.messages import listing  # noqa: E402,F401
+from console.messages import cancelling, listing  # noqa: E402,F401
