@@ -96,6 +96,9 @@ class Settings:
     status_worker_absent_seconds: float = 60.0
     status_queue_age_seconds: float = 300.0
     smtp_timeout_seconds: float = 30.0  # connecting and each SMTP command, on either relay
+    # The console's messages report (CSV): lists up to this many rows are streamed at once; longer ones
+    # are built in the background by a worker, with a progress page.
+    message_report_background_rows: int = 10_000
 
 
 def load_settings() -> Settings:
@@ -155,6 +158,7 @@ def load_settings() -> Settings:
         status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
         status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
+        message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
     )
 
 

@@ -195,6 +195,12 @@ def _recipient_search_index() -> None:
                          ' ("service_id", LOWER("normalised_to"), "created_at")')
 
 
+def _message_reports() -> None:
+    from models.message_report import MessageReport
+
+    database.create_tables([MessageReport])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -215,6 +221,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
     (95, "why a letter failed validation", _letter_validation_failure),
     (96, "the console's search by recipient has an index", _recipient_search_index),
+    (97, "messages reports built in the background", _message_reports),
 ]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import uuid
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 import peewee
 from peewee import fn
@@ -34,6 +34,27 @@ class MessageSearch:
     date_from: datetime.date | None = None
     date_to: datetime.date | None = None  # inclusive
     key_type: str = "live"
+    created_before: datetime.datetime | None = None  # a report holds the messages accepted until it was asked for
+
+    def as_dict(self) -> dict[str, Any]:
+        """As JSON keeps it (a background report's filters)."""
+        return {"text": self.text, "channels": list(self.channels), "statuses": list(self.statuses),
+                "date_from": _iso(self.date_from), "date_to": _iso(self.date_to), "key_type": self.key_type,
+                "created_before": _iso(self.created_before)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MessageSearch:
+        def day(value: str | None) -> datetime.date | None:
+            return datetime.date.fromisoformat(value) if value else None
+
+        before = data.get("created_before")
+        return cls(text=data["text"], channels=tuple(data["channels"]), statuses=tuple(data["statuses"]),
+                   date_from=day(data["date_from"]), date_to=day(data["date_to"]), key_type=data["key_type"],
+                   created_before=datetime.datetime.fromisoformat(before) if before else None)
+
+
+def _iso(value: datetime.date | None) -> str | None:
+    return value.isoformat() if value else None
 
 
 def recipient_forms(text: str) -> list[str]:
@@ -76,6 +97,8 @@ def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID 
         query = query.where(Notification.created_at >= _midnight(search.date_from))
     if search.date_to:
         query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1)))
+    if search.created_before:
+        query = query.where(Notification.created_at <= search.created_before)
     return query
 
 
@@ -83,6 +106,14 @@ def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID |
                 limit: int) -> list[Notification]:
     query = search_query(service, search, older_than, limit=limit)
     return list(query) if query is not None else []
+
+
+def count_matches(service: Service, search: MessageSearch, *, at_most: int | None = None) -> int:
+    """How many messages match; counting stops past at_most (enough to choose how to build a report)."""
+    query = search_query(service, search, limit=1)
+    if query is None:
+        return 0
+    return query.select(Notification.id).order_by().limit(None if at_most is None else at_most + 1).count()
 
 
 def all_matches(service: Service, search: MessageSearch, *, chunk: int = 1000) -> Iterator[list[Notification]]:

@@ -76,6 +76,11 @@ def letter_storage(settings: Settings | None = None) -> LocalStorage:
     return LocalStorage((settings or get_settings()).instance_dir / "letters")
 
 
+def report_storage(settings: Settings | None = None) -> LocalStorage:
+    """Where the console's background reports (CSV) live: instance/reports unless configured otherwise."""
+    return LocalStorage((settings or get_settings()).instance_dir / "reports")
+
+
 def letter_pdf_key(notification_id: object) -> str:
     """The key of a letter's PDF: rendered from its template, or uploaded precompiled."""
     return f"{notification_id}.pdf"

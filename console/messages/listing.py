@@ -4,7 +4,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import render_template, request
+from flask import render_template, request, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectField, StringField
@@ -76,4 +76,6 @@ def index(service_id: str) -> Any:
     shown = [(row, labels.CHANNELS[row.notification_type], labels.status_label(row.notification_type, row.status),
               who.get(str(row.id)), names.get((str(row.template_id), row.template_version))) for row in rows]
     return render_template("messages/index.html", service=service, form=form, rows=shown,
-                           next_cursor=rows[-1].id if len(rows) == PAGE_SIZE else None, args=filter_args())
+                           next_cursor=rows[-1].id if len(rows) == PAGE_SIZE else None, args=filter_args(),
+                           report_url=url_for("messages.report", service_id=service_id, **filter_args()) if valid
+                           else None)

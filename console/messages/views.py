@@ -75,4 +75,4 @@ def letter_pdf(service_id: str, notification_id: str) -> Response:
         "Content-Disposition": f'inline; filename="letter-{found.id}.pdf"'})
 
 # The other pages of this area register on this blueprint when imported.
-from console.messages import cancelling, listing  # noqa: E402,F401
+from console.messages import cancelling, listing, reports  # noqa: E402,F401

@@ -1,0 +1,28 @@
+"""A messages report (CSV) being built in the background for a console user: the filters it was asked
+for, how far the worker got, and whether the file is ready in storage (pipeline/message_report.py)."""
+from __future__ import annotations
+
+import peewee
+
+from models.db import BaseModel, JSONField, utcnow, uuid_pk
+from models.service import Service
+
+PENDING = "pending"
+READY = "ready"
+FAILED = "failed"
+
+
+class MessageReport(BaseModel):
+    id = uuid_pk()
+    service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
+    created_by_user_id = peewee.UUIDField(null=True)
+    filters = JSONField()  # the list's search, as pipeline.message_search.MessageSearch.as_dict() gives it
+    status = peewee.CharField(default=PENDING)
+    rows_total = peewee.IntegerField(null=True)  # known once the worker has counted the matches
+    rows_written = peewee.IntegerField(default=0)
+    created_at = peewee.DateTimeField(default=utcnow)  # the report holds the messages accepted until then
+    finished_at = peewee.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "message_report"
+        indexes = ((("service", "created_at"), False),)
