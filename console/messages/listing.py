@@ -8,6 +8,7 @@ from flask import render_template, request, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import DateField, SelectField, StringField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Length, Optional, ValidationError
 
 from console.auth import current_service, service_permission_required
@@ -23,18 +24,22 @@ FILTERS = ("search", "channel", "status", "date_from", "date_to", "key_type")
 KEY_TYPE_LABELS = {"live": _l("Live (sent for real)"), "team": _l("Team and guest list"), "test": _l("Test")}
 
 
+def _choices(labelled: dict[str, Any]) -> list[SelectChoice]:
+    return [SelectChoice(value, label) for value, label in labelled.items()]
+
+
 class SearchForm(FlaskForm):
     class Meta:
         csrf = False  # a GET form that changes nothing: its URL can be bookmarked and shared
 
     search = StringField(_l("Recipient or reference"), validators=[Optional(), Length(max=1000)])
-    channel = SelectField(_l("Channel"), choices=[("", _l("All channels")), *labels.CHANNELS.items()],
-                          validators=[Optional()], default="")
-    status = SelectField(_l("Status"), choices=[("", _l("All statuses")), *labels.STATUS_FILTERS.items()],
-                         validators=[Optional()], default="")
+    channel = SelectField(_l("Channel"), choices=_choices({"": _l("All channels"), **labels.CHANNELS}), default="")
+    status = SelectField(_l("Status"), choices=_choices({"": _l("All statuses"), **labels.STATUS_FILTERS}),
+                         default="")
     date_from = DateField(_l("Sent from (date)"), validators=[Optional()])
     date_to = DateField(_l("Sent until (date)"), validators=[Optional()])
-    key_type = SelectField(_l("Sent with"), choices=[(k, KEY_TYPE_LABELS[k]) for k in KEY_TYPES], default="live")
+    key_type = SelectField(_l("Sent with"), choices=_choices({k: KEY_TYPE_LABELS[k] for k in KEY_TYPES}),
+                           default="live")
 
     def validate_date_to(self, field: DateField) -> None:
         if field.data and self.date_from.data and field.data < self.date_from.data:
