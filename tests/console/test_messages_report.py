@@ -1,0 +1,158 @@
+"""The messages report (CSV): streamed at once when short, built by a worker when long (with a progress
+page), and in either case the same rows the v2 API returns for the same notifications."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+
+import pytest
+
+import config
+from models.message_report import MessageReport
+from pipeline import message_report
+from pipeline.storage import report_storage
+from tests.conftest import wait_for
+from tests.console.browser import assert_accessible
+from tests.console.service_pages import signed_in_client
+from tests.console.users import create_console_user
+from tests.factories import auth_headers, create_key, create_sample_template
+
+ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234 AB Amsterdam"}
+
+
+def _send_through_the_api(client, service) -> str:
+    """An sms, an email and a letter sent with a live key named "Balie"; returns the key."""
+    key = create_key(service=service, name="Balie")
+    sms = create_sample_template(service=service, name="Sms-herinnering", body="Hoi ((name))")
+    email = create_sample_template(service=service, template_type="email", name="Mail-bevestiging",
+                                   body="Beste ((name))", subject="Bevestiging")
+    letter = create_sample_template(service=service, template_type="letter", name="Brief", body="Beste ((name))")
+    for path, body in (
+        ("sms", {"template_id": str(sms.id), "phone_number": "06 1234 5678", "reference": "r-sms"}),
+        ("email", {"template_id": str(email.id), "email_address": "jan@example.nl", "reference": "r-mail"}),
+        ("letter", {"template_id": str(letter.id), "reference": "r-brief"}),
+    ):
+        body["personalisation"] = {"name": "Jan", **(ADDRESS if path == "letter" else {})}
+        assert client.post(f"/v2/notifications/{path}", json=body, headers=auth_headers(key)).status_code == 201
+    return key
+
+
+def _as_the_api_says(client, key) -> dict[str, list[str]]:
+    """What the report's row of each notification must hold, built from the v2 API's answer."""
+    api = client.get("/v2/notifications", headers=auth_headers(key)).get_json()["notifications"]
+    names = {"sms": "Sms-herinnering", "email": "Mail-bevestiging", "letter": "Brief"}
+    expected = {}
+    for n in api:
+        lines = [n[f"line_{i}"] for i in range(1, 8) if n.get(f"line_{i}")]
+        recipient = n["phone_number"] or n["email_address"] or ", ".join(lines)
+        expected[n["id"]] = [recipient, n["reference"] or "", names[n["type"]], n["type"], "", "", n["status"],
+                             n["created_at"], "Balie", n["id"]]
+    return expected
+
+
+def _rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.fixture
+def viewer(console_app, service):
+    return signed_in_client(console_app, create_console_user(service=service, permissions=["view_activity"]).user)
+
+
+@pytest.fixture
+def background_above(monkeypatch):
+    def set_threshold(rows: int) -> None:
+        monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(),
+                                                                     message_report_background_rows=rows))
+    return set_threshold
+
+
+def test_a_short_report_is_streamed_and_matches_the_api(viewer, client, service):
+    key = _send_through_the_api(client, service)
+    response = viewer.get(f"/services/{service.id}/notifications.csv")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    assert response.headers["Content-Disposition"].startswith(f'attachment; filename="messages-{service.id}-')
+    header, *rows = _rows(response.get_data(as_text=True))
+    assert header == message_report.HEADER
+    expected = _as_the_api_says(client, key)
+    assert {row[-1]: row for row in rows} == expected
+    assert [row[-1] for row in rows] == list(expected)  # newest first, as the API lists them
+    filtered = _rows(viewer.get(f"/services/{service.id}/notifications.csv?channel=letter").get_data(as_text=True))
+    assert [row[3] for row in filtered[1:]] == ["letter"]
+    assert filtered[1][0] == "A. Jansen, Dorpsstraat 1, 1234 AB  AMSTERDAM"
+
+
+def test_a_long_report_is_built_in_the_background_with_its_progress(viewer, client, service, background_above):
+    expected = _as_the_api_says(client, _send_through_the_api(client, service))
+    background_above(2)
+    response = viewer.get(f"/services/{service.id}/notifications.csv?key_type=live")
+    assert response.status_code == 302
+    report = MessageReport.get()
+    assert response.headers["Location"] == f"/services/{service.id}/notifications/reports/{report.id}"
+    page = viewer.get(response.headers["Location"]).get_data(as_text=True)
+    assert "De berichten worden geteld…" in page and 'data-ready="false"' in page
+    assert viewer.get(f"{response.headers['Location']}/download").status_code == 404  # not ready yet
+
+    _send_through_the_api(client, service)  # sent after the report was asked for: not in it
+    assert message_report.build_report(report.id, report_storage()) == "ready"
+    assert message_report.build_report(report.id, report_storage()) is None  # a redelivery finds it done
+    page = viewer.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Het overzicht is klaar: 3 berichten." in page
+    download = viewer.get(f"{response.headers['Location']}/download")
+    header, *rows = _rows(download.get_data(as_text=True))
+    assert {row[-1]: row for row in rows} == expected
+
+
+def test_another_services_report_is_not_found(console_app, viewer, client, service, background_above):
+    _send_through_the_api(client, service)
+    background_above(1)
+    location = viewer.get(f"/services/{service.id}/notifications.csv").headers["Location"]
+    from tests.factories import create_service
+
+    other = create_service()
+    outsider = signed_in_client(console_app, create_console_user(service=other, permissions=["view_activity"]).user)
+    report_id = location.rsplit("/", 1)[-1]
+    for path in (f"/services/{other.id}/notifications/reports/{report_id}",
+                 f"/services/{other.id}/notifications/reports/{report_id}/download",
+                 f"/services/{other.id}/notifications/reports/not-an-id"):
+        assert outsider.get(path).status_code == 404, path
+
+
+def test_search_then_download_in_the_browser_and_compare_with_the_api(signed_in_member, service, client, worker,
+                                                                      background_above):
+    page = signed_in_member
+    key = _send_through_the_api(client, service)
+    # The worker delivers the sms and the email (simulated provider); the letter waits for the printer.
+    wait_for(lambda: {row[6] for row in _as_the_api_says(client, key).values()} == {"delivered", "accepted"})
+    expected = _as_the_api_says(client, key)
+    page.goto(f"/services/{service.id}")
+    page.get_by_role("link", name="Berichten").first.click()
+    page.get_by_label("Ontvanger of referentie").fill("06 12345678")
+    page.get_by_label("Kanaal").select_option("sms")
+    page.get_by_role("button", name="Zoeken").click()
+    assert page.locator("table.notify-messages tbody tr").count() == 1
+    assert page.locator("table.notify-messages tbody tr td").nth(1).inner_text() == "r-sms"
+    assert_accessible(page)
+    page.screenshot(path="/tmp/msgs-list.png", full_page=True)
+
+    with page.expect_download() as streamed:
+        page.get_by_role("link", name="Download deze berichten (CSV)").click()
+    rows = _rows(open(streamed.value.path(), encoding="utf-8").read())[1:]
+    assert [row[-1] for row in rows] == [n for n, row in expected.items() if row[3] == "sms"]
+    assert rows == [expected[rows[0][-1]]]
+
+    background_above(2)  # the whole list, built by the worker, with the progress page
+    page.goto(f"/services/{service.id}/notifications")
+    page.get_by_role("link", name="Download deze berichten (CSV)").click()
+    page.get_by_role("heading", name="Overzicht van berichten").wait_for()
+    assert_accessible(page)
+    page.get_by_role("link", name="Download het overzicht (CSV)").wait_for(timeout=30000)
+    assert page.get_by_text("Het overzicht is klaar: 3 berichten.").count() == 1
+    assert_accessible(page)
+    page.screenshot(path="/tmp/msgs-report.png", full_page=True)
+    with page.expect_download() as built:
+        page.get_by_role("link", name="Download het overzicht (CSV)").click()
+    header, *rows = _rows(open(built.value.path(), encoding="utf-8").read())
+    assert header == message_report.HEADER
+    assert {row[-1]: row for row in rows} == expected
