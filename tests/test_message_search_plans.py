@@ -1,0 +1,94 @@
+"""The console's messages search on PostgreSQL at scale: every filter, the recipient search and the report's
+count read index ranges, never the whole table (plans EXPLAINed as the code runs them, as in
+tests/test_scale_query_plans.py)."""
+from __future__ import annotations
+
+import datetime
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from models.db import connect_url, utcnow
+from models.migrations import migrate
+from models.notification import RECIPIENT_INDEX
+from pipeline.message_search import MessageSearch, count_matches, search_page
+from tests.factories import create_notification, create_service
+from tests.test_scale_query_plans import (FULL_SORT, URL, _admin, assert_index_only, generate, notification_reads,
+                                         plan, statements, using)
+
+pytestmark = pytest.mark.skipif(not URL.startswith(("postgres://", "postgresql://")),
+                                reason="query plans at scale are PostgreSQL's")
+ROWS = 300_000
+
+
+@pytest.fixture(scope="module")
+def scale():
+    parts = urlsplit(URL)
+    name = f"{parts.path.lstrip('/')}_search"
+    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    _admin(f'CREATE DATABASE "{name}"')
+    db = connect_url(urlunsplit(parts._replace(path=f"/{name}")))
+    try:
+        with using(db):
+            migrate()
+            services = [create_service(name=f"search {n}") for n in range(10)]
+            generate(db, services, ROWS, utcnow())
+            for n in range(20):
+                create_notification(service=services[0], notification_type="email", to=f"Jan{n % 2}@Example.nl",
+                                    normalised_to=f"Jan{n % 2}@Example.nl", status="delivered")
+            db.execute_sql("ANALYZE")
+        yield {"db": db, "service": services[0]}
+    finally:
+        db.close()
+        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _plans(scale, run) -> list[str]:
+    db = scale["db"]
+    with using(db), statements(db) as seen:
+        result = run()
+    reads = notification_reads(seen)
+    assert reads
+    return result, [plan(db, sql, params) for sql, params in reads]
+
+
+def test_a_recipients_messages_are_read_off_the_recipient_index(scale):
+    found, plans = _plans(scale, lambda: search_page(scale["service"], MessageSearch(text="jan1@example.NL"), limit=50))
+    assert len(found) == 10 and {n.to for n in found} == {"Jan1@Example.nl"}
+    for text in plans:
+        assert_index_only(text)
+        assert RECIPIENT_INDEX in text, text
+
+
+TODAY = datetime.date.today()
+
+
+@pytest.mark.parametrize("search", [
+    MessageSearch(),
+    MessageSearch(channels=("letter",)),
+    MessageSearch(statuses=("failed",)),
+    MessageSearch(statuses=("received",), channels=("letter",)),
+    MessageSearch(date_from=TODAY - datetime.timedelta(days=3), date_to=TODAY - datetime.timedelta(days=2)),
+    MessageSearch(text="0612345678", channels=("sms",)),
+    MessageSearch(text="ref-123"),
+    MessageSearch(key_type="test", statuses=("delivered",)),
+], ids=["all", "letters", "failed", "received letters", "two days", "a common recipient", "reference", "test key"])
+def test_each_filter_and_the_next_page_read_index_ranges(scale, search):
+    def first_two_pages():
+        rows = search_page(scale["service"], search, limit=50)
+        if rows:
+            search_page(scale["service"], search, rows[-1].id, limit=50)
+        return rows
+
+    _rows, plans = _plans(scale, first_two_pages)
+    for text in plans:
+        assert_index_only(text)
+        # No sort of the service's rows: the index gives the order, or what is sorted is a page at most.
+        assert all(int(rows) <= 50 for rows in FULL_SORT.findall(text)), text
+
+
+def test_the_reports_count_stops_at_the_threshold_and_reads_an_index(scale):
+    count, plans = _plans(scale, lambda: count_matches(scale["service"], MessageSearch(), at_most=10_000))
+    assert count == 10_001
+    for text in plans:
+        assert_index_only(text)
