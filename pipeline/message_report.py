@@ -8,6 +8,7 @@ against what the API returns for the same notifications.
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import logging
 import uuid
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 
 HEADER = ["Recipient", "Reference", "Template", "Type", "Sent by", "Job", "Status", "Time", "API key name", "ID"]
 CHUNK = 1000  # rows read, looked up and written at a time
+# How long a background report stays downloadable: it holds recipients, and is made to be fetched at once.
+KEPT_FOR = datetime.timedelta(days=1)
 
 
 def recipient(notification: Notification) -> str:
@@ -97,3 +100,14 @@ def build_report(report_id: uuid.UUID | str, storage: Storage) -> str | None:
 def fail_report(report_id: uuid.UUID | str) -> None:
     MessageReport.update(status=FAILED, finished_at=utcnow()).where(
         (MessageReport.id == report_id) & (MessageReport.status == PENDING)).execute()
+
+
+def purge_reports(storage: Storage, now: datetime.datetime | None = None) -> int:
+    """Delete reports asked for longer than KEPT_FOR ago, file first; returns how many. A purge cut off
+    between the two finds the row again next time (deleting a missing file is no error)."""
+    cutoff = (now or utcnow()) - KEPT_FOR
+    old = list(MessageReport.select(MessageReport.id, MessageReport.service).where(MessageReport.created_at < cutoff))
+    for report in old:
+        storage.delete(report_key(report))
+        MessageReport.delete().where(MessageReport.id == report.id).execute()
+    return len(old)

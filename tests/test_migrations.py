@@ -67,3 +67,12 @@ def test_a_database_from_before_the_recipient_search_gets_its_index():
     assert migrate() == [96]
     assert RECIPIENT_INDEX in {i.name for i in database.get_indexes("notification")}
     assert migrate() == []
+
+
+def test_a_database_from_before_messages_reports_gets_their_table():
+    database.execute_sql('DROP TABLE "message_report"')
+    SchemaVersion.delete().where(SchemaVersion.version == 97).execute()
+
+    assert migrate() == [97]
+    assert "message_report" in database.get_tables()
+    assert migrate() == []

@@ -140,3 +140,8 @@ SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))
 from workers.sms_rotation import check_slow_receipts  # noqa: E402
 
 SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))
+
+# The console's messages reports (workers/reports.py): kept a day, then deleted with their files.
+from workers.reports import purge_message_reports  # noqa: E402
+
+SCHEDULE.append(("purge-message-reports", _settings.slow_sweep_interval_seconds, purge_message_reports))

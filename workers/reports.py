@@ -25,3 +25,9 @@ def build_message_report(report_id: str) -> None:
 def message_report_failed(message_data: dict, retry_info: dict) -> None:
     log.warning("messages report %s could not be built", message_data["args"][0])
     message_report.fail_report(message_data["args"][0])
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def purge_message_reports() -> None:
+    """Background reports past their day, and their files (scheduled in workers/periodic.py)."""
+    message_report.purge_reports(report_storage())

@@ -5,6 +5,8 @@ from flask_babel import lazy_gettext as _l
 
 from pipeline import message_timeline, statuses
 
+POSTAGE = {"first": _l("First class"), "second": _l("Second class"), "europe": _l("Europe"),
+           "rest-of-world": _l("Rest of the world")}
 CHANNELS = {"email": _l("Email"), "sms": _l("Text message"), "letter": _l("Letter")}
 # Internal status -> what a person reads; letters have their own words for the stages of the post.
 STATUS = {

@@ -49,6 +49,7 @@ def notification(service_id: str, notification_id: str) -> Any:
     template_name = template_names([found]).get((str(found.template_id), found.template_version))
     return render_template(
         "messages/notification.html", service=current_service(), channel=labels.CHANNELS[found.notification_type],
+        postage=labels.POSTAGE.get(found.postage or "", found.postage),
         template_name=template_name, sender=senders([found]).get(str(found.id)),
         has_pdf=found.notification_type == "letter" and letter_storage().exists(letter_pdf_key(found.id)),
         may_cancel="send_messages" in current_permissions() and cancel_offered(found), **_status_context(found))

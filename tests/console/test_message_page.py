@@ -145,3 +145,16 @@ def test_the_page_follows_the_status_without_a_reload(signed_in_member, service)
     assert page.locator(".notify-provider").inner_text() == "smtp"
     assert_accessible(page)
     page.screenshot(path="/tmp/msgs-message-page.png", full_page=True)
+
+
+def test_the_list_with_a_form_error_passes_axe_in_english(signed_in_member, service):
+    page = signed_in_member
+    create_notification(service=service, notification_type="letter", postage="first")
+    page.goto(f"/language/en?next=/services/{service.id}/notifications")
+    assert page.locator("table.notify-messages tbody tr").count() == 1
+    page.get_by_role("link", name="A. Person").click()
+    assert "First class" in page.inner_text("main")
+    assert_accessible(page)
+    page.goto(f"/services/{service.id}/notifications?date_from=2026-11-20&date_to=2026-11-10&status=nonsense")
+    assert "The end date must be on or after the start date" in page.inner_text(".notify-error-summary")
+    assert_accessible(page)

@@ -156,3 +156,25 @@ def test_search_then_download_in_the_browser_and_compare_with_the_api(signed_in_
     header, *rows = _rows(open(built.value.path(), encoding="utf-8").read())
     assert header == message_report.HEADER
     assert {row[-1]: row for row in rows} == expected
+
+
+def test_reports_are_deleted_with_their_files_after_a_day(viewer, client, service, background_above):
+    from models.db import utcnow
+    from workers.periodic import SCHEDULE
+    from workers.reports import purge_message_reports
+
+    _send_through_the_api(client, service)
+    background_above(1)
+    locations = [viewer.get(f"/services/{service.id}/notifications.csv").headers["Location"] for _ in range(2)]
+    for report in MessageReport.select():
+        message_report.build_report(report.id, report_storage())
+    old, new = (MessageReport.get(MessageReport.id == location.rsplit("/", 1)[-1]) for location in locations)
+    MessageReport.update(created_at=utcnow() - message_report.KEPT_FOR).where(MessageReport.id == old.id).execute()
+    assert report_storage().exists(message_report.report_key(old))
+
+    purge_message_reports.fn()
+    assert [r.id for r in MessageReport.select()] == [new.id]
+    assert not report_storage().exists(message_report.report_key(old))
+    assert viewer.get(f"{locations[0]}/download").status_code == 404
+    assert viewer.get(f"{locations[1]}/download").status_code == 200
+    assert any(name == "purge-message-reports" and actor is purge_message_reports for name, _, actor in SCHEDULE)
