@@ -42,6 +42,7 @@ ACTIONS = {
     "go_live.request": _l("Asked to go live"),
     "go_live.approve": _l("Went live"),
     "go_live.reject": _l("Request to go live turned down"),
+    "notification.cancel": _l("Message cancelled"),
 }
 ACTORS = {"user": _l("console"), "admin-api": _l("admin API"), "cli": _l("command line"), "system": _l("system")}
 

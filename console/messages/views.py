@@ -8,10 +8,9 @@ from flask import Blueprint, Response, abort, render_template
 
 from console.auth import current_permissions, current_service, service_permission_required
 from console.messages import labels
-from models.db import is_uuid
+from models.db import is_uuid, utcnow
 from models.notification import Notification
 from models.queries import find_notification
-from models.db import utcnow
 from pipeline import cancel, message_timeline
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage

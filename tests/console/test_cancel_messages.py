@@ -77,7 +77,7 @@ def test_a_letter_claimed_by_the_print_batch_is_refused_on_the_page(console_app,
 
 
 def test_a_scheduled_sms_is_cancelled_and_one_sent_straight_away_offers_no_cancel(console_app, service):
-    member = create_console_user(service=service, permissions=["view_activity", "send_messages"])
+    member = create_console_user(service=service, permissions=["view_activity", "send_messages", "manage_service"])
     browser = signed_in_client(console_app, member.user)
     scheduled = create_notification(service=service, scheduled_for=utcnow() + datetime.timedelta(hours=5))
     path = f"/services/{service.id}/notifications/{scheduled.id}"
@@ -86,6 +86,8 @@ def test_a_scheduled_sms_is_cancelled_and_one_sent_straight_away_offers_no_cance
                           follow_redirects=True)
     assert "Bericht geannuleerd. Het wordt niet verstuurd." in answer.get_data(as_text=True)
     assert Notification.get_by_id(scheduled.id).status == "cancelled"
+    history = browser.get(f"/services/{service.id}/history").get_data(as_text=True)
+    assert "Bericht geannuleerd" in history and f"{member.email_address} (console)" in history
     again = browser.get(f"{path}/cancel", follow_redirects=True).get_data(as_text=True)
     assert "Dit bericht is al geannuleerd." in again
 

@@ -10,8 +10,6 @@ import pytest
 from models.api_key import create_api_key
 from models.db import utcnow
 from models.job import Job
-from models.notification import Notification
-from models.service import Service
 from pipeline import statuses
 from pipeline.letters import stages
 from pipeline.storage import LocalStorage, letter_pdf_key
