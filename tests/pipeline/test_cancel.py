@@ -93,3 +93,42 @@ def test_a_scheduled_message_past_due_and_one_sent_straight_away_are_refused(ser
         "Only a scheduled message can be cancelled. This message was sent straight away"]
     assert cancel.cancel(create_notification(service=service, key_type="test", scheduled_for=utcnow()
                                              + datetime.timedelta(hours=1))).daily_limits == ()
+
+
+def test_cancels_racing_the_print_batch_never_leave_a_letter_both_cancelled_and_claimed(service, storage):  # noqa: F811
+    import threading
+
+    from models.db import database
+
+    letters = [ready_letter(service, storage) for _ in range(60)]
+    stale = [Notification.get_by_id(letter.id) for letter in letters]  # read before either moved
+    start = threading.Barrier(2)
+    outcomes: dict[str, str] = {}
+
+    def cancel_all() -> None:
+        with database.connection_context():
+            start.wait()
+            for row in stale:
+                try:
+                    cancel.cancel(row)
+                    outcomes[str(row.id)] = "cancelled"
+                except cancel.CancelRefused as refused:
+                    outcomes[str(row.id)] = refused.reason
+
+    def claim() -> None:
+        with database.connection_context():
+            start.wait()
+            for _ in range(20):
+                printing.claim_batches()
+
+    threads = [threading.Thread(target=cancel_all), threading.Thread(target=claim)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for row in Notification.select().where(Notification.id.in_([letter.id for letter in letters])):
+        if outcomes[str(row.id)] == "cancelled":
+            assert (row.status, row.provider_reference, row.dispatch_started_at) == ("cancelled", None, None)
+        else:
+            assert outcomes[str(row.id)] == cancel.TOO_LATE_LETTER
+            assert row.status == "created" and row.provider_reference is not None
