@@ -3,6 +3,7 @@ API are cancelled, their daily counts given back, and too-late cancels answered 
 from __future__ import annotations
 
 import datetime
+import time
 
 import pytest
 
@@ -11,7 +12,7 @@ from models.db import utcnow
 from models.notification import Notification
 from pipeline.letters import printing
 from tests.admin_helpers import admin_headers, errors
-from tests.conftest import status_of
+from tests.conftest import status_of, wait_for
 from tests.factories import auth_headers, create_key, create_notification, create_sample_template, create_service
 
 ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234ab amsterdam"}
@@ -98,3 +99,19 @@ def test_a_malformed_id_is_a_400(client, service):
     status, messages = errors(_cancel(client, service.id, "not-a-uuid"))
     assert status == 400 and messages[0][0] == "ValidationError"
     assert Notification.select().count() == 0
+
+
+def test_the_delayed_send_of_a_cancelled_scheduled_email_skips_it(client, service, worker):
+    template = create_sample_template(service=service, template_type="email", body="Tot straks", subject="Afspraak")
+    key = create_key(service=service)
+    due = utcnow() + datetime.timedelta(seconds=3)
+    bodies = [{"template_id": str(template.id), "email_address": f"{who}@example.nl",
+               "scheduled_for": due.strftime("%Y-%m-%dT%H:%M:%S.%f")} for who in ("kept", "cancelled")]
+    answers = [client.post("/v2/notifications/email", json=body, headers=auth_headers(key)) for body in bodies]
+    assert [a.status_code for a in answers] == [201, 201], answers[0].get_json()
+    kept, cancelled = (answer.get_json()["id"] for answer in answers)
+    assert _cancel(client, service.id, cancelled).status_code == 200
+    wait_for(lambda: status_of(kept) == "delivered", timeout=30)  # its delayed send came due and ran
+    time.sleep(0.5)
+    stored = Notification.get_by_id(cancelled)
+    assert (stored.status, stored.sent_at, stored.sent_by, stored.dispatch_started_at) == ("cancelled", None, None, None)
