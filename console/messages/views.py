@@ -11,7 +11,7 @@ from console.messages import labels
 from models.db import is_uuid, utcnow
 from models.notification import Notification
 from models.queries import find_notification
-from pipeline import cancel, message_timeline
+from pipeline import cancel, message_timeline, statuses
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
 
@@ -36,6 +36,11 @@ def _status_context(notification: Notification) -> dict[str, Any]:
     }
 
 
+def _pdf_shown(notification: Notification) -> bool:
+    # An upload is not offered before the virus scan has passed it (a failed one is quarantined).
+    return notification.notification_type == "letter" and notification.status != statuses.PENDING_VIRUS_CHECK
+
+
 def cancel_offered(notification: Notification) -> bool:
     """Whether the page offers the cancel button (the cancel itself checks again, in the database)."""
     return cancel.refusal(notification, utcnow()) is None
@@ -50,7 +55,7 @@ def notification(service_id: str, notification_id: str) -> Any:
         "messages/notification.html", service=current_service(), channel=labels.CHANNELS[found.notification_type],
         postage=labels.POSTAGE.get(found.postage or "", found.postage),
         template_name=template_name, sender=senders([found]).get(str(found.id)),
-        has_pdf=found.notification_type == "letter" and letter_storage().exists(letter_pdf_key(found.id)),
+        has_pdf=_pdf_shown(found) and letter_storage().exists(letter_pdf_key(found.id)),
         may_cancel="send_messages" in current_permissions() and cancel_offered(found), **_status_context(found))
 
 
@@ -65,7 +70,7 @@ def status(service_id: str, notification_id: str) -> Any:
 @service_permission_required("view_activity")
 def letter_pdf(service_id: str, notification_id: str) -> Response:
     found = find_or_404(notification_id)
-    if found.notification_type != "letter":
+    if not _pdf_shown(found):
         abort(404)
     try:
         data = letter_storage().get(letter_pdf_key(found.id))

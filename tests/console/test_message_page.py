@@ -80,12 +80,14 @@ def test_a_precompiled_letter_that_failed_validation_says_why_and_offers_its_pdf
     letter = create_notification(service=service, notification_type="letter", status="pending-virus-check",
                                  precompiled=True, to="Provided as PDF", reference="brief-9")
     storage.put(letter_pdf_key(letter.id), data)
+    assert "Open de brief (PDF)" not in _page(viewer, service, letter)  # not before the virus scan passed it
+    assert viewer.get(f"/services/{service.id}/notifications/{letter.id}/letter.pdf").status_code == 404
     assert stages.scan_precompiled(letter.id, storage, EicarScanner()) == "validation-failed"
     text = _page(viewer, service, letter)
     assert "Validatie mislukt" in text
     assert ("Waarom: content outside the printable area on page 1; content outside the printable area on page 2;"
             " content outside the printable area on page 3") in text
-    assert "Geüploade brief (PDF)" in text
+    assert "Geüploade brief (PDF)" in text and "Open de brief (PDF)" in text
     pdf = viewer.get(f"/services/{service.id}/notifications/{letter.id}/letter.pdf")
     assert (pdf.status_code, pdf.mimetype, pdf.data) == (200, "application/pdf", data)
 
