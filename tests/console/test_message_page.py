@@ -88,6 +88,8 @@ def test_a_precompiled_letter_that_failed_validation_says_why_and_offers_its_pdf
     assert ("Waarom: content outside the printable area on page 1; content outside the printable area on page 2;"
             " content outside the printable area on page 3") in text
     assert "Geüploade brief (PDF)" in text and "Open de brief (PDF)" in text
+    assert "Geüploade brief brief-9" in text and "Zoals geadresseerd in de PDF" in text
+    assert "Provided as PDF" not in text
     pdf = viewer.get(f"/services/{service.id}/notifications/{letter.id}/letter.pdf")
     assert (pdf.status_code, pdf.mimetype, pdf.data) == (200, "application/pdf", data)
 
