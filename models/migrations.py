@@ -172,6 +172,17 @@ def _jobs_and_senders() -> None:
                          ' ("job_id", "job_row_number") WHERE "job_id" IS NOT NULL')
 
 
+def _template_folders() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.template_folder import TemplateFolder
+
+    database.create_tables([TemplateFolder])
+    table, name = Template._meta.table_name, Template.folder_id.column_name
+    if name not in {c.name for c in database.get_columns(table)}:  # made by step 1 from today's model
+        apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Template.folder_id))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -190,6 +201,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (82, "rate card and daily billable units", _rates_and_billing),
     (83, "sms gateways and their history of changes", _sms_gateways),
     (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
+    (91, "template folders", _template_folders),
 ]
 
 
