@@ -42,11 +42,11 @@ def test_write_an_email_template_and_watch_the_preview(signed_in_member, service
     page.wait_for_url(f"**/templates/{Template.get().id}")
     assert page.inner_text("h1") == "Afspraak"
     page.frame_locator("iframe.notify-preview__email").locator("li", has_text="in het stadhuis").wait_for()
-    page.locator("iframe.notify-preview__email").scroll_into_view_if_needed()
     page.screenshot(path="/tmp/tmpl-email-show.png", full_page=True)
     assert_accessible(page)
 
     page.get_by_role("link", name="Bewerken").click()
+    page.wait_for_url("**/edit")
     _typed(page, "#body", "Beste ((naam)),\n\nTot ((datum)).")
     page.get_by_role("button", name="Opslaan").click()
     page.get_by_role("link", name="Eerdere versies").click()
