@@ -47,10 +47,6 @@ def folder_json(folder: TemplateFolder) -> dict[str, Any]:
     return {"id": str(folder.id), "name": folder.name, "parent_id": str(folder.parent_id) if folder.parent_id else None}
 
 
-def find_folder(service_id: str, folder_id: str) -> TemplateFolder:
-    return _folder(find_service(service_id), folder_id)
-
-
 def add_folder(service_id: str, data: dict[str, Any]) -> dict[str, Any]:
     service = find_service(service_id)
     name = _name(data.get("name"))

@@ -15,13 +15,11 @@ from models.template_folder import folder_tree
 bp = Blueprint("template_editor", __name__)
 TOP_LEVEL = ""  # the folder choice that files a template at the service's top level
 
-# The template rules' refusals (api.admin), worded for the page; the form already names the field.
+# The folder rules' refusals (api.admin.template_folders) worded for the page; the others are translated
+# by console.services.refusals.
 REFUSALS = {
     "Only an empty folder can be deleted": _l("Only an empty folder can be deleted: move its templates and folders out first"),
     "Choose at least one template to move": _l("Choose at least one template to move"),
-    "name cannot be blank": _l("Enter a name"),
-    "body cannot be blank": _l("Enter the message"),
-    "subject cannot be blank": _l("Enter the subject"),
 }
 
 
