@@ -135,3 +135,8 @@ usage = _record({
     "unpriced_notifications": {"type": "integer"},
 })
 CSV = {"type": "string", "contentMediaType": "text/csv"}
+
+template_folder = _record({"id": uuid_property(), "name": {"type": "string"},
+                           "parent_id": {"anyOf": [uuid_property(), {"type": "null"}]}})
+template_folders = _list_of("template_folders", template_folder)
+templates_moved = _record({"moved": {"type": "integer", "minimum": 0}})
