@@ -172,6 +172,17 @@ def _jobs_and_senders() -> None:
                          ' ("job_id", "job_row_number") WHERE "job_id" IS NOT NULL')
 
 
+def _template_folders() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.template_folder import TemplateFolder
+
+    database.create_tables([TemplateFolder])
+    table, name = Template._meta.table_name, Template.folder_id.column_name
+    if name not in {c.name for c in database.get_columns(table)}:  # made by step 1 from today's model
+        apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Template.folder_id))
+
+
 def _add_missing_columns(*fields: peewee.Field) -> None:
     from playhouse.migrate import SchemaMigrator, migrate as apply
 
@@ -219,6 +230,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (82, "rate card and daily billable units", _rates_and_billing),
     (83, "sms gateways and their history of changes", _sms_gateways),
     (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
+    (91, "template folders", _template_folders),
     (95, "why a letter failed validation", _letter_validation_failure),
     (96, "the console's search by recipient has an index", _recipient_search_index),
     (97, "messages reports built in the background", _message_reports),

@@ -21,6 +21,8 @@ class Template(BaseModel):
     current_version = peewee.IntegerField(default=1)
     archived = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
+    # The folder (models.template_folder) it is filed in; None is the service's top level.
+    folder_id = peewee.UUIDField(null=True)
 
     class Meta:
         indexes = ((("service", "template_type"), False),)

@@ -64,6 +64,11 @@ def sms_fragments(text: str) -> SmsFragments:
     return SmsFragments("ucs2", ucs2_units, _fragments(ucs2_units, UCS2_SINGLE_LIMIT, UCS2_MULTIPART_SIZE))
 
 
+def non_gsm7_characters(text: str) -> list[str]:
+    """The characters, each once in order of appearance, that make a text be sent as UCS-2."""
+    return list(dict.fromkeys(char for char in text if char not in GSM7_BASIC and char not in GSM7_EXTENSION))
+
+
 def sms_too_long(text: str) -> bool:
     """Whether the message is over the limit, counted in encoding units (see SmsFragments)."""
     return sms_fragments(text).characters > SMS_CHARACTER_LIMIT

@@ -49,6 +49,17 @@ def test_a_database_from_before_jobs_gets_the_job_table_and_who_sent_columns():
     assert migrate() == []
 
 
+def test_a_database_from_before_template_folders_gets_the_folder_table_and_column():
+    database.execute_sql('ALTER TABLE "template" DROP COLUMN "folder_id"')
+    database.execute_sql('DROP TABLE "templatefolder"')
+    SchemaVersion.delete().where(SchemaVersion.version == 91).execute()
+
+    assert migrate() == [91]
+    assert "folder_id" in {c.name for c in database.get_columns("template")}
+    assert "templatefolder" in database.get_tables()
+    assert migrate() == []
+
+
 def test_a_database_from_before_letter_validation_reasons_gets_the_column():
     database.execute_sql('ALTER TABLE "notification" DROP COLUMN "validation_failure"')
     SchemaVersion.delete().where(SchemaVersion.version == 95).execute()

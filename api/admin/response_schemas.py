@@ -144,3 +144,7 @@ cancelled_notification = _record({
     "status": {"const": "cancelled"},
     "cancelled_at": DATETIME,
 })
+template_folder = _record({"id": uuid_property(), "name": {"type": "string"},
+                           "parent_id": {"anyOf": [uuid_property(), {"type": "null"}]}})
+template_folders = _list_of("template_folders", template_folder)
+templates_moved = _record({"moved": {"type": "integer", "minimum": 0}})

@@ -130,6 +130,16 @@ def change_template(service_id: str, template_id: str, data: Any) -> dict[str, A
     return admin_template_json(new)
 
 
+def archive_template(service_id: str, template_id: str) -> None:
+    """Delete a template as Notify does: it is archived, so messages sent from it keep their template."""
+    service = find_service(service_id)
+    latest = find_latest(service, template_id)
+    with database.atomic():
+        Template.update(archived=True).where(Template.id == latest.template.id).execute()
+        audit.record(service.id, "template.archive", subject_id=template_id,
+                     before={"name": latest.name, "version": latest.version})
+
+
 def get_template(service_id: str, template_id: str) -> dict[str, Any]:
     return admin_template_json(find_latest(find_service(service_id), template_id))
 

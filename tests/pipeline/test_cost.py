@@ -4,6 +4,7 @@ from pipeline.cost import (
     GSM7_BASIC_TABLE,
     SMS_CHARACTER_LIMIT,
     SmsFragments,
+    non_gsm7_characters,
     sms_fragments,
     sms_too_long,
     sms_too_long_message,
@@ -71,3 +72,8 @@ def test_length_limit():
     assert sms_too_long_message(919) == (
         "Text messages cannot be longer than 918 characters. Your message is 919 characters."
     )
+
+
+def test_the_characters_that_force_ucs2_are_named_once_each_in_order():
+    assert non_gsm7_characters("Café € [ok]") == []  # é is in the basic table, € and [ in the extension
+    assert non_gsm7_characters("ç – ê – ç 😀") == ["ç", "–", "ê", "😀"]
