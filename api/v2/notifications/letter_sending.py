@@ -29,7 +29,7 @@ from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
-from pipeline.recipients import AddressErrors, validate_postal_address
+from pipeline.recipients import AddressErrors, PostalAddress, validate_postal_address
 from pipeline.documents import prepare_files
 from pipeline.rendering import missing_personalisation, render
 from pipeline.storage import letter_pdf_key, letter_storage
@@ -85,12 +85,7 @@ def _contact_block(service: Service, version: TemplateVersion, letter_contact_id
     return contact.contact_block
 
 
-def send_letter(sender: Sender, raw: Any, enqueue_pdf: Enqueue) -> Notification:
-    """Validate, check and record a letter from a template as the v2 API does, for an API key or a
-    console user; raises the API's errors."""
-    body = validate(post_letter_request, without_nulls(raw, OPTIONAL_NULLABLE))
-    service = sender.service
-    _check_can_send_letters(sender)
+def _letter_content(service: Service, body: dict) -> tuple[TemplateVersion, PostalAddress, str | None]:
     version = checks.find_template(service, body["template_id"], "letter")
     values = body["personalisation"]
     try:
@@ -101,6 +96,24 @@ def send_letter(sender: Sender, raw: Any, enqueue_pdf: Enqueue) -> Notification:
     missing = missing_personalisation([*version.content_texts(), contact_block or ""], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    return version, address, contact_block
+
+
+def checked_letter_address(service: Service, raw: Any) -> PostalAddress:
+    """What send_letter checks of the letter itself (body, template, address, personalisation),
+    without recording it: a console preview refuses what the send would."""
+    body = validate(post_letter_request, without_nulls(raw, OPTIONAL_NULLABLE))
+    return _letter_content(service, body)[1]
+
+
+def send_letter(sender: Sender, raw: Any, enqueue_pdf: Enqueue) -> Notification:
+    """Validate, check and record a letter from a template as the v2 API does, for an API key or a
+    console user; raises the API's errors."""
+    body = validate(post_letter_request, without_nulls(raw, OPTIONAL_NULLABLE))
+    service = sender.service
+    _check_can_send_letters(sender)
+    version, address, contact_block = _letter_content(service, body)
+    values = body["personalisation"]
     prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
     rendered = render("letter", version.body, version.subject, values)
     contact = render("letter", contact_block, None, values).body if contact_block else None

@@ -21,6 +21,7 @@ from api.v2.notifications.sender import Sender
 from config import get_settings
 from models.db import database, insert_rows, utcnow
 from models.notification import Notification
+from models.service import Service
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
 from pipeline.cost import sms_fragments, sms_too_long, sms_too_long_message
@@ -67,6 +68,15 @@ def _sanitise_keys(body: dict) -> list[str]:
     raw_values = body.get("personalisation") or {}
     # A file's download link is ours, not the caller's text: it is never sanitised away.
     return [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
+
+
+def checked_content(service: Service, channel: str, raw: Any) -> Rendered:
+    """What send_notification checks of the message itself (the body, template, recipient and
+    content), without recording it: a console preview refuses what the send would."""
+    body = validate(SCHEMAS[channel], without_nulls(raw, OPTIONAL_NULLABLE))
+    version = checks.find_template(service, body["template_id"], channel)
+    _recipient(channel, body)
+    return _render(channel, version, body, body.get("personalisation") or {})
 
 
 def _render(channel: str, version: TemplateVersion, body: dict, values: dict) -> Rendered:
