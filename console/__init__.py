@@ -70,6 +70,8 @@ def create_console_app() -> Flask:
         app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
     app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
     app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
+    for area in ("send_one", "conversations"):  # one-off sends; received texts and replies
+        app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
     from console.ops.views import bp as ops_bp  # the worker dashboard (platform admins)
 
     app.register_blueprint(ops_bp)
