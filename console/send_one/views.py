@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template
+from flask import Blueprint, abort, redirect, render_template, url_for
 
 from console.auth import current_service, service_permission_required
 from console.send_one import flow
@@ -16,7 +16,7 @@ bp = Blueprint("send_one", __name__)
 
 
 def message_page(service_id: str, notification: Notification) -> Any:
-    return redirect(f"/services/{service_id}/notifications/{notification.id}")
+    return redirect(url_for("messages.notification", service_id=service_id, notification_id=notification.id))
 
 
 @bp.get("/services/<service_id>/send")
