@@ -9,6 +9,7 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import gettext as _
 
 from console.auth import current_permissions, current_service, service_permission_required
+from console.messages.labels import status_label
 from console.send_one import flow
 from models import conversations
 from models.db import is_uuid
@@ -57,7 +58,7 @@ def conversation(service_id: str, text_id: str) -> Any:
     text = _text(service, text_id)
     messages = conversations.conversation(service, text.user_number, e164_of(text.user_number))
     return render_template("conversations/conversation.html", service=service, text=text, messages=messages,
-                           can_reply="send_messages" in current_permissions())
+                           can_reply="send_messages" in current_permissions(), status_label=status_label)
 
 
 @bp.get("/services/<service_id>/conversations/<text_id>/reply")

@@ -49,7 +49,7 @@ def test_a_conversation_interleaves_received_and_sent_texts_by_time(console_app)
     member = create_console_user(service=service, permissions=["view_activity"])
     page = _text(signed_in_client(console_app, member.user).get(f"/services/{service.id}/conversations/{latest.id}"))
     assert re.search(r"Can I change my appointment\?.*Yes: reply with a new date.*Friday please", page)
-    assert "delivered" in page
+    assert "Verstuurd (Afgeleverd)" in page
     for absent in ("a test key's send", "to someone else", "past retention", "Reply"):
         assert absent not in page
 
