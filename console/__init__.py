@@ -72,6 +72,8 @@ def create_console_app() -> Flask:
     app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
     app.register_blueprint(importlib.import_module("console.template_editor.views").bp)  # templates in folders
     app.register_blueprint(importlib.import_module("console.messages.views").bp)  # messages, their report, cancelling
+    for area in ("send_one", "conversations"):  # one-off sends; received texts and replies
+        app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
     from console.ops.views import bp as ops_bp  # the worker dashboard (platform admins)
 
     app.register_blueprint(ops_bp)

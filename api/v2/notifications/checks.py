@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 
-from api.auth import Caller
 from api.errors import BadRequestError
+from api.v2.notifications.sender import Sender
 from config import get_settings
 from models.cache import cached
 from models.service import GuestListEntry, ReplyToAddress, Service, SmsSender, TeamMember, default_of
@@ -45,14 +45,14 @@ def _team_and_guest_list(service: Service, channel: str) -> set[str]:
     return team | guests
 
 
-def check_recipient_allowed(caller: Caller, channel: str, recipient: str) -> None:
+def check_recipient_allowed(sender: Sender, channel: str, recipient: str) -> None:
     """Trial services and team keys reach only the team and the guest list; test keys reach anyone."""
-    if caller.key_type == "test" or not (caller.key_type == "team" or caller.service.trial_mode):
+    if sender.key_type == "test" or not (sender.key_type == "team" or sender.service.trial_mode):
         return
     compare = format_email_for_comparison if channel == "email" else format_phone_for_comparison
-    if compare(recipient) in _team_and_guest_list(caller.service, channel):
+    if compare(recipient) in _team_and_guest_list(sender.service, channel):
         return
-    if caller.key_type == "team":
+    if sender.key_type == "team":
         raise BadRequestError("Cannot send to this recipient using a team-only API key.")
     raise BadRequestError(
         f"Cannot send to this recipient when service is in trial mode - see {get_settings().admin_url}/trial-mode"

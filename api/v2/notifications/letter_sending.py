@@ -20,6 +20,7 @@ from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
 from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
+from api.v2.notifications.sender import Sender
 from api.v2.notifications.sending import response_base, scheduled_for_utc, without_nulls
 from config import get_settings
 from models.db import database, utcnow
@@ -28,7 +29,7 @@ from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
-from pipeline.recipients import AddressErrors, validate_postal_address
+from pipeline.recipients import AddressErrors, PostalAddress, validate_postal_address
 from pipeline.documents import prepare_files
 from pipeline.rendering import missing_personalisation, render
 from pipeline.storage import letter_pdf_key, letter_storage
@@ -46,29 +47,32 @@ _WHITESPACE = re.compile(rb"\s+")
 def accept_letter(caller: Caller, enqueue_pdf: Enqueue, enqueue_scan: Enqueue) -> tuple[dict, int]:
     """201 and the send response; a retry with the same Idempotency-Key gets the first answer."""
     def make() -> dict[str, Any]:
+        sender = Sender.of_key(caller)
         raw = without_nulls(json_body(), OPTIONAL_NULLABLE)
         if isinstance(raw, dict) and "content" in raw and "template_id" not in raw:
-            return _accept_precompiled(caller, raw, enqueue_scan)
-        return _accept_template_letter(caller, raw, enqueue_pdf)
+            return _accept_precompiled(sender, raw, enqueue_scan)
+        notification = send_letter(sender, raw, enqueue_pdf)
+        return {**response_base(notification),
+                "content": {"subject": notification.subject, "body": notification.body}}
 
     return answer_once(caller.service.id, request.headers.get("Idempotency-Key"), make)
 
 
-def _check_can_send_letters(caller: Caller) -> None:
-    service = caller.service
+def _check_can_send_letters(sender: Sender) -> None:
+    service = sender.service
     checks.check_permission(service, "letter")
-    check_rate_limit(service.id, caller.key_type, service.rate_limit)
-    if caller.key_type == "team":
+    check_rate_limit(service.id, sender.key_type, service.rate_limit)
+    if sender.key_type == "team":
         raise BadRequestError("Cannot send letters with a team api key", status_code=403)
-    if service.trial_mode and caller.key_type != "test":
+    if service.trial_mode and sender.key_type != "test":
         raise BadRequestError(
             f"Cannot send letters when service is in trial mode - see {get_settings().admin_url}/trial-mode")
 
 
-def _reserve_daily(caller: Caller) -> list[str]:
-    if caller.key_type == "test":
+def _reserve_daily(sender: Sender) -> list[str]:
+    if sender.key_type == "test":
         return []
-    return reserve_daily(caller.service.id, {"letter": caller.service.daily_limit("letter")})
+    return reserve_daily(sender.service.id, {"letter": sender.service.daily_limit("letter")})
 
 
 def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
@@ -81,10 +85,7 @@ def _contact_block(service: Service, version: TemplateVersion, letter_contact_id
     return contact.contact_block
 
 
-def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> dict[str, Any]:
-    body = validate(post_letter_request, raw)
-    service = caller.service
-    _check_can_send_letters(caller)
+def _letter_content(service: Service, body: dict) -> tuple[TemplateVersion, PostalAddress, str | None]:
     version = checks.find_template(service, body["template_id"], "letter")
     values = body["personalisation"]
     try:
@@ -95,15 +96,34 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
     missing = missing_personalisation([*version.content_texts(), contact_block or ""], values)
     if missing:
         raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    return version, address, contact_block
+
+
+def checked_letter_address(service: Service, raw: Any) -> PostalAddress:
+    """What send_letter checks of the letter itself (body, template, address, personalisation),
+    without recording it: a console preview refuses what the send would."""
+    body = validate(post_letter_request, without_nulls(raw, OPTIONAL_NULLABLE))
+    return _letter_content(service, body)[1]
+
+
+def send_letter(sender: Sender, raw: Any, enqueue_pdf: Enqueue) -> Notification:
+    """Validate, check and record a letter from a template as the v2 API does, for an API key or a
+    console user; raises the API's errors."""
+    body = validate(post_letter_request, without_nulls(raw, OPTIONAL_NULLABLE))
+    service = sender.service
+    _check_can_send_letters(sender)
+    version, address, contact_block = _letter_content(service, body)
+    values = body["personalisation"]
     prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
     rendered = render("letter", version.body, version.subject, values)
     contact = render("letter", contact_block, None, values).body if contact_block else None
     to = "\n".join(address.lines)
-    counted = _reserve_daily(caller)
+    counted = _reserve_daily(sender)
     try:
         with database.atomic():
             notification = Notification.create(
-                service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
+                service=service, api_key_id=sender.api_key_id, key_type=sender.key_type,
+                created_by_user_id=sender.created_by_user_id,
                 notification_type="letter", template_id=version.template.id, template_version=version.version,
                 to=to, normalised_to="".join(to.split()).lower(), reference=body.get("reference"),
                 status=statuses.CREATED, body=rendered.body, subject=rendered.subject, reply_to_text=contact,
@@ -118,7 +138,7 @@ def _accept_template_letter(caller: Caller, raw: Any, enqueue_pdf: Enqueue) -> d
     except BaseException:
         release_daily(counted)
         raise
-    return {**response_base(notification), "content": {"subject": rendered.subject, "body": rendered.body}}
+    return notification
 
 
 def _decode_pdf(content: str) -> bytes:
@@ -131,21 +151,21 @@ def _decode_pdf(content: str) -> bytes:
     return data
 
 
-def _accept_precompiled(caller: Caller, raw: dict, enqueue_scan: Enqueue) -> dict[str, Any]:
+def _accept_precompiled(sender: Sender, raw: dict, enqueue_scan: Enqueue) -> dict[str, Any]:
     body = validate(post_precompiled_letter_request, raw)
-    _check_can_send_letters(caller)
+    _check_can_send_letters(sender)
     data = _decode_pdf(body["content"])
     postage = body.get("postage") or DEFAULT_POSTAGE
     notification_id = uuid.uuid4()
     storage = letter_storage()
-    counted = _reserve_daily(caller)
+    counted = _reserve_daily(sender)
     try:
         # Stored before the row commits, so the scan stage always finds the file it is sent for.
         storage.put(letter_pdf_key(notification_id), data)
         with database.atomic():
             notification = Notification.create(
-                id=notification_id, service=caller.service, api_key_id=caller.api_key.id,
-                key_type=caller.key_type, notification_type="letter", to=PRECOMPILED_RECIPIENT,
+                id=notification_id, service=sender.service, api_key_id=sender.api_key_id,
+                key_type=sender.key_type, notification_type="letter", to=PRECOMPILED_RECIPIENT,
                 reference=body["reference"], status=statuses.PENDING_VIRUS_CHECK, body="",
                 subject=PRECOMPILED_SUBJECT, created_at=utcnow(), postage=postage, precompiled=True,
             )

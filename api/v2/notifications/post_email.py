@@ -24,5 +24,5 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 @v2_blueprint.post("/notifications/email")
 @documented("Send an email.", {201: post_email_response}, body=post_email_request)
 def post_email() -> tuple[Response, int]:
-    body, status = accept(g.caller, "email", post_email_request, enqueue_deliveries, _respond)
+    body, status = accept(g.caller, "email", enqueue_deliveries, _respond)
     return jsonify(body), status

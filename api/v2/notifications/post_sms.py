@@ -19,5 +19,5 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 @v2_blueprint.post("/notifications/sms")
 @documented("Send a text message.", {201: post_sms_response}, body=post_sms_request)
 def post_sms() -> tuple[Response, int]:
-    body, status = accept(g.caller, "sms", post_sms_request, enqueue_deliveries, _respond)
+    body, status = accept(g.caller, "sms", enqueue_deliveries, _respond)
     return jsonify(body), status

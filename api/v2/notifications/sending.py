@@ -15,10 +15,13 @@ from api.limits import answer_once, check_rate_limit, release_daily, reserve_dai
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
+from api.v2.notifications.post_schemas import post_email_request, post_sms_request
 from api.v2.notifications.recording import Enqueue, record
+from api.v2.notifications.sender import Sender
 from config import get_settings
 from models.db import database, insert_rows, utcnow
 from models.notification import Notification
+from models.service import Service
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
 from pipeline.cost import sms_fragments, sms_too_long, sms_too_long_message
@@ -28,6 +31,16 @@ from pipeline.rendering import Rendered, missing_personalisation, render, saniti
 EMAIL_MAX_BYTES = 2_000_000
 OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",
                      "one_click_unsubscribe_url", "sanitise_content_for", "scheduled_for")
+SCHEMAS = {"sms": post_sms_request, "email": post_email_request}
+
+
+@dataclass
+class Accepted:
+    """A recorded send, with what its answer is made of."""
+    notification: Notification
+    body: dict
+    rendered: Rendered
+    sanitised_content: dict
 
 
 @dataclass
@@ -57,6 +70,15 @@ def _sanitise_keys(body: dict) -> list[str]:
     return [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
 
 
+def checked_content(service: Service, channel: str, raw: Any) -> Rendered:
+    """What send_notification checks of the message itself (the body, template, recipient and
+    content), without recording it: a console preview refuses what the send would."""
+    body = validate(SCHEMAS[channel], without_nulls(raw, OPTIONAL_NULLABLE))
+    version = checks.find_template(service, body["template_id"], channel)
+    _recipient(channel, body)
+    return _render(channel, version, body, body.get("personalisation") or {})
+
+
 def _render(channel: str, version: TemplateVersion, body: dict, values: dict) -> Rendered:
     missing = missing_personalisation([version.subject or "", version.body], values)
     if missing:
@@ -71,10 +93,10 @@ def _render(channel: str, version: TemplateVersion, body: dict, values: dict) ->
     return rendered
 
 
-def _daily_limits(caller: Caller, channel: str, recipient: Recipient) -> list[str]:
-    if caller.key_type == "test":
+def _daily_limits(sender: Sender, channel: str, recipient: Recipient) -> list[str]:
+    if sender.key_type == "test":
         return []
-    service = caller.service
+    service = sender.service
     kinds = [channel] + (["international_sms"] if recipient.international else [])
     return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds})
 
@@ -89,10 +111,10 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
     return when
 
 
-def accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
+def accept(caller: Caller, channel: str, enqueue: Enqueue,
            respond: Callable[[Notification, dict, Rendered], dict]) -> tuple[dict, int]:
     return answer_once(caller.service.id, request.headers.get("Idempotency-Key"),
-                       lambda: _accept(caller, channel, schema, enqueue, respond))
+                       lambda: _accept(caller, channel, enqueue, respond))
 
 
 def without_nulls(raw: Any, keys: tuple[str, ...]) -> Any:
@@ -102,15 +124,25 @@ def without_nulls(raw: Any, keys: tuple[str, ...]) -> Any:
     return raw
 
 
-def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
+def _accept(caller: Caller, channel: str, enqueue: Enqueue,
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
-    body = validate(schema, without_nulls(json_body(), OPTIONAL_NULLABLE))
-    service = caller.service
+    accepted = send_notification(Sender.of_key(caller), channel, json_body(), enqueue)
+    response = respond(accepted.notification, accepted.body, accepted.rendered)
+    if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
+        response["sanitised_content"] = accepted.sanitised_content
+    return response
+
+
+def send_notification(sender: Sender, channel: str, raw: Any, enqueue: Enqueue) -> Accepted:
+    """Validate, check and record an sms or email as the v2 API does, for an API key or a console
+    user; raises the API's errors. The caller's enqueue runs once the row has committed."""
+    body = validate(SCHEMAS[channel], without_nulls(raw, OPTIONAL_NULLABLE))
+    service = sender.service
     checks.check_permission(service, channel)
-    check_rate_limit(service.id, caller.key_type, service.rate_limit)
+    check_rate_limit(service.id, sender.key_type, service.rate_limit)
     version = checks.find_template(service, body["template_id"], channel)
     recipient = _recipient(channel, body)
-    checks.check_recipient_allowed(caller, channel, recipient.normalised)
+    checks.check_recipient_allowed(sender, channel, recipient.normalised)
     if recipient.international and not service.has_permission("international_sms"):
         raise BadRequestError("Cannot send to international mobile numbers")
     if channel == "sms":
@@ -120,10 +152,11 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
     rendered = _render(channel, version, body, files.personalisation)
-    counted = _daily_limits(caller, channel, recipient)
+    counted = _daily_limits(sender, channel, recipient)
     try:
         row = Notification(
-            id=notification_id, service=service, api_key_id=caller.api_key.id, key_type=caller.key_type,
+            id=notification_id, service=service, api_key_id=sender.api_key_id, key_type=sender.key_type,
+            created_by_user_id=sender.created_by_user_id,
             notification_type=channel, template_id=version.template.id, template_version=version.version,
             to=recipient.raw, normalised_to=recipient.normalised, reference=body.get("reference"),
             status="created", body=rendered.body, subject=rendered.subject, reply_to_text=reply_to_text,
@@ -146,10 +179,8 @@ def _accept(caller: Caller, channel: str, schema: dict, enqueue: Enqueue,
     except BaseException:
         release_daily(counted)
         raise
-    response = respond(notification, body, rendered)
-    if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
-        response["sanitised_content"] = sanitised_content(files.personalisation, _sanitise_keys(body))
-    return response
+    sanitised = sanitised_content(files.personalisation, _sanitise_keys(body)) if channel == "email" else {}
+    return Accepted(notification, body, rendered, sanitised)
 
 
 def response_base(notification: Notification) -> dict[str, Any]:

@@ -11,18 +11,37 @@ from api.schema import validate
 from api.v2 import v2_blueprint
 from api.v2.template.template_schemas import preview_request, preview_response, template_path
 from models.appearance import appearance_of
-from models.template import find_version
+from models.service import Service
+from models.template import TemplateVersion, find_version
 from pipeline.branding.email import brand_view
 from pipeline.rendering import missing_personalisation, render
 
 
-def _email_dress(template_type: str) -> dict[str, Any]:
+def _email_dress(service: Service, template_type: str) -> dict[str, Any]:
     """An email's HTML in the service's language and brand, as its recipients would get it."""
     if template_type != "email":
         return {}
-    appearance = appearance_of(g.caller.service.id)
-    return {"language": appearance.language, "service_name": g.caller.service.name,
+    appearance = appearance_of(service.id)
+    return {"language": appearance.language, "service_name": service.name,
             "brand": brand_view(appearance.email_brand)}
+
+
+def preview(service: Service, version: TemplateVersion, values: dict[str, Any]) -> dict[str, Any]:
+    """The version filled in with values, as the API's preview answers (the console shows the same)."""
+    template_type = version.template.template_type
+    missing = missing_personalisation(version.content_texts(), values)
+    if missing:
+        raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
+    rendered = render(template_type, version.body, version.subject, values, **_email_dress(service, template_type))
+    return {
+        "id": str(version.template.id),
+        "type": template_type,
+        "version": version.version,
+        "body": rendered.body,
+        "subject": rendered.subject if template_type != "sms" else None,
+        "postage": version.postage if template_type == "letter" else None,
+        "html": rendered.html if template_type == "email" else None,
+    }
 
 
 @v2_blueprint.post("/template/<template_id>/preview")
@@ -34,18 +53,4 @@ def preview_template(template_id: str) -> Response:
     version = find_version(g.caller.service, template_id)
     if version is None:
         raise NoResultFound("No Result Found")
-    values = body.get("personalisation") or {}
-    template_type = version.template.template_type
-    missing = missing_personalisation(version.content_texts(), values)
-    if missing:
-        raise BadRequestError(f"Missing personalisation: {', '.join(missing)}")
-    rendered = render(template_type, version.body, version.subject, values, **_email_dress(template_type))
-    return jsonify({
-        "id": str(version.template.id),
-        "type": template_type,
-        "version": version.version,
-        "body": rendered.body,
-        "subject": rendered.subject if template_type != "sms" else None,
-        "postage": version.postage if template_type == "letter" else None,
-        "html": rendered.html if template_type == "email" else None,
-    })
+    return jsonify(preview(g.caller.service, version, body.get("personalisation") or {}))

@@ -1,0 +1,1 @@
+"""Received text messages: an inbox of numbers, a conversation per number, and a reply."""

@@ -1,0 +1,1 @@
+"""Send one message from a template: recipient and placeholders, preview, send."""

@@ -1,0 +1,100 @@
+"""The send form of a template: a field for the recipient (or the address lines) and one per
+placeholder, the API body made of them, and the API's refusals put beside the fields they concern."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import StringField
+
+from console.services.refusals import translated
+from models.template import TemplateVersion
+from pipeline.recipients.postal_address import MAX_LINES
+from pipeline.rendering.placeholders import normalise_key, placeholder_names
+
+ADDRESS_FIELDS = tuple(f"address_line_{n}" for n in range(1, MAX_LINES + 1))
+# Keys the address is read from: they are asked for as the recipient, not as placeholders.
+_ADDRESS_KEYS = {normalise_key(name) for name in (*ADDRESS_FIELDS, "postcode")}
+RECIPIENT_FIELDS = {"sms": ("phone_number",), "email": ("email_address",), "letter": ADDRESS_FIELDS}
+_MISSING = "Missing personalisation: "
+_ADDRESS_LINE_REQUIRED = re.compile(r"personalisation (address_line_\d) is a required property")
+_NOT_TO_THIS_RECIPIENT = "Cannot send to this recipient"
+
+
+def placeholders(version: TemplateVersion) -> list[str]:
+    """The placeholders asked for, in the template's spelling and order (a letter's address apart)."""
+    names = placeholder_names(*version.content_texts())
+    if version.template.template_type == "letter":
+        return [name for name in names if normalise_key(name) not in _ADDRESS_KEYS]
+    return names
+
+
+def _recipient_fields(channel: str) -> dict[str, StringField]:
+    if channel == "sms":
+        return {"phone_number": StringField(_l("Mobile number"))}
+    if channel == "email":
+        return {"email_address": StringField(_l("Email address"))}
+    return {name: StringField(_l("Address line %(n)s", n=n)) for n, name in enumerate(ADDRESS_FIELDS, start=1)}
+
+
+def send_form(version: TemplateVersion, formdata: Any = None) -> FlaskForm:
+    """The form for this version: its fields are the recipient's, then placeholder_0.. in order."""
+    fields: dict[str, Any] = _recipient_fields(version.template.template_type)
+    for index, name in enumerate(placeholders(version)):
+        fields[f"placeholder_{index}"] = StringField(name)
+    form_class = type("SendForm", (FlaskForm,), fields)
+    return form_class(formdata=formdata)
+
+
+def placeholder_fields(form: FlaskForm) -> list[Any]:
+    return [field for field in form if field.name.startswith("placeholder_")]
+
+
+def recipient_fields(form: FlaskForm, channel: str) -> list[Any]:
+    return [form[name] for name in RECIPIENT_FIELDS[channel]]
+
+
+def api_body(form: FlaskForm, version: TemplateVersion) -> dict[str, Any]:
+    """The v2 API's request body the form stands for; a blank field is a value not given."""
+    channel = version.template.template_type
+    values = {field.label.text: field.data for field in placeholder_fields(form) if field.data}
+    body: dict[str, Any] = {"template_id": str(version.template.id)}
+    if channel == "letter":
+        values.update({name: form[name].data for name in ADDRESS_FIELDS if form[name].data})
+    else:
+        body[RECIPIENT_FIELDS[channel][0]] = (form[RECIPIENT_FIELDS[channel][0]].data or "").strip()
+    body["personalisation"] = values
+    return body
+
+
+def _shown(message: str, translation: str | None = None) -> str:
+    """The console's words when it has them, always followed by the API's exact text."""
+    words = translation or translated(message)
+    return message if words == message else f"{words} ({message})"
+
+
+def add_refusal(form: FlaskForm, channel: str, messages: list[str]) -> None:
+    """Each of the API's messages beside the field it concerns, else above the form."""
+    by_key = {normalise_key(field.label.text): field for field in placeholder_fields(form)}
+    for message in messages:
+        field_name, _space, _problem = message.partition(" ")
+        line = _ADDRESS_LINE_REQUIRED.fullmatch(message)
+        if message.startswith(_MISSING):
+            missing = [by_key.get(normalise_key(name)) for name in message[len(_MISSING):].split(", ")]
+            for field in filter(None, missing):
+                field.errors.append(_shown(message, _("Fill this in")))
+            if None not in missing:
+                continue
+        elif field_name in RECIPIENT_FIELDS[channel] and field_name in form:
+            form[field_name].errors.append(_shown(message))
+            continue
+        elif line:
+            form[line[1]].errors.append(_shown(message, _("Fill this in")))
+            continue
+        elif message.startswith(_NOT_TO_THIS_RECIPIENT):
+            recipient_fields(form, channel)[0].errors.append(_shown(message))
+            continue
+        form.form_errors.append(_shown(message))

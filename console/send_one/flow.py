@@ -1,0 +1,81 @@
+"""The send flow one form goes through, for a one-off send and a reply alike: fill in, preview,
+send. Every check and the recording are the v2 API's own (send_notification, send_letter), for a
+live send made by the signed-in user."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from flask import render_template, request
+
+from api.errors import ApiError
+from api.v2.notifications.letter_sending import checked_letter_address, send_letter
+from api.v2.notifications.sender import Sender
+from api.v2.notifications.sending import checked_content, send_notification
+from api.v2.template.post_preview import preview
+from console.auth import current_user
+from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
+from models.notification import Notification
+from models.service import Service, TeamMember
+from models.template import TemplateVersion
+from models.user import User
+from workers.letters import enqueue_letter_pdf
+from workers.sending import enqueue_deliveries
+
+Done = Callable[[Notification], Any]
+
+
+def own_details(service: Service, user: User, channel: str) -> str | None:
+    """The user's email address, or the mobile number the service's team list has for it."""
+    if channel == "email":
+        return user.email_address
+    if channel != "sms":
+        return None
+    member = (TeamMember.select(TeamMember.mobile_number)
+              .where((TeamMember.service == service) & (TeamMember.email_address == user.email_address)
+                     & TeamMember.mobile_number.is_null(False)).first())
+    return member.mobile_number if member else None
+
+
+def _send(service: Service, version: TemplateVersion, body: dict[str, Any]) -> Notification:
+    sender = Sender.console_user(service, current_user().id)
+    if version.template.template_type == "letter":
+        return send_letter(sender, body, enqueue_letter_pdf)
+    return send_notification(sender, version.template.template_type, body, enqueue_deliveries).notification
+
+
+def _preview(service: Service, version: TemplateVersion, body: dict[str, Any]) -> dict[str, Any]:
+    if version.template.template_type == "letter":
+        address = checked_letter_address(service, body)
+        return {**preview(service, version, body["personalisation"]), "address": address.lines}
+    checked_content(service, version.template.template_type, body)
+    return preview(service, version, body["personalisation"])
+
+
+def run(service: Service, version: TemplateVersion, done: Done, *, fixed_recipient: str | None = None,
+        page: dict[str, Any]) -> Any:
+    """GET shows the form (?mine=1: with my own details); POST's `action` is preview, change or send.
+    `fixed_recipient` (a reply's number) is not asked for; `page` goes to the templates as is."""
+    channel = version.template.template_type
+    form = send_form(version, request.form if request.method == "POST" else None)
+    if fixed_recipient is not None:
+        recipient_fields(form, channel)[0].data = fixed_recipient
+    own = own_details(service, current_user(), channel) if fixed_recipient is None else None
+    context = {"service": service, "version": version, "form": form, "channel": channel, "own": own,
+               "fixed_recipient": fixed_recipient, "placeholders": placeholder_fields(form),
+               "recipients": recipient_fields(form, channel), **page}
+    action = request.form.get("action")
+    if request.method != "POST":
+        if own and request.args.get("mine"):
+            recipient_fields(form, channel)[0].data = own
+        return render_template("send_one/start.html", **context)
+    if form.validate_on_submit() and action in ("preview", "send"):
+        body = api_body(form, version)
+        try:
+            if action == "send":
+                return done(_send(service, version, body))
+            shown = _preview(service, version, body)
+        except ApiError as refusal:
+            add_refusal(form, channel, refusal.messages)
+            return render_template("send_one/start.html", **context)
+        return render_template("send_one/preview.html", preview=shown, **context)
+    return render_template("send_one/start.html", **context)

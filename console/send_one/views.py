@@ -1,0 +1,39 @@
+"""Send one message: choose a template, fill in the recipient and placeholders (or use my own
+details), preview, send; then the message's page."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, redirect, render_template, url_for
+
+from console.auth import current_service, service_permission_required
+from console.send_one import flow
+from models.db import is_uuid
+from models.notification import Notification
+from models.template import Template, TemplateVersion, find_version
+
+bp = Blueprint("send_one", __name__)
+
+
+def message_page(service_id: str, notification: Notification) -> Any:
+    return redirect(url_for("messages.notification", service_id=service_id, notification_id=notification.id))
+
+
+@bp.get("/services/<service_id>/send")
+@service_permission_required("send_messages")
+def choose(service_id: str) -> Any:
+    versions = (TemplateVersion.select(TemplateVersion, Template).join(Template)
+                .where((Template.service == service_id) & (Template.archived == False)  # noqa: E712
+                       & (TemplateVersion.version == Template.current_version))
+                .order_by(TemplateVersion.name))
+    return render_template("send_one/choose.html", service=current_service(), versions=list(versions))
+
+
+@bp.route("/services/<service_id>/send/<template_id>/one", methods=["GET", "POST"])
+@service_permission_required("send_messages")
+def start(service_id: str, template_id: str) -> Any:
+    service = current_service()
+    version = find_version(service, template_id) if is_uuid(template_id) else None
+    if version is None:
+        abort(404)
+    return flow.run(service, version, lambda notification: message_page(service_id, notification), page={})

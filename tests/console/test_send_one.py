@@ -1,0 +1,116 @@
+"""Send one message from the console: the form asks for the recipient and each placeholder, previews
+what the pipeline renders, and sends through the API's own checks as a live send by the user."""
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from models.notification import Notification
+from models.service import TeamMember
+from tests.console.service_pages import csrf_token, signed_in_client
+from tests.console.users import create_console_user
+from tests.factories import create_sample_template, create_service
+
+
+@pytest.fixture
+def sender(service):
+    return create_console_user(service=service, permissions=["send_messages"])
+
+
+def _start(service, template) -> str:
+    return f"/services/{service.id}/send/{template.id}/one"
+
+
+def _text(response) -> str:
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
+
+
+def test_the_form_previews_then_sends_a_live_sms_recorded_as_the_users(console_app, service, sender):
+    template = create_sample_template(service=service, body="Hello ((name)), your code is ((code))")
+    client = signed_in_client(console_app, sender.user)
+    form = client.get(_start(service, template)).get_data(as_text=True)
+    assert 'name="phone_number"' in form and ">name</label>" in form and ">code</label>" in form
+    fields = {"csrf_token": csrf_token(client, _start(service, template)), "phone_number": "06 12345678",
+              "placeholder_0": "Anna", "placeholder_1": "1234"}
+    preview = client.post(_start(service, template), data={**fields, "action": "preview"})
+    assert preview.status_code == 200
+    assert "Hello Anna, your code is 1234" in _text(preview) and Notification.select().count() == 0
+    sent = client.post(_start(service, template), data={**fields, "action": "send"})
+    stored = Notification.get()
+    assert sent.status_code == 302
+    assert sent.headers["Location"] == f"/services/{service.id}/notifications/{stored.id}"
+    assert (stored.key_type, stored.api_key_id, stored.created_by_user_id) == ("live", None, sender.user.id)
+    assert (stored.normalised_to, stored.body) == ("+31612345678", "Hello Anna, your code is 1234")
+
+
+def test_a_bad_number_and_a_missing_value_are_shown_by_their_fields_with_the_apis_texts(console_app, service, sender):
+    template = create_sample_template(service=service, body="Hello ((name))")
+    client = signed_in_client(console_app, sender.user)
+    with client.session_transaction() as session:
+        session["lang"] = "en"
+    response = client.post(_start(service, template), data={
+        "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "06 123",
+        "placeholder_0": "", "action": "preview"})
+    page = response.get_data(as_text=True)
+    assert response.status_code == 200
+    number_error = re.search(r'id="phone_number-error-1">([^<]*)<', page)[1]
+    assert html.unescape(number_error) == "The number has too few digits (phone_number Not enough digits)"
+    assert Notification.select().count() == 0
+    fixed = client.post(_start(service, template), data={
+        "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "0612345678",
+        "placeholder_0": "", "action": "preview"}).get_data(as_text=True)
+    assert html.unescape(re.search(r'id="placeholder_0-error-1">([^<]*)<', fixed)[1]) == (
+        "Fill this in (Missing personalisation: name)")
+
+
+def test_a_trial_service_refuses_a_recipient_outside_the_team_as_the_api_does(console_app):
+    service = create_service(trial_mode=True)
+    template = create_sample_template(service=service, body="Hi")
+    user = create_console_user(service=service, permissions=["send_messages"])
+    client = signed_in_client(console_app, user.user)
+    response = client.post(_start(service, template), data={
+        "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "0612345678", "action": "send"})
+    assert re.search(r"Cannot send to this recipient when service is in trial mode - see \S+/trial-mode", _text(response))
+    assert Notification.select().count() == 0
+    TeamMember.create(service=service, email_address=user.email_address, mobile_number="06 12345678")
+    mine = client.get(_start(service, template) + "?mine=1").get_data(as_text=True)
+    assert 'value="06 12345678"' in mine
+    client.post(_start(service, template), data={
+        "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "06 12345678", "action": "send"})
+    assert Notification.get().normalised_to == "+31612345678"
+
+
+def test_use_my_own_details_fills_in_the_users_email_address(console_app, service, sender):
+    template = create_sample_template(service=service, template_type="email", subject="Hi", body="Hello")
+    client = signed_in_client(console_app, sender.user)
+    assert f'value="{sender.email_address}"' in client.get(_start(service, template) + "?mine=1").get_data(as_text=True)
+    preview = client.post(_start(service, template), data={
+        "csrf_token": csrf_token(client, _start(service, template)), "email_address": sender.email_address,
+        "action": "preview"}).get_data(as_text=True)
+    assert "<iframe" in preview and "Hello" in html.unescape(preview)
+
+
+def test_a_letter_is_sent_to_the_address_lines(console_app, service, sender):
+    template = create_sample_template(service=service, template_type="letter", subject="Uw aanvraag",
+                                      body="Beste ((naam))")
+    client = signed_in_client(console_app, sender.user)
+    fields = {"csrf_token": csrf_token(client, _start(service, template)), "address_line_1": "A. Jansen",
+              "address_line_2": "Kerkstraat 1", "address_line_3": "1234 AB Utrecht", "placeholder_0": "Anna"}
+    assert "Beste Anna" in _text(client.post(_start(service, template), data={**fields, "action": "preview"}))
+    client.post(_start(service, template), data={**fields, "action": "send"})
+    stored = Notification.get()
+    assert (stored.notification_type, stored.created_by_user_id, stored.to) == (
+        "letter", sender.user.id, "A. Jansen\nKerkstraat 1\n1234 AB  UTRECHT")
+
+
+def test_sending_needs_the_send_messages_permission(console_app, service):
+    template = create_sample_template(service=service, body="Hi")
+    viewer = create_console_user(service=service, permissions=["view_activity"])
+    client = signed_in_client(console_app, viewer.user)
+    assert client.get(_start(service, template)).status_code == 403
+    assert client.get(f"/services/{service.id}/send").status_code == 403
+    other = create_sample_template(service=create_service(name="Other"), body="Hi")
+    sender = create_console_user(service=service, permissions=["send_messages"])
+    assert signed_in_client(console_app, sender.user).get(_start(service, other)).status_code == 404
