@@ -172,6 +172,12 @@ def _jobs_and_senders() -> None:
                          ' ("job_id", "job_row_number") WHERE "job_id" IS NOT NULL')
 
 
+def _daily_rollup() -> None:
+    from models.daily_rollup import DailyStatusCount, DailyUsage, RolledUpDay
+
+    database.create_tables([RolledUpDay, DailyStatusCount, DailyUsage])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -190,6 +196,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (82, "rate card and daily billable units", _rates_and_billing),
     (83, "sms gateways and their history of changes", _sms_gateways),
     (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
+    (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
 ]
 
 

@@ -47,3 +47,14 @@ def test_a_database_from_before_jobs_gets_the_job_table_and_who_sent_columns():
     assert "job" in database.get_tables()
     assert "notification_job_id_job_row_number" in {i.name for i in database.get_indexes("notification")}
     assert migrate() == []
+
+
+def test_a_database_from_before_the_daily_rollup_gets_its_tables():
+    for table in ("daily_usage", "daily_status_count", "rolled_up_day"):
+        database.execute_sql(f'DROP TABLE "{table}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 110).execute()
+
+    assert migrate() == [110]
+    assert {"daily_usage", "daily_status_count", "rolled_up_day"} <= set(database.get_tables())
+    assert "rolled_up_day_service_id_day" in {i.name for i in database.get_indexes("rolled_up_day")}
+    assert migrate() == []
