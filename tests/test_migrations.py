@@ -56,5 +56,5 @@ def test_a_database_from_before_the_daily_rollup_gets_its_tables():
 
     assert migrate() == [110]
     assert {"daily_usage", "daily_status_count", "rolled_up_day"} <= set(database.get_tables())
-    assert "rolled_up_day_service_id_day" in {i.name for i in database.get_indexes("rolled_up_day")}
+    assert "rolledupday_service_id_day" in {i.name for i in database.get_indexes("rolled_up_day")}
     assert migrate() == []
