@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, abort, render_template, request
 from flask_babel import format_currency, format_date, format_decimal, format_percent, lazy_gettext as _l
 
+from console import select_language
 from console.auth import current_service, service_permission_required
 from models.db import utcnow
 from pipeline.dashboard import jobs_in_progress, latest_received_texts, recent_figures, upcoming
@@ -17,6 +18,7 @@ from pipeline.usage import monthly_usage
 bp = Blueprint("dashboard", __name__)
 
 CHANNEL_NAMES = {"email": _l("Emails"), "sms": _l("Text messages"), "letter": _l("Letters")}
+PERCENT_FORMATS = {"nl": "#,##0.0 %"}
 CURRENCY = "EUR"  # the rate card's amounts (models/rate.py) are the operator's prices in euros
 
 
@@ -25,7 +27,8 @@ def _number(value: int) -> str:
 
 
 def _percent(value: float) -> str:
-    return format_percent(value, format="#,##0.0 %")
+    """One decimal; Dutch puts a space before the sign (0,5 %), as the Taalunie advises, English none."""
+    return format_percent(value, format=PERCENT_FORMATS.get(select_language(), "#,##0.0%"))
 
 
 def _money(value: float) -> str:
