@@ -66,9 +66,10 @@ def _years(service_created: datetime.datetime, now: datetime.datetime) -> list[i
 def usage(service_id: str) -> Any:
     service, now = current_service(), utcnow()
     years = _years(service.created_at, now)
-    year = request.args.get("year", default=now.year, type=int)
-    if year not in years:
+    chosen = request.args.get("year", str(now.year))
+    if chosen not in {str(option) for option in years}:
         abort(404)
+    year = int(chosen)
     last_month = now.month if year == now.year else 12
     months = [monthly_usage(service.id, year, month) for month in range(last_month, 0, -1)]
     totals = {"sms": sum(m["sms"]["notifications"] for m in months),
