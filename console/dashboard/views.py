@@ -7,28 +7,18 @@ import datetime
 from typing import Any
 
 from flask import Blueprint, abort, render_template, request
-from flask_babel import format_currency, format_date, format_decimal, format_percent, lazy_gettext as _l
+from flask_babel import format_currency, format_date, lazy_gettext as _l
 
-from console import select_language
 from console.auth import current_service, service_permission_required
 from models.db import utcnow
-from pipeline.dashboard import jobs_in_progress, latest_received_texts, recent_figures, upcoming
+from pipeline.dashboard import DAYS, jobs_in_progress, latest_received_texts, recent_figures, upcoming
 from pipeline.usage import monthly_usage
 
 bp = Blueprint("dashboard", __name__)
 
 CHANNEL_NAMES = {"email": _l("Emails"), "sms": _l("Text messages"), "letter": _l("Letters")}
-PERCENT_FORMATS = {"nl": "#,##0.0 %"}
+CHANNEL_OF = {"email": _l("Email"), "sms": _l("Text message"), "letter": _l("Letter")}  # one message's
 CURRENCY = "EUR"  # the rate card's amounts (models/rate.py) are the operator's prices in euros
-
-
-def _number(value: int) -> str:
-    return format_decimal(value)
-
-
-def _percent(value: float) -> str:
-    """One decimal; Dutch puts a space before the sign (0,5 %), as the Taalunie advises, English none."""
-    return format_percent(value, format=PERCENT_FORMATS.get(select_language(), "#,##0.0%"))
 
 
 def _money(value: float) -> str:
@@ -40,20 +30,15 @@ def _month_name(month: str) -> str:
     return format_date(datetime.date.fromisoformat(f"{month}-01"), "LLLL yyyy")
 
 
-@bp.app_template_filter("figure")
-def figure(value: int) -> str:
-    """A count as the reader's language writes it (Dutch 1.234, English 1,234)."""
-    return _number(value)
-
-
 @bp.get("/services/<service_id>/dashboard")
 @service_permission_required("view_activity")
 def index(service_id: str) -> Any:
     service, now = current_service(), utcnow()
     figures = recent_figures(service.id, now)
     received = latest_received_texts(service.id) if service.has_permission("inbound_sms") else None
+    since = (now.date() - datetime.timedelta(days=DAYS - 1)).isoformat()  # the messages list's first day
     return render_template("dashboard/index.html", service=service, figures=figures, channels=CHANNEL_NAMES,
-                           percent=_percent, jobs=jobs_in_progress(service.id), upcoming=upcoming(service.id, now),
+                           channel_of=CHANNEL_OF, since=since, jobs=jobs_in_progress(service.id), upcoming=upcoming(service.id, now),
                            received=received)
 
 

@@ -25,7 +25,7 @@ API_GROUPS = {"created": "sending", "sending": "sending", "pending": "sending", 
               "temporary-failure": "failed", "technical-failure": "failed", "validation-failed": "failed",
               "virus-scan-failed": "failed"}
 FINAL = {"delivered", "sent", "received", "permanent-failure", "temporary-failure", "technical-failure"}
-CELL = re.compile(r'data-group="([a-z-]+)">([^<]*)<')
+CELL = re.compile(r'data-group="([a-z-]+)">(?:<a [^>]*>)?([^<]*)<')
 
 
 def shown(client, service) -> dict[str, dict[str, str]]:
@@ -74,6 +74,12 @@ def test_the_dashboard_shows_what_the_api_reports_from_todays_rows_and_from_the_
     table = shown(client, service)
     assert without_rates(table) == expected
     assert table["email"]["failure-rate"] == "50.0%" and table["sms"]["failure-rate"] == "0.0%"
+    # The failed figure opens the messages list filtered to those messages.
+    html = client.get(f"/services/{service.id}/dashboard").get_data(as_text=True)
+    failed_link = re.search(r'data-channel="email">.*?data-group="failed"><a class="utrecht-link" href="([^"]+)"',
+                            html, re.S).group(1).replace("&amp;", "&")
+    listed = client.get(failed_link).get_data(as_text=True)
+    assert "perm-fail@example.nl" in listed and "temp-fail@example.nl" in listed and "b@example.nl" not in listed
 
     # The same sends made yesterday: a closed day, read from the rollup once it has run.
     yesterday = utcnow() - datetime.timedelta(days=1)
@@ -94,7 +100,7 @@ def test_numbers_are_written_as_the_language_writes_them(console_app):
     member = create_console_user(service=service, permissions=["view_activity"])
     client = signed_in_client(console_app, member.user)
     assert shown(client, service)["sms"] == {"sending": "0", "delivered": "1.234", "failed": "6",
-                                             "failure-rate": "0,5 %"}
+                                             "failure-rate": "0,5%"}
     with client.session_transaction() as session:
         session["lang"] = "en"
     assert shown(client, service)["sms"] == {"sending": "0", "delivered": "1,234", "failed": "6",

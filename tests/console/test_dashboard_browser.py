@@ -38,9 +38,9 @@ def test_the_dashboard_and_usage_page_show_real_figures_in_dutch_and_english(sig
     page.get_by_role("navigation", name="Menu van de dienst").get_by_role("link", name="Dashboard").click()
     page.wait_for_url(f"**/services/{service.id}/dashboard")
     assert page.inner_text("h1") == "Dashboard"
-    assert _cells(page, "sms") == ["0", "1.234", "6", "0,5 %"]
-    assert _cells(page, "letter") == ["1", "2", "0", "0,0 %"]
-    assert _cells(page, "email") == ["1", "0", "0", "0,0 %"]
+    assert _cells(page, "sms") == ["0", "1.234", "6", "0,5%"]
+    assert _cells(page, "letter") == ["1", "2", "0", "0,0%"]
+    assert _cells(page, "email") == ["1", "0", "0", "0,0%"]
     main = page.inner_text("main")
     assert "1.500 van 2.000" in main and "later@example.nl" in main and "+31633333333" in main
     assert_accessible(page)
