@@ -35,7 +35,10 @@ HeldKey = tuple[datetime.date, str, str, str, str, int, "int | None"]
 
 
 def as_date(value: object) -> datetime.date:
-    # PostgreSQL answers DATE() with a date, SQLite with its ISO text.
+    # PostgreSQL answers DATE() with a date; on SQLite peewee reads it back through created_at's field,
+    # as a datetime at midnight, or it is ISO text.
+    if isinstance(value, datetime.datetime):
+        return value.date()
     return value if isinstance(value, datetime.date) else datetime.date.fromisoformat(str(value))
 
 
