@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from typing import Iterator
+from typing import ContextManager, Iterator
 
 import peewee
 
@@ -31,7 +31,7 @@ SETTLE_AFTER_DAYS = 3
 
 # (UTC day, notification type, key type, status, postage ("" if none), rate multiplier (1 if none),
 #  billable units (None until known)): what a day's notifications are summed by.
-HeldKey = tuple[datetime.date, str, str, str, str, int, "int | None"]
+HeldKey = tuple[datetime.date, str, str, str, str, int, int | None]
 
 
 def as_date(value: object) -> datetime.date:
@@ -112,7 +112,7 @@ def _days(start: datetime.date, end: datetime.date) -> Iterator[datetime.date]:
         yield start + datetime.timedelta(days=offset)
 
 
-def _snapshot() -> peewee._atomic:
+def _snapshot() -> ContextManager[object]:
     # One snapshot for the held rows and the purge's counts: a purge batch committed between the two
     # reads would otherwise be missed by both or counted by both.
     return database.atomic(isolation_level="REPEATABLE READ") if is_postgres() else database.atomic()

@@ -120,3 +120,13 @@ def test_days_without_notifications_are_rolled_up_empty_and_services_without_any
     assert not RolledUpDay.select().where(RolledUpDay.service == quiet.id).exists()
     assert recent_figures(busy.id, NOW)["sms"] == ChannelFigures(delivered=1)
     assert recent_figures(quiet.id, NOW)["sms"] == ChannelFigures()
+
+
+def test_the_periodic_job_rolls_up_every_hour():
+    from workers.periodic import SCHEDULE, roll_up_days
+
+    assert ("roll-up-days", 3600, roll_up_days) in SCHEDULE
+    service = create_service()
+    create_notification(service=service, status="delivered", created_at=at(1))
+    roll_up_days.fn()
+    assert [(r.day, r.settled) for r in RolledUpDay.select()] == [(at(1).date(), False)]
