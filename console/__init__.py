@@ -68,6 +68,7 @@ def create_console_app() -> Flask:
     app.register_blueprint(accounts_bp)
     for area in ("services", "api_keys", "team", "settings", "go_live", "history"):  # console-service's areas
         app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
+    app.register_blueprint(importlib.import_module("console.dashboard.views").bp)  # dashboard and usage
     app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
     app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
     app.register_blueprint(importlib.import_module("console.template_editor.views").bp)  # templates in folders

@@ -210,6 +210,10 @@ def _message_reports() -> None:
     from models.message_report import MessageReport
 
     database.create_tables([MessageReport])
+def _daily_rollup() -> None:
+    from models.daily_rollup import DailyStatusCount, DailyUsage, RolledUpDay
+
+    database.create_tables([RolledUpDay, DailyStatusCount, DailyUsage])
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
@@ -234,6 +238,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (95, "why a letter failed validation", _letter_validation_failure),
     (96, "the console's search by recipient has an index", _recipient_search_index),
     (97, "messages reports built in the background", _message_reports),
+    (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
 ]
 
 

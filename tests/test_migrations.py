@@ -86,4 +86,12 @@ def test_a_database_from_before_messages_reports_gets_their_table():
 
     assert migrate() == [97]
     assert "message_report" in database.get_tables()
+def test_a_database_from_before_the_daily_rollup_gets_its_tables():
+    for table in ("daily_usage", "daily_status_count", "rolled_up_day"):
+        database.execute_sql(f'DROP TABLE "{table}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 110).execute()
+
+    assert migrate() == [110]
+    assert {"daily_usage", "daily_status_count", "rolled_up_day"} <= set(database.get_tables())
+    assert "rolledupday_service_id_day" in {i.name for i in database.get_indexes("rolled_up_day")}
     assert migrate() == []

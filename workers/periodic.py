@@ -145,3 +145,16 @@ SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))
 from workers.reports import purge_message_reports  # noqa: E402
 
 SCHEDULE.append(("purge-message-reports", _settings.slow_sweep_interval_seconds, purge_message_reports))
+# The daily rollup (pipeline/daily_rollup.py): closed days summed for the dashboard and the usage page.
+from pipeline.daily_rollup import roll_up  # noqa: E402
+
+ROLL_UP_TIME_LIMIT_MS = 3600 * 1000  # a first rollup of every held day runs long; the next run resumes
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0, time_limit=ROLL_UP_TIME_LIMIT_MS)
+def roll_up_days() -> None:
+    """Each service's closed days not yet settled, summed again from one snapshot."""
+    log.info("daily rollup: %d service days written", roll_up())
+
+
+SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_days))

@@ -1,0 +1,70 @@
+"""The dashboard's and the usage page's reads at scale on PostgreSQL: a million notifications (the shared
+scale fixture of tests/test_scale_query_plans.py), closed days rolled up, and every statement the figures
+run EXPLAINed as it runs. A closed day is never read from the notifications; today's are an index range.
+"""
+from __future__ import annotations
+
+import datetime
+import re
+import time
+
+from models.daily_rollup import RolledUpDay
+from pipeline.daily_rollup import roll_up, roll_up_service
+from pipeline.dashboard import jobs_in_progress, latest_received_texts, recent_figures, upcoming
+from pipeline.usage import monthly_usage
+from tests.test_scale_query_plans import (  # noqa: F401  (scale: the fixture)
+    LIST_INDEX,
+    notification_reads,
+    plan,
+    pytestmark,
+    scale,
+    statements,
+    using,
+)
+
+SEQ_SCAN = re.compile(r"Seq Scan on (\w+)")
+
+
+def _dashboard(service, now) -> None:
+    recent_figures(service.id, now)
+    upcoming(service.id, now)
+    jobs_in_progress(service.id)
+    latest_received_texts(service.id)
+    monthly_usage(service.id, now.year, now.month)
+
+
+def test_the_rollup_reads_each_service_day_by_index_ranges_and_the_dashboard_reads_only_today(scale):
+    db, now, service = scale["db"], scale["now"], scale["services"][3]
+    today = now.date()
+    with using(db):
+        RolledUpDay.delete().execute()
+        with statements(db) as seen:
+            started = time.monotonic()
+            written = roll_up_service(service.id, today)
+            rollup_seconds = time.monotonic() - started
+        assert written == 8  # the 7 days and 3 hours of rows span 8 closed days
+        for sql, params in notification_reads(seen):
+            text = plan(db, sql, params)
+            assert re.search(rf"Index (Only )?Scan (Backward )?using {LIST_INDEX}\b|Bitmap Index Scan on {LIST_INDEX}\b",
+                             text), text
+            assert not SEQ_SCAN.search(text), text
+        roll_up(now=now)  # every service
+
+        with statements(db) as seen:
+            started = time.monotonic()
+            _dashboard(service, now)
+            dashboard_seconds = time.monotonic() - started
+    print(f"\nrollup of one service's 8 days: {rollup_seconds:.2f}s; dashboard and month's usage: "
+          f"{dashboard_seconds:.3f}s")
+    reads = notification_reads(seen)
+    assert reads
+    for sql, params in reads:
+        text = plan(db, sql, params)
+        assert not SEQ_SCAN.search(text), text
+        if "scheduled_for" in sql:  # the sends to come: the `created` range of (status, created_at)
+            assert "notification_status_created_at" in text, text
+            continue
+        # Today only: the closed days come from the rollup, whose tables are read by their own index.
+        assert LIST_INDEX in text, text
+        assert params[2] == datetime.datetime.combine(today, datetime.time()), (sql, params)  # created_at >= 
+    assert dashboard_seconds < 2.0
