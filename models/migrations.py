@@ -172,6 +172,19 @@ def _jobs_and_senders() -> None:
                          ' ("job_id", "job_row_number") WHERE "job_id" IS NOT NULL')
 
 
+def _job_progress() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.job import Job
+
+    table = Job._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (Job.progressed_at, Job.international_rows):
+        if field.column_name not in present:  # step 90 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -190,6 +203,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (82, "rate card and daily billable units", _rates_and_billing),
     (83, "sms gateways and their history of changes", _sms_gateways),
     (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
+    (100, "bulk jobs: when a job last progressed, its international rows", _job_progress),
 ]
 
 

@@ -47,3 +47,13 @@ def test_a_database_from_before_jobs_gets_the_job_table_and_who_sent_columns():
     assert "job" in database.get_tables()
     assert "notification_job_id_job_row_number" in {i.name for i in database.get_indexes("notification")}
     assert migrate() == []
+
+
+def test_a_job_table_from_before_progress_gets_progressed_at_and_international_rows():
+    for name in ("progressed_at", "international_rows"):
+        database.execute_sql(f'ALTER TABLE "job" DROP COLUMN "{name}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 100).execute()
+
+    assert migrate() == [100]
+    assert {"progressed_at", "international_rows"} <= {c.name for c in database.get_columns("job")}
+    assert migrate() == []

@@ -140,3 +140,8 @@ SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))
 from workers.sms_rotation import check_slow_receipts  # noqa: E402
 
 SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))
+
+# Bulk jobs (workers/jobs.py): due jobs whose start was lost, jobs whose chunk was lost.
+from workers.jobs import sweep_jobs  # noqa: E402
+
+SCHEDULE.append(("sweep-jobs", _settings.sweep_interval_seconds, sweep_jobs))

@@ -31,6 +31,7 @@ from api.admin import callbacks  # noqa: E402,F401
 from api.admin import go_live, history  # noqa: E402,F401
 from api.admin import appearance, brands  # noqa: E402,F401
 from api.admin import rates, sms_gateways, unsubscribe_requests  # noqa: E402,F401
+from api.admin import jobs  # noqa: E402,F401
 
 
 @admin_blueprint.after_request
