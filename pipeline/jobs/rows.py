@@ -16,7 +16,7 @@ from models.db import database, insert_rows, utcnow
 from models.job import FINISHED, IN_PROGRESS, Job
 from models.notification import Notification
 from models.service import ReplyToAddress, Service, SmsSender, default_of
-from models.template import TemplateVersion, find_version
+from models.template import Template, TemplateVersion
 from pipeline.cost import sms_fragments
 from pipeline.jobs.checking import filled, recipient_of
 
@@ -76,7 +76,9 @@ def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, now: datetime.dat
         return 0
     now = now or utcnow()
     service = Service.get_by_id(job.service_id)
-    version = find_version(service, job.template_id, job.template_version)
+    # The job's own version, even if the template was archived since: the rows were checked against it.
+    version = (TemplateVersion.select(TemplateVersion, Template).join(Template)
+               .where((Template.id == job.template_id) & (TemplateVersion.version == job.template_version)).get())
     reply_to = _reply_to_text(service, version.template.template_type)
     rows = _rows(job)
     with database.atomic():
