@@ -25,3 +25,7 @@ def team_and_guest_list(service: Service, channel: str) -> set[str]:
 
 def trial_mode_message() -> str:
     return f"Cannot send to this recipient when service is in trial mode - see {get_settings().admin_url}/trial-mode"
+
+
+def trial_letters_message() -> str:
+    return f"Cannot send letters when service is in trial mode - see {get_settings().admin_url}/trial-mode"

@@ -14,6 +14,7 @@ from pipeline.jobs import lifecycle
 from pipeline.jobs.rows import CHUNK_ROWS, create_chunk
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit, enqueued_together
+from workers.letters import enqueue_letter_pdf
 from workers.sending import delay_until, enqueue_deliveries
 
 QUEUE = "jobs"
@@ -28,7 +29,9 @@ def start_job(job_id: str) -> None:
 @dramatiq.actor(queue_name=QUEUE, max_retries=10)
 def create_job_rows(job_id: str, chunk: int) -> None:
     def enqueue(new: list[Notification], more: bool) -> None:
-        enqueue_deliveries(new)
+        enqueue_deliveries([n for n in new if n.notification_type != "letter"])
+        for letter in (n for n in new if n.notification_type == "letter"):
+            enqueue_letter_pdf(letter)
         if more:
             enqueue_after_commit(create_job_rows, job_id, chunk + 1)
 

@@ -14,11 +14,13 @@ WHOLE = {
     "The file has no rows of recipients": _l("The file has no rows of recipients"),
     "Service is not allowed to send text messages": _l("This service may not send text messages"),
     "Service is not allowed to send emails": _l("This service may not send emails"),
+    "Service is not allowed to send letters": _l("This service may not send letters"),
 }
 _MISSING_COLUMN = re.compile(r"Missing column: (?P<name>.*)")
 _OVER_LIMIT = re.compile(r"Exceeded send limits \((?P<kind>[a-z_]+): (?P<limit>\d+)\) for today: "
                          r"(?P<rows>\d+) rows, (?P<left>\d+) left today")
-KINDS = {"sms": _l("text messages"), "email": _l("emails"), "international_sms": _l("international text messages")}
+KINDS = {"sms": _l("text messages"), "email": _l("emails"), "letter": _l("letters"),
+         "international_sms": _l("international text messages")}
 
 
 def translated_problem(message: str) -> str:

@@ -18,6 +18,7 @@ from console.jobs.refusals import translated_problem
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
 from pipeline.jobs.checking import RECIPIENT_COLUMNS, filled
+from pipeline.jobs.letters import letter_texts
 from pipeline.jobs.lifecycle import create_job
 from pipeline.jobs.upload import BULK_CHANNELS, check_upload
 from pipeline.rendering import normalise_key, placeholder_names
@@ -52,8 +53,12 @@ def _version(service_id: str, template_id: str, version: int | None = None) -> T
 
 
 def _columns(version: TemplateVersion) -> list[str]:
-    return [RECIPIENT_COLUMNS[version.template.template_type]] + placeholder_names(version.subject or "",
-                                                                                  version.body)
+    """The columns a file needs: the recipient's (a letter's first three address lines) and the placeholders."""
+    channel = version.template.template_type
+    recipient = ["address line 1", "address line 2", "address line 3"] if channel == "letter" else [
+        RECIPIENT_COLUMNS[channel]]
+    texts = letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
+    return recipient + placeholder_names(*texts)
 
 
 @bp.get("/services/<service_id>/send")
@@ -90,12 +95,13 @@ def upload(service_id: str, template_id: str) -> Any:
 
 
 def _preview(version: TemplateVersion, rows: list[list]) -> dict[str, Any]:
-    """The first rows as the table shows them: row number, recipient, each placeholder's value."""
-    names = placeholder_names(version.subject or "", version.body)
+    """The first rows as the table shows them: row number, then each column _columns names."""
+    columns = _columns(version)
     shown = []
     for offset, (recipient, values) in enumerate(rows[:PREVIEW_ROWS]):
         by_key = {normalise_key(key): value for key, value in values.items()}
-        shown.append([offset + 2, recipient, *(by_key.get(normalise_key(name), "") for name in names)])
+        by_key.setdefault(normalise_key(columns[0]), recipient)
+        shown.append([offset + 2, *(by_key.get(normalise_key(name), "") for name in columns)])
     return {"rows": shown, "count": len(rows)}
 
 

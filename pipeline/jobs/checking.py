@@ -1,7 +1,7 @@
 """Checking every row of an uploaded sheet with the API's rules, before anything is sent.
 
-The recipient column is Notify's ("phone number" for text messages, "email address" for emails),
-matched like a placeholder name: case, spaces, '_' and '-' ignored. Each problem is reported with its
+The recipient column is Notify's ("phone number" for text messages, "email address" for emails,
+"address line 1" to "address line 7" and "postcode" for letters), matched like a placeholder name: case, spaces, '_' and '-' ignored. Each problem is reported with its
 row (numbered as the spreadsheet program shows it: the header is row 1) and column, in the API's words.
 """
 from __future__ import annotations
@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
 from pipeline.jobs.spreadsheet import Sheet
-from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
+from pipeline.jobs.letters import ADDRESS_KEYS, letter_texts
+from pipeline.recipients import (AddressErrors, InvalidRecipient, validate_email_address, validate_phone_number,
+                                 validate_postal_address)
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
 from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
 
-RECIPIENT_COLUMNS = {"sms": "phone number", "email": "email address"}
+RECIPIENT_COLUMNS = {"sms": "phone number", "email": "email address", "letter": "address line 1"}
 API_FIELDS = {"sms": "phone_number", "email": "email_address"}
 EMAIL_MAX_BYTES = 2_000_000  # as api/v2/notifications/sending.py
 
@@ -55,17 +57,23 @@ def recipient_of(channel: str, raw: str) -> Recipient:
 
 
 def filled(channel: str, version: TemplateVersion, values: dict) -> tuple[str, str | None]:
-    """The message's plain text and subject. An email's HTML is made at dispatch, so it is not built
+    """The message's plain text and subject (a letter's heading). An email's HTML is made at dispatch, so it is not built
     here: letters fill body and subject with the same Markdown-aware rules, without the HTML."""
     rendered = render("letter" if channel == "email" else channel, version.body, version.subject, values)
-    return rendered.body, rendered.subject if channel == "email" else None
+    return rendered.body, rendered.subject if channel != "sms" else None
+
+
+def _texts(channel: str, version: TemplateVersion) -> list[str]:
+    return letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
 
 
 def _content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, str]]:
     """(column or None for the whole row, problem) for each problem of the row's message."""
-    missing = missing_personalisation([version.subject or "", version.body], values)
+    missing = missing_personalisation(_texts(channel, version), values)
     if missing:
         return [(name, f"Missing personalisation: {name}") for name in missing]
+    if channel == "letter":
+        return []  # a letter's length is its pages, checked when its PDF is made, as for the API's letters
     body, subject = filled(channel, version, values)
     if channel == "sms" and sms_too_long(body):
         return [(None, sms_too_long_message(len(body)))]
@@ -76,45 +84,67 @@ def _content_problems(channel: str, version: TemplateVersion, values: dict) -> l
     return []
 
 
+@dataclass(frozen=True)
+class _RecipientRules:
+    channel: str
+    column: str  # the recipient column's name in the file
+    international_allowed: bool
+    allowed_recipients: set[str] | None
+    trial_message: str
+
+
+def _recipient_problems(rules: _RecipientRules, raw: str, values: dict) -> tuple[list[Problem], bool]:
+    """The row's recipient problems (row None: the caller numbers them), and whether it is international."""
+    if rules.channel == "letter":
+        try:
+            validate_postal_address(values)
+        except AddressErrors as errors:
+            return [Problem(None, None, message) for message in errors.messages], False
+        return [], False
+    try:
+        recipient = recipient_of(rules.channel, raw)
+    except InvalidRecipient as exc:
+        return [Problem(None, rules.column, f"{API_FIELDS[rules.channel]} {exc.message}")], False
+    problems = []
+    if recipient.international and not rules.international_allowed:
+        problems.append(Problem(None, rules.column, "Cannot send to international mobile numbers"))
+    compare = format_email_for_comparison if rules.channel == "email" else format_phone_for_comparison
+    if rules.allowed_recipients is not None and compare(recipient.normalised) not in rules.allowed_recipients:
+        problems.append(Problem(None, rules.column, rules.trial_message))
+    return problems, recipient.international
+
+
 def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, international_allowed: bool,
                 allowed_recipients: set[str] | None, trial_message: str) -> CheckedSheet:
     """Every row checked; allowed_recipients (comparison form) is given for a trial-mode service."""
     keys = [normalise_key(name) for name in sheet.header]
     wanted = normalise_key(RECIPIENT_COLUMNS[channel])
-    placeholders = {normalise_key(name) for name in placeholder_names(version.subject or "", version.body)}
+    names = placeholder_names(*_texts(channel, version))
+    placeholders = {normalise_key(name) for name in names}
     checked = CheckedSheet(sheet.header, keys.index(wanted) if wanted in keys else None, [])
     if checked.recipient_column is None:
         checked.problems.append(Problem(None, None, f"Missing column: {RECIPIENT_COLUMNS[channel]}"))
         return checked
     missing_columns = sorted(placeholders - set(keys))
     for key in missing_columns:
-        name = next(n for n in placeholder_names(version.subject or "", version.body) if normalise_key(n) == key)
-        checked.problems.append(Problem(None, None, f"Missing column: {name}"))
+        checked.problems.append(Problem(None, None, f"Missing column: {next(n for n in names if normalise_key(n) == key)}"))
     if missing_columns:
         return checked
     if not sheet.rows:
         checked.problems.append(Problem(None, None, "The file has no rows of recipients"))
         return checked
-    columns = [i for i, key in enumerate(keys) if key in placeholders]
-    compare = format_email_for_comparison if channel == "email" else format_phone_for_comparison
-    recipient_name = sheet.header[checked.recipient_column]
+    kept = placeholders | (ADDRESS_KEYS if channel == "letter" else frozenset())
+    columns = [i for i, key in enumerate(keys) if key in kept]
+    rules = _RecipientRules(channel, sheet.header[checked.recipient_column], international_allowed,
+                            allowed_recipients, trial_message)
     for offset, cells in enumerate(sheet.rows):
         row_number = offset + 2
         raw = cells[checked.recipient_column]
         values = {sheet.header[i]: cells[i] for i in columns if cells[i] != ""}
         checked.rows.append([raw, values])
-        try:
-            recipient = recipient_of(channel, raw)
-        except InvalidRecipient as exc:
-            checked.problems.append(Problem(row_number, recipient_name, f"{API_FIELDS[channel]} {exc.message}"))
-        else:
-            if recipient.international:
-                checked.international_rows += 1
-                if not international_allowed:
-                    checked.problems.append(Problem(row_number, recipient_name,
-                                                    "Cannot send to international mobile numbers"))
-            if allowed_recipients is not None and compare(recipient.normalised) not in allowed_recipients:
-                checked.problems.append(Problem(row_number, recipient_name, trial_message))
+        problems, international = _recipient_problems(rules, raw, values)
+        checked.international_rows += international
+        checked.problems.extend(Problem(row_number, p.column, p.message) for p in problems)
         for placeholder, message in _content_problems(channel, version, values):
             column = None if placeholder is None else sheet.header[keys.index(normalise_key(placeholder))]
             checked.problems.append(Problem(row_number, column, message))

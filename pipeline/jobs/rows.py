@@ -19,6 +19,7 @@ from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion
 from pipeline.cost import sms_fragments
 from pipeline.jobs.checking import filled, recipient_of
+from pipeline.jobs.letters import letter_notification
 
 CHUNK_ROWS = 1000
 INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one
@@ -35,6 +36,8 @@ def _rows(job: Job) -> list:
 
 
 def _reply_to_text(service: Service, channel: str) -> str | None:
+    if channel == "letter":
+        return None  # a letter's contact block is filled in per row
     if channel == "sms":
         sender = default_of(SmsSender, service)
         return sender.sms_sender if sender else get_settings().default_sms_sender
@@ -46,6 +49,11 @@ def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_
                   now: datetime.datetime) -> Notification:
     channel = version.template.template_type
     raw, values = row
+    if channel == "letter":
+        return letter_notification(
+            version, values, service=job.service_id, api_key_id=None, key_type="live",
+            template_id=version.template.id, template_version=version.version, status="created", created_at=now,
+            job_id=job.id, job_row_number=row_number)
     recipient = recipient_of(channel, raw)  # checked at upload: the template version is the job's own
     body, subject = filled(channel, version, values)
     return Notification(

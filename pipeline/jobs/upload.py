@@ -7,10 +7,10 @@ from models.template import TemplateVersion
 from pipeline import daily_limits
 from pipeline.jobs.checking import CheckedSheet, Problem, check_sheet
 from pipeline.jobs.spreadsheet import UnreadableFile, file_format, read_sheet
-from pipeline.trial import team_and_guest_list, trial_mode_message
+from pipeline.trial import team_and_guest_list, trial_letters_message, trial_mode_message
 
 CHANNEL_NAMES = {"sms": "text messages", "email": "emails", "letter": "letters"}
-BULK_CHANNELS = ("sms", "email")
+BULK_CHANNELS = ("sms", "email", "letter")
 
 
 def _refused(message: str) -> CheckedSheet:
@@ -27,10 +27,10 @@ def _over_limits(service: Service, channel: str, checked: CheckedSheet) -> list[
 
 def check_upload(service: Service, version: TemplateVersion, file_name: str, data: bytes) -> CheckedSheet:
     channel = version.template.template_type
-    if channel not in BULK_CHANNELS:
-        return _refused(f"Bulk sending from a file is for text messages and emails, not {CHANNEL_NAMES[channel]}")
     if not service.has_permission(channel):
         return _refused(f"Service is not allowed to send {CHANNEL_NAMES[channel]}")
+    if channel == "letter" and service.trial_mode:
+        return _refused(trial_letters_message())
     if file_format(file_name) is None:
         return _refused("The file must be a CSV, XLSX or ODS spreadsheet")
     try:

@@ -14,7 +14,7 @@ from pipeline.errors import BadRequestError
 from pipeline.jobs import lifecycle, rows
 from pipeline.jobs.progress import job_progress
 from tests.factories import create_sample_template
-from tests.jobs.helpers import make_job, sms_rows, wait_for
+from tests.jobs.helpers import csv_file, make_job, sms_rows, wait_for
 from workers.jobs import enqueue_start
 
 
@@ -115,3 +115,18 @@ def test_the_sweep_starts_a_due_job_whose_message_was_lost_and_resumes_a_stalled
     assert lifecycle.due_jobs(now, datetime.timedelta(minutes=2)) == [lost_start.id]
     assert [(j.id, j.rows_processed) for j in lifecycle.stalled_jobs(now, datetime.timedelta(minutes=2))] == [
         (stalled.id, 1000)]
+
+
+def test_a_letter_job_makes_letters_with_their_address_and_postage(service):
+    template = create_sample_template(service=service, template_type="letter", body="Dear ((name))")
+    data = csv_file(["address line 1", "address line 2", "address line 3", "name"],
+                    [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"],
+                     ["Mr Smith", "1 High Street", "France", "John"]])
+    job = make_job(service, template, data)
+    assert lifecycle.start_job(job.id)
+    assert daily_limits.used_today(service.id, ["letter"]) == {"letter": 2}
+    rows.create_chunk(job.id, 0, lambda new, more: None)
+    first, second = Notification.select().where(Notification.job_id == job.id).order_by(Notification.job_row_number)
+    assert (first.notification_type, first.to, first.body, first.postage) == (
+        "letter", "J. Jansen\nDorpsstraat 1\n1234 AB  AMSTERDAM", "Dear Jan", "second")
+    assert (second.international, second.postage, second.address["country"]) == (True, "europe", "France")

@@ -33,11 +33,29 @@ def test_an_email_file_with_a_bad_address_and_a_subject_placeholder_left_empty()
                                 Problem(3, "name", "Missing personalisation: name")]
 
 
-def test_letters_are_not_sent_from_a_file_and_a_channel_the_service_may_not_use_is_refused():
-    service = create_service(permissions=["sms", "letter"])
+def test_letter_rows_are_checked_as_the_api_checks_an_address():
+    service = create_service()
+    template = create_sample_template(service=service, template_type="letter", body="Dear ((name))")
+    header = ["Address line 1", "address_line_2", "ADDRESS LINE 3", "name"]
+    checked = _check(service, template, header, [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"],
+                                                 ["P. Pieters", "(Kerkweg 2)", "Nowhere", "Piet"],
+                                                 ["A. Smit", "", "", ""]])
+    assert checked.problems == [
+        Problem(3, None, "Address lines must not start with any of the following characters: @ ( ) = [ ] ” \\ / , < >"),
+        Problem(3, None, "Last line of address must be a real NL postcode or another country"),
+        Problem(4, None, "personalisation address_line_2 is a required property"),
+        Problem(4, None, "personalisation address_line_3 is a required property"),
+        Problem(4, None, "Address must be at least 3 lines"),
+        Problem(4, None, "Last line of address must be a real NL postcode or another country"),
+        Problem(4, "name", "Missing personalisation: name"),
+    ]
+
+
+def test_a_trial_service_sends_no_letters_and_a_channel_the_service_may_not_use_is_refused():
+    service = create_service(trial_mode=True, permissions=["sms", "letter"])
     letter = create_sample_template(service=service, template_type="letter")
     assert [p.message for p in _check(service, letter, ["address_line_1"], [["A"]]).problems] == [
-        "Bulk sending from a file is for text messages and emails, not letters"]
+        "Cannot send letters when service is in trial mode - see https://admin.example.nl/trial-mode"]
     email = create_sample_template(service=service, template_type="email")
     assert [p.message for p in _check(service, email, ["email address"], [["a@example.nl"]]).problems] == [
         "Service is not allowed to send emails"]
