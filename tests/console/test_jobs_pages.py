@@ -124,3 +124,16 @@ def test_a_member_who_may_not_send_cannot_upload(console_app):
     client = _client(console_app, service, permissions=["view_activity"])
     assert client.get(f"/services/{service.id}/send/{template.id}/upload").status_code == 403
     assert client.get(f"/services/{service.id}/jobs").status_code == 200
+
+
+def test_a_letter_file_is_previewed_with_its_address_columns(console_app):
+    service = create_service()
+    template = create_sample_template(service=service, template_type="letter", name="Bill", body="Dear ((name))")
+    client = _client(console_app, service)
+    assert "Bill" in client.get(f"/services/{service.id}/send").get_data(as_text=True)
+    data = csv_file(["address line 1", "address line 2", "address line 3", "name"],
+                    [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"]])
+    check_url = _upload(client, service, template, data).headers["Location"]
+    html = client.get(check_url).get_data(as_text=True)
+    assert _cells(html, "preview") == [["2", "J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"]]
+    assert "Dear Jan" in html
