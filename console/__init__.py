@@ -71,6 +71,7 @@ def create_console_app() -> Flask:
     app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
     app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
     app.register_blueprint(importlib.import_module("console.jobs.views").bp)  # bulk sending from a spreadsheet
+    app.register_blueprint(importlib.import_module("console.messages.views").bp)  # messages, their report, cancelling
     from console.ops.views import bp as ops_bp  # the worker dashboard (platform admins)
 
     app.register_blueprint(ops_bp)

@@ -57,3 +57,23 @@ def test_a_job_table_from_before_progress_gets_progressed_at_and_international_r
     assert migrate() == [100]
     assert {"progressed_at", "international_rows"} <= {c.name for c in database.get_columns("job")}
     assert migrate() == []
+
+
+def test_a_database_from_before_letter_validation_reasons_gets_the_column():
+    database.execute_sql('ALTER TABLE "notification" DROP COLUMN "validation_failure"')
+    SchemaVersion.delete().where(SchemaVersion.version == 95).execute()
+
+    assert migrate() == [95]
+    assert "validation_failure" in {c.name for c in database.get_columns(Notification._meta.table_name)}
+    assert migrate() == []
+
+
+def test_a_database_from_before_the_recipient_search_gets_its_index():
+    from models.notification import RECIPIENT_INDEX
+
+    database.execute_sql(f'DROP INDEX "{RECIPIENT_INDEX}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 96).execute()
+
+    assert migrate() == [96]
+    assert RECIPIENT_INDEX in {i.name for i in database.get_indexes("notification")}
+    assert migrate() == []

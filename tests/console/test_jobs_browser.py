@@ -62,6 +62,9 @@ def test_a_bad_row_is_refused_then_1000_rows_are_all_delivered(signed_in_member,
     assert page.locator("#job-status").inner_text() == "Alle berichten aangemaakt"
     assert page.locator("#job-messages tbody tr").count() == 50
     assert_accessible(page)
+    page.click("#job-messages >> text=0612000003")
+    page.wait_for_url(re.compile(r".*/notifications/[0-9a-f-]{36}$"))
+    assert "Hello Person 3, see you tomorrow" in page.locator("main").inner_text()
 
 
 def test_a_scheduled_job_is_cancelled_before_it_starts(signed_in_member, service):
