@@ -1,6 +1,7 @@
 """Actors of the jobs queue: start a bulk job when it is due, then turn its rows into notifications a
 chunk at a time. Their own queue (and worker process, see the Procfile), so a big job never holds up
-the API's sends; chunks follow one another, so one job keeps one worker thread busy at most."""
+the API's sends; chunks follow one another, so one job keeps one worker thread busy at most. The rows'
+sends go to queues of their own too (send-job-sms, send-job-email: workers/sending.py)."""
 from __future__ import annotations
 
 import datetime
@@ -15,7 +16,7 @@ from pipeline.jobs.rows import CHUNK_ROWS, create_chunk
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit, enqueued_together
 from workers.letters import enqueue_letter_pdf
-from workers.sending import delay_until, enqueue_deliveries
+from workers.sending import deliver_job_email, deliver_job_sms, delay_until
 
 QUEUE = "jobs"
 
@@ -29,9 +30,12 @@ def start_job(job_id: str) -> None:
 @dramatiq.actor(queue_name=QUEUE, max_retries=10)
 def create_job_rows(job_id: str, chunk: int) -> None:
     def enqueue(new: list[Notification], more: bool) -> None:
-        enqueue_deliveries([n for n in new if n.notification_type != "letter"])
-        for letter in (n for n in new if n.notification_type == "letter"):
-            enqueue_letter_pdf(letter)
+        for notification in new:
+            if notification.notification_type == "letter":
+                enqueue_letter_pdf(notification)
+            else:
+                actor = deliver_job_sms if notification.notification_type == "sms" else deliver_job_email
+                enqueue_after_commit(actor, str(notification.id))
         if more:
             enqueue_after_commit(create_job_rows, job_id, chunk + 1)
 

@@ -42,5 +42,15 @@ def fetch(service_id: object, upload_id: str) -> Upload | None:
     return Upload(value["file_name"], value["template_id"], value["template_version"], checked)
 
 
+def claim(service_id: object, upload_id: str) -> bool:
+    """True for the one request that may make the upload a job."""
+    return redis_state.claim_once(f"upload-sent:{service_id}:{upload_id}", ttl_seconds=KEEP_SECONDS)
+
+
+def unclaim(service_id: object, upload_id: str) -> None:
+    """The job was refused (say, its time had passed): the upload may be sent again."""
+    redis_state.forget(f"upload-sent:{service_id}:{upload_id}")
+
+
 def forget(service_id: object, upload_id: str) -> None:
     redis_state.forget(f"upload:{service_id}:{upload_id}")

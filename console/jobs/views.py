@@ -115,6 +115,8 @@ def check(service_id: str, template_id: str, upload_id: str) -> Any:
     form = SendForm()
     form.when.choices = schedule_choices(utcnow())
     if form.validate_on_submit():
+        if not uploads.claim(service_id, upload_id):  # the same upload sent twice at once: one job only
+            return redirect(url_for("jobs.index", service_id=service_id))
         when = None if form.when.data == "now" else datetime.datetime.fromisoformat(form.when.data)
         done, job = perform(lambda: create_job(current_service(), version, kept.file_name, kept.checked,
                                                user_id=current_user().id, scheduled_for=when), form)
@@ -122,13 +124,13 @@ def check(service_id: str, template_id: str, upload_id: str) -> Any:
             enqueue_start(job.id, when)
             uploads.forget(service_id, upload_id)
             return redirect(url_for("jobs.job", service_id=service_id, job_id=job.id))
+        uploads.unclaim(service_id, upload_id)
     first_raw, first_values = kept.checked.rows[0]
     body, subject = filled(version.template.template_type, version, first_values)
     return render_template(
         "jobs/check.html", service=current_service(), version=version, form=form, file_name=kept.file_name,
         columns=_columns(version), preview=_preview(version, kept.checked.rows), first_recipient=first_raw,
         body=body, subject=subject,
-        cancel_url=url_for("jobs.upload", service_id=service_id, template_id=template_id),
     )
 
 

@@ -10,7 +10,7 @@ from models import audit
 from models.db import database, utcnow
 from models.job import CANCELLED, IN_PROGRESS, LIMITS_EXCEEDED, PENDING, SCHEDULED, WAITING, Job
 from models.service import Service
-from models.template import TemplateVersion
+from models.template import Template, TemplateVersion
 from pipeline import daily_limits
 from pipeline.errors import BadRequestError, NoResultFound, TooManyRequestsError
 from pipeline.jobs.checking import CheckedSheet
@@ -93,8 +93,6 @@ def start_job(job_id: object, now: datetime.datetime | None = None) -> bool:
 
 
 def _channel(job: Job) -> str:
-    from models.template import Template
-
     return Template.get_by_id(job.template_id).template_type
 
 

@@ -137,3 +137,13 @@ def test_a_letter_file_is_previewed_with_its_address_columns(console_app):
     html = client.get(check_url).get_data(as_text=True)
     assert _cells(html, "preview") == [["2", "J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"]]
     assert "Dear Jan" in html
+
+
+def test_uploading_without_a_file_asks_for_one(console_app):
+    service = create_service()
+    template = create_sample_template(service=service)
+    client = _client(console_app, service)
+    url = f"/services/{service.id}/send/{template.id}/upload"
+    html = client.post(url, data={"csrf_token": csrf_token(client, url)},
+                       content_type="multipart/form-data").get_data(as_text=True)
+    assert "Kies een bestand om te uploaden" in html
