@@ -1,8 +1,9 @@
 """Checking every row of an uploaded sheet with the API's rules, before anything is sent.
 
-The recipient column is Notify's ("phone number" for text messages, "email address" for emails,
-"address line 1" to "address line 7" and "postcode" for letters), matched like a placeholder name: case, spaces, '_' and '-' ignored. Each problem is reported with its
-row (numbered as the spreadsheet program shows it: the header is row 1) and column, in the API's words.
+The recipient columns are Notify's ("phone number" for text messages, "email address" for emails,
+"address line 1" to "address line 7" and "postcode" for letters), matched like placeholder names:
+case, spaces, '_' and '-' ignored. Each problem is reported with its row (numbered as the spreadsheet
+program shows it: the header is row 1) and column, in the API's words.
 """
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from dataclasses import dataclass, field
 
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
-from pipeline.jobs.spreadsheet import Sheet
 from pipeline.jobs.letters import ADDRESS_KEYS, letter_texts
+from pipeline.jobs.spreadsheet import Sheet
 from pipeline.recipients import (AddressErrors, InvalidRecipient, validate_email_address, validate_phone_number,
                                  validate_postal_address)
 from pipeline.recipients.email_address import format_email_for_comparison
@@ -57,8 +58,8 @@ def recipient_of(channel: str, raw: str) -> Recipient:
 
 
 def filled(channel: str, version: TemplateVersion, values: dict) -> tuple[str, str | None]:
-    """The message's plain text and subject (a letter's heading). An email's HTML is made at dispatch, so it is not built
-    here: letters fill body and subject with the same Markdown-aware rules, without the HTML."""
+    """The message's plain text and subject (a letter's heading). An email's HTML is made at dispatch,
+    so it is not built here: letters fill body and subject with the same Markdown-aware rules."""
     rendered = render("letter" if channel == "email" else channel, version.body, version.subject, values)
     return rendered.body, rendered.subject if channel != "sms" else None
 
