@@ -1,7 +1,6 @@
 """Limits shared by every web process through Redis: request rate, daily send counts, idempotency."""
 from __future__ import annotations
 
-import datetime
 import json
 import threading
 import time
@@ -13,10 +12,11 @@ from api.batching import Batcher
 from api.errors import ApiError, BadRequestError, RateLimitError, TooManyRequestsError
 from config import get_settings, redis_url
 from models import cache
+from pipeline import daily_limits
 
 RATE_WINDOW_SECONDS = 60
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
-DAILY_KEY_TTL_SECONDS = 2 * 24 * 3600
+DAILY_KEY_TTL_SECONDS = daily_limits.DAILY_KEY_TTL_SECONDS
 
 _client: redis.Redis | None = None
 _client_lock = threading.Lock()
@@ -171,13 +171,13 @@ def reserve_daily(service_id: object, limits: dict[str, int]) -> list[str]:
     Raises TooManyRequestsError, counting nothing, when any would be exceeded; returns the keys
     counted so a send that fails afterwards can give them back.
     """
-    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    keys = {kind: _key("daily", service_id, kind, today) for kind in limits}
+    day = daily_limits.today()
+    keys = {kind: daily_limits.daily_key(service_id, kind, day) for kind in limits}
     counts = count(*((key, DAILY_KEY_TTL_SECONDS, 1) for key in keys.values()))
     for (kind, key), value in zip(keys.items(), counts):
         if value > limits[kind]:
             release_daily(list(keys.values()))
-            raise TooManyRequestsError(f"Exceeded send limits ({kind}: {limits[kind]}) for today")
+            raise TooManyRequestsError(daily_limits.limit_message(kind, limits[kind]))
     return list(keys.values())
 
 

@@ -72,6 +72,7 @@ def create_console_app() -> Flask:
     app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
     app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
     app.register_blueprint(importlib.import_module("console.template_editor.views").bp)  # templates in folders
+    app.register_blueprint(importlib.import_module("console.jobs.views").bp)  # bulk sending from a spreadsheet
     app.register_blueprint(importlib.import_module("console.messages.views").bp)  # messages, their report, cancelling
     for area in ("send_one", "conversations"):  # one-off sends; received texts and replies
         app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)

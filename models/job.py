@@ -17,7 +17,10 @@ SCHEDULED = "scheduled"
 IN_PROGRESS = "in progress"
 FINISHED = "finished"
 CANCELLED = "cancelled"
-JOB_STATUSES = (PENDING, SCHEDULED, IN_PROGRESS, FINISHED, CANCELLED)
+# Today's limits had no room for every row when it was due to start: nothing of it was sent (Notify's name).
+LIMITS_EXCEEDED = "sending limits exceeded"
+JOB_STATUSES = (PENDING, SCHEDULED, IN_PROGRESS, FINISHED, CANCELLED, LIMITS_EXCEEDED)
+WAITING = (PENDING, SCHEDULED)  # not started: may still be cancelled
 
 
 class Job(BaseModel):
@@ -34,6 +37,10 @@ class Job(BaseModel):
     processing_started = peewee.DateTimeField(null=True)
     processing_finished = peewee.DateTimeField(null=True)
     rows_processed = peewee.IntegerField(default=0)  # rows turned into notifications so far
+    # When a stage last turned rows into notifications: a job in progress without progress for a while
+    # lost its stage's message, and the sweep sends it again.
+    progressed_at = peewee.DateTimeField(null=True)
+    international_rows = peewee.IntegerField(default=0)  # counted against the international_sms limit too
     # The checked rows (recipient and placeholders), dropped once every row is a notification.
     rows = EncryptedJSONField(null=True)
 

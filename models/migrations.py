@@ -181,6 +181,17 @@ def _template_folders() -> None:
     table, name = Template._meta.table_name, Template.folder_id.column_name
     if name not in {c.name for c in database.get_columns(table)}:  # made by step 1 from today's model
         apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Template.folder_id))
+def _job_progress() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.job import Job
+
+    table = Job._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (Job.progressed_at, Job.international_rows):
+        if field.column_name not in present:  # step 90 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
 
 
 def _add_missing_columns(*fields: peewee.Field) -> None:
@@ -238,6 +249,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (95, "why a letter failed validation", _letter_validation_failure),
     (96, "the console's search by recipient has an index", _recipient_search_index),
     (97, "messages reports built in the background", _message_reports),
+    (100, "bulk jobs: when a job last progressed, its international rows", _job_progress),
     (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
 ]
 

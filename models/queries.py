@@ -31,6 +31,7 @@ class NotificationFilters:
     letter_statuses: tuple[str, ...] = ()  # internal statuses that match letters only (public accepted/received)
     notification_types: tuple[str, ...] = ()
     reference: str | None = None
+    include_jobs: bool = False  # the rows of bulk jobs are left out unless asked for, as in Notify
 
 
 def retention_cutoff(service: Service, channel: str, now: datetime.datetime | None = None) -> datetime.datetime:
@@ -91,6 +92,8 @@ def notifications_page_query(service: Service, key_type: str, filters: Notificat
         conditions.append(Notification.notification_type.in_(filters.notification_types))
     if filters.reference is not None:
         conditions.append(Notification.reference == filters.reference)
+    if not filters.include_jobs:
+        conditions.append(Notification.job_id.is_null())
     return (Notification.select().where(*conditions)
             .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit))
 

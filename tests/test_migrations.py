@@ -57,6 +57,13 @@ def test_a_database_from_before_template_folders_gets_the_folder_table_and_colum
     assert migrate() == [91]
     assert "folder_id" in {c.name for c in database.get_columns("template")}
     assert "templatefolder" in database.get_tables()
+def test_a_job_table_from_before_progress_gets_progressed_at_and_international_rows():
+    for name in ("progressed_at", "international_rows"):
+        database.execute_sql(f'ALTER TABLE "job" DROP COLUMN "{name}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 100).execute()
+
+    assert migrate() == [100]
+    assert {"progressed_at", "international_rows"} <= {c.name for c in database.get_columns("job")}
     assert migrate() == []
 
 

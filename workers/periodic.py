@@ -158,3 +158,7 @@ def roll_up_days() -> None:
 
 
 SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_days))
+# Bulk jobs (workers/jobs.py): due jobs whose start was lost, jobs whose chunk was lost.
+from workers.jobs import sweep_jobs  # noqa: E402
+
+SCHEDULE.append(("sweep-jobs", _settings.sweep_interval_seconds, sweep_jobs))

@@ -91,6 +91,21 @@ def deliver_email(notification_id: str) -> None:
     _deliver(notification_id)
 
 
+# The sends of bulk jobs: queues of their own, so the API's sends never wait behind a 100,000-row
+# job's, and a lower priority (a larger number), so a worker holding both takes the API's first.
+JOB_SEND_PRIORITY = 10
+
+
+@dramatiq.actor(queue_name="send-job-sms", priority=JOB_SEND_PRIORITY, **RETRIES)
+def deliver_job_sms(notification_id: str) -> None:
+    _deliver(notification_id)
+
+
+@dramatiq.actor(queue_name="send-job-email", priority=JOB_SEND_PRIORITY, **RETRIES)
+def deliver_job_email(notification_id: str) -> None:
+    _deliver(notification_id)
+
+
 @dramatiq.actor(queue_name="send-sms", max_retries=3)
 def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
     notification_id = message_data["args"][0]

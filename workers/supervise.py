@@ -65,6 +65,13 @@ def worker_command(threads: int, queues: list[str]) -> list[str]:
             *(["--queues", *queues] if queues else [])]
 
 
+def every_queue_but(excluded: list[str]) -> list[str]:
+    import workers  # noqa: F401  (declares every actor, so every queue, on the broker)
+    from workers.broker import broker
+
+    return sorted(set(broker.get_declared_queues()) - set(excluded))
+
+
 def supervise(slots: list[Slot], stop: threading.Event, poll_seconds: float = 0.5) -> None:
     for slot in slots:
         slot.start()
@@ -84,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--threads", type=int, default=8, help="threads per worker process (default 8)")
     parser.add_argument("--queues", nargs="*", default=[], help="queues to consume (default: all)")
+    parser.add_argument("--except-queues", nargs="*", default=[],
+                        help="consume every queue but these (e.g. jobs, which has processes of its own)")
     args = parser.parse_args(argv)
     logs.configure("worker")
+    if args.except_queues:
+        args.queues = every_queue_but(args.except_queues)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -33,6 +33,7 @@ from api.admin import appearance, brands  # noqa: E402,F401
 from api.admin import rates, sms_gateways, unsubscribe_requests  # noqa: E402,F401
 from api.admin import notifications  # noqa: E402,F401  (cancelling a message)
 from api.admin import template_folders  # noqa: E402,F401
+from api.admin import jobs  # noqa: E402,F401
 
 
 @admin_blueprint.after_request

@@ -8,6 +8,7 @@ from api.admin.admin_schemas import CALLBACK_KINDS
 from api.schema import uuid_property
 from api.v2.template.template_schemas import template_response
 from models.api_key import KEY_TYPES
+from models.job import JOB_STATUSES
 from models.service import CHANNELS
 from models.template import LETTER_LANGUAGES
 
@@ -148,3 +149,15 @@ template_folder = _record({"id": uuid_property(), "name": {"type": "string"},
                            "parent_id": {"anyOf": [uuid_property(), {"type": "null"}]}})
 template_folders = _list_of("template_folders", template_folder)
 templates_moved = _record({"moved": {"type": "integer", "minimum": 0}})
+# Bulk jobs (api/admin/jobs.py).
+_job_counts = {name: {"type": "integer", "minimum": 0}
+               for name in ("rows", "processed", "sending", "delivered", "failed", "cancelled")}
+job = _record({
+    "id": uuid_property(), "service_id": uuid_property(), "template_id": uuid_property(),
+    "template_version": {"type": "integer"}, "original_file_name": {"type": "string"},
+    "status": {"enum": list(JOB_STATUSES)},
+    "scheduled_for": NULLABLE_DATETIME, "created_at": DATETIME, "created_by_user_id": {"anyOf": [uuid_property(), {"type": "null"}]},
+    "processing_started": NULLABLE_DATETIME, "processing_finished": NULLABLE_DATETIME,
+    "counts": _record(_job_counts),
+})
+jobs = _list_of("jobs", job)

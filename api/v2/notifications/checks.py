@@ -6,11 +6,11 @@ from api.errors import BadRequestError
 from api.v2.notifications.sender import Sender
 from config import get_settings
 from models.cache import cached
-from models.service import GuestListEntry, ReplyToAddress, Service, SmsSender, TeamMember, default_of
+from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import TemplateVersion, find_version
-from models.user import ServiceUser, User
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
+from pipeline.trial import team_and_guest_list, trial_mode_message
 
 CHANNEL_NAMES = {"sms": "text messages", "email": "emails", "letter": "letters"}
 
@@ -31,32 +31,16 @@ def find_template(service: Service, template_id: str, channel: str) -> TemplateV
     return version
 
 
-def _team_and_guest_list(service: Service, channel: str) -> set[str]:
-    if channel == "email":
-        team = {format_email_for_comparison(m.email_address)
-                for m in TeamMember.select().where(TeamMember.service == service) if m.email_address}
-        # The service's console members are its team too (their accounts have an email address only).
-        team |= {format_email_for_comparison(u.email_address) for u in
-                 User.select(User.email_address).join(ServiceUser).where(ServiceUser.service == service)}
-    else:
-        team = {format_phone_for_comparison(m.mobile_number)
-                for m in TeamMember.select().where(TeamMember.service == service) if m.mobile_number}
-    guests = {g.recipient for g in GuestListEntry.select().where(GuestListEntry.service == service)}
-    return team | guests
-
-
 def check_recipient_allowed(sender: Sender, channel: str, recipient: str) -> None:
     """Trial services and team keys reach only the team and the guest list; test keys reach anyone."""
     if sender.key_type == "test" or not (sender.key_type == "team" or sender.service.trial_mode):
         return
     compare = format_email_for_comparison if channel == "email" else format_phone_for_comparison
-    if compare(recipient) in _team_and_guest_list(sender.service, channel):
+    if compare(recipient) in team_and_guest_list(sender.service, channel):
         return
     if sender.key_type == "team":
         raise BadRequestError("Cannot send to this recipient using a team-only API key.")
-    raise BadRequestError(
-        f"Cannot send to this recipient when service is in trial mode - see {get_settings().admin_url}/trial-mode"
-    )
+    raise BadRequestError(trial_mode_message())
 
 
 def sms_sender(service: Service, sms_sender_id: str | None) -> str:

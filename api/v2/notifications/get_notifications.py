@@ -17,6 +17,9 @@ REPEATABLE = ("status", "template_type")
 # "accepted" and "received" are names only letters are shown with, so only letters match them: an email
 # in `sending` is not "accepted".
 LETTER_ONLY_FILTERS = frozenset(LETTER_PUBLIC.values())
+# The Python client sends include_jobs=True as "True" (str(True)); the others send "true". Any other
+# value leaves the jobs' rows out, as a missing one does.
+TRUE_VALUES = frozenset({"true", "1"})
 
 
 def given_query() -> list[tuple[str, str]]:
@@ -57,6 +60,7 @@ def get_notifications() -> Response:
         letter_statuses=_expand(name for name in names if name in LETTER_ONLY_FILTERS),
         notification_types=tuple(dict.fromkeys(data.get("template_type", []))),
         reference=data.get("reference"),
+        include_jobs=data.get("include_jobs", "").lower() in TRUE_VALUES,
     )
     caller = g.caller
     rows = notifications_page(caller.service, caller.key_type, filters, cursor(data))

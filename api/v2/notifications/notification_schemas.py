@@ -27,7 +27,7 @@ get_notifications_query = {
         "reference": {"type": "string"},
         "older_than": uuid_property(),
         "other_than": uuid_property(),  # the cursor's name in the spec's page links
-        "include_jobs": {"type": "string"},  # accepted for the clients; there are no jobs to include
+        "include_jobs": {"type": "string"},  # "true" (any case) or "1": the rows of bulk jobs too
     },
     "additionalProperties": False,
 }

@@ -1,0 +1,1 @@
+"""jobs pages of the console: bulk sending from a spreadsheet."""

@@ -1,0 +1,68 @@
+"""A job's page (its progress, live, and its messages), the service's jobs, and cancelling a job
+that has not started."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, redirect, render_template, request, url_for
+
+from console.acting import perform
+from console.auth import current_service, service_permission_required
+from console.jobs.views import bp
+from models.job import WAITING, Job
+from models.notification import Notification
+from models.template import Template, TemplateVersion
+from pipeline.errors import NoResultFound
+from pipeline.jobs.lifecycle import JOB_COLUMNS, cancel_job, find_job
+from pipeline.jobs.progress import job_progress, outcome
+
+MESSAGES_PER_PAGE = 50
+JOBS_SHOWN = 100
+
+
+def _job(service_id: str, job_id: str) -> Job:
+    try:
+        return find_job(service_id, job_id)
+    except NoResultFound:
+        abort(404)
+
+
+@bp.get("/services/<service_id>/jobs")
+@service_permission_required("view_activity")
+def index(service_id: str) -> Any:
+    jobs = list(Job.select(*JOB_COLUMNS).where(Job.service == service_id)
+                .order_by(Job.created_at.desc()).limit(JOBS_SHOWN))
+    names = {v.template_id: v.name for v in TemplateVersion.select(TemplateVersion.template, TemplateVersion.name)
+             .join(Template).where((Template.service == service_id)
+                                   & (TemplateVersion.version == Template.current_version))}
+    return render_template("jobs/index.html", service=current_service(), jobs=jobs, templates=names)
+
+
+@bp.get("/services/<service_id>/jobs/<job_id>")
+@service_permission_required("view_activity")
+def job(service_id: str, job_id: str) -> Any:
+    found = _job(service_id, job_id)
+    page = max(1, request.args.get("page", 1, type=int) or 1)
+    first = (page - 1) * MESSAGES_PER_PAGE
+    messages = list(Notification.select(Notification.id, Notification.to, Notification.status,
+                                        Notification.job_row_number)
+                    .where((Notification.job_id == found.id)
+                           & Notification.job_row_number.between(first, first + MESSAGES_PER_PAGE - 1))
+                    .order_by(Notification.job_row_number))
+    version = (TemplateVersion.select(TemplateVersion.name)
+               .where((TemplateVersion.template == found.template_id)
+                      & (TemplateVersion.version == found.template_version)).first())
+    return render_template(
+        "jobs/job.html", service=current_service(), job=found, progress=job_progress(found),
+        template_name=version.name if version else "",
+        messages=messages, outcome=outcome, page=page, first_row=first,
+        has_next=first + MESSAGES_PER_PAGE < found.rows_processed, cancellable=found.status in WAITING,
+    )
+
+
+@bp.post("/services/<service_id>/jobs/<job_id>/cancel")
+@service_permission_required("send_messages")
+def cancel(service_id: str, job_id: str) -> Any:
+    found = _job(service_id, job_id)
+    perform(lambda: cancel_job(service_id, found.id))
+    return redirect(url_for("jobs.job", service_id=service_id, job_id=found.id))

@@ -1,0 +1,37 @@
+"""A checked file's problems in the page's language. A row's problem is shown in the API's exact
+words (what the API answers for the same recipient and values), so a team can match it with what
+its own integration sees; problems with the file as a whole are translated."""
+from __future__ import annotations
+
+import re
+
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+WHOLE = {
+    "The file must be a CSV, XLSX or ODS spreadsheet": _l("The file must be a CSV, XLSX or ODS spreadsheet"),
+    "The file could not be read as a spreadsheet": _l("The file could not be read as a spreadsheet"),
+    "The file has no rows of recipients": _l("The file has no rows of recipients"),
+    "Service is not allowed to send text messages": _l("This service may not send text messages"),
+    "Service is not allowed to send emails": _l("This service may not send emails"),
+    "Service is not allowed to send letters": _l("This service may not send letters"),
+}
+_MISSING_COLUMN = re.compile(r"Missing column: (?P<name>.*)")
+_OVER_LIMIT = re.compile(r"Exceeded send limits \((?P<kind>[a-z_]+): (?P<limit>\d+)\) for today: "
+                         r"(?P<rows>\d+) rows, (?P<left>\d+) left today")
+KINDS = {"sms": _l("text messages"), "email": _l("emails"), "letter": _l("letters"),
+         "international_sms": _l("international text messages")}
+
+
+def translated_problem(message: str) -> str:
+    if message in WHOLE:
+        return str(WHOLE[message])
+    missing = _MISSING_COLUMN.fullmatch(message)
+    if missing:
+        return _("The file has no column called “%(name)s”", name=missing["name"])
+    over = _OVER_LIMIT.fullmatch(message)
+    if over:
+        return _("The file has %(rows)s rows, but the service can send only %(left)s more %(kind)s today "
+                 "(its daily limit is %(limit)s). Nothing has been sent.", rows=over["rows"], left=over["left"],
+                 kind=KINDS[over["kind"]], limit=over["limit"])
+    return message

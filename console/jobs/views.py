@@ -1,0 +1,145 @@
+"""Bulk sending from a spreadsheet: pick a template, upload a file, see every problem or a preview,
+then send now, schedule (up to 7 days ahead) or cancel. The job pages are in job_pages.py."""
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from flask import Blueprint, abort, redirect, render_template, url_for
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import SelectField
+
+from console.acting import perform
+from console.auth import current_service, current_user, service_permission_required
+from console.jobs import uploads
+from console.jobs.refusals import translated_problem
+from models.db import is_uuid, utcnow
+from models.template import Template, TemplateVersion, find_version
+from pipeline.jobs.checking import RECIPIENT_COLUMNS, filled
+from pipeline.jobs.letters import letter_texts
+from pipeline.jobs.lifecycle import create_job
+from pipeline.jobs.upload import BULK_CHANNELS, check_upload
+from pipeline.rendering import normalise_key, placeholder_names
+from workers.jobs import enqueue_start
+
+bp = Blueprint("jobs", __name__)
+PREVIEW_ROWS = 5
+SHOWN_PROBLEMS = 500  # a file of many bad rows: the first 500 problems, and how many more there are
+
+
+class UploadForm(FlaskForm):
+    file = FileField(_l("Spreadsheet (CSV, XLSX or ODS)"), validators=[FileRequired(_l("Choose a file to upload"))])
+
+
+def schedule_choices(now: datetime.datetime) -> list[tuple[str, str]]:
+    """Now, or each whole hour of the next 7 days (UTC, as every time in the console)."""
+    first = now.replace(minute=0, second=0, microsecond=0) + datetime.timedelta(hours=1)
+    slots = [first + datetime.timedelta(hours=n) for n in range(7 * 24)]
+    return [("now", str(_l("Now")))] + [(slot.strftime("%Y-%m-%dT%H:%M"), slot.strftime("%Y-%m-%d %H:%M UTC"))
+                                        for slot in slots]
+
+
+class SendForm(FlaskForm):
+    when = SelectField(_l("When to send"))
+
+
+def _version(service_id: str, template_id: str, version: int | None = None) -> TemplateVersion:
+    found = find_version(service_id, template_id, version) if is_uuid(template_id) else None
+    if found is None or found.template.template_type not in BULK_CHANNELS:
+        abort(404)
+    return found
+
+
+def _columns(version: TemplateVersion) -> list[str]:
+    """The columns a file needs: the recipient's (a letter's first three address lines) and the placeholders."""
+    channel = version.template.template_type
+    recipient = ["address line 1", "address line 2", "address line 3"] if channel == "letter" else [
+        RECIPIENT_COLUMNS[channel]]
+    texts = letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
+    return recipient + placeholder_names(*texts)
+
+
+@bp.get("/services/<service_id>/send")
+@service_permission_required("send_messages")
+def choose_template(service_id: str) -> Any:
+    templates = (Template.select().where((Template.service == service_id) & (Template.archived == False)  # noqa: E712
+                                         & Template.template_type.in_(BULK_CHANNELS))
+                 .order_by(Template.created_at))
+    versions = [v for v in (find_version(service_id, t.id) for t in templates) if v is not None]
+    return render_template("jobs/choose_template.html", service=current_service(), versions=versions)
+
+
+@bp.route("/services/<service_id>/send/<template_id>/upload", methods=["GET", "POST"])
+@service_permission_required("send_messages")
+def upload(service_id: str, template_id: str) -> Any:
+    version = _version(service_id, template_id)
+    form = UploadForm()
+    checked = None
+    if form.validate_on_submit():
+        data = form.file.data.read()
+        file_name = form.file.data.filename or "upload"
+        checked = check_upload(current_service(), version, file_name, data)
+        if not checked.problems:
+            upload_id = uploads.keep(service_id, uploads.Upload(file_name, str(version.template.id),
+                                                                version.version, checked))
+            return redirect(url_for("jobs.check", service_id=service_id, template_id=template_id,
+                                    upload_id=upload_id))
+    problems = [(p.row, p.column, translated_problem(p.message)) for p in (checked.problems if checked else [])]
+    return render_template(
+        "jobs/upload.html", service=current_service(), version=version, form=form, columns=_columns(version),
+        problems=problems[:SHOWN_PROBLEMS], more_problems=max(0, len(problems) - SHOWN_PROBLEMS),
+        preview=_preview(version, checked.rows) if checked and checked.rows else None,
+    ), 400 if problems else 200
+
+
+def _preview(version: TemplateVersion, rows: list[list]) -> dict[str, Any]:
+    """The first rows as the table shows them: row number, then each column _columns names."""
+    columns = _columns(version)
+    shown = []
+    for offset, (recipient, values) in enumerate(rows[:PREVIEW_ROWS]):
+        by_key = {normalise_key(key): value for key, value in values.items()}
+        by_key.setdefault(normalise_key(columns[0]), recipient)
+        shown.append([offset + 2, *(by_key.get(normalise_key(name), "") for name in columns)])
+    return {"rows": shown, "count": len(rows)}
+
+
+@bp.route("/services/<service_id>/send/<template_id>/upload/<upload_id>", methods=["GET", "POST"])
+@service_permission_required("send_messages")
+def check(service_id: str, template_id: str, upload_id: str) -> Any:
+    kept = uploads.fetch(service_id, upload_id) if is_uuid(upload_id) else None
+    if kept is None or kept.template_id != template_id:
+        abort(404)
+    version = _version(service_id, template_id, kept.template_version)
+    form = SendForm()
+    form.when.choices = schedule_choices(utcnow())
+    if form.validate_on_submit():
+        if not uploads.claim(service_id, upload_id):  # the same upload sent twice at once: one job only
+            return redirect(url_for("jobs.index", service_id=service_id))
+        when = None if form.when.data == "now" else datetime.datetime.fromisoformat(form.when.data)
+        done, job = perform(lambda: create_job(current_service(), version, kept.file_name, kept.checked,
+                                               user_id=current_user().id, scheduled_for=when), form)
+        if done:
+            enqueue_start(job.id, when)
+            uploads.forget(service_id, upload_id)
+            return redirect(url_for("jobs.job", service_id=service_id, job_id=job.id))
+        uploads.unclaim(service_id, upload_id)
+    first_raw, first_values = kept.checked.rows[0]
+    body, subject = filled(version.template.template_type, version, first_values)
+    return render_template(
+        "jobs/check.html", service=current_service(), version=version, form=form, file_name=kept.file_name,
+        columns=_columns(version), preview=_preview(version, kept.checked.rows), first_recipient=first_raw,
+        body=body, subject=subject,
+    )
+
+
+@bp.post("/services/<service_id>/send/<template_id>/upload/<upload_id>/discard")
+@service_permission_required("send_messages")
+def discard(service_id: str, template_id: str, upload_id: str) -> Any:
+    if is_uuid(upload_id):
+        uploads.forget(service_id, upload_id)
+    return redirect(url_for("jobs.upload", service_id=service_id, template_id=template_id))
+
+
+from console.jobs import job_pages  # noqa: E402,F401  (the job pages register on bp)

@@ -1,0 +1,152 @@
+"""Checking every row of an uploaded sheet with the API's rules, before anything is sent.
+
+The recipient columns are Notify's ("phone number" for text messages, "email address" for emails,
+"address line 1" to "address line 7" and "postcode" for letters), matched like placeholder names:
+case, spaces, '_' and '-' ignored. Each problem is reported with its row (numbered as the spreadsheet
+program shows it: the header is row 1) and column, in the API's words.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models.template import TemplateVersion
+from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.jobs.letters import ADDRESS_KEYS, letter_texts
+from pipeline.jobs.spreadsheet import Sheet
+from pipeline.recipients import (AddressErrors, InvalidRecipient, validate_email_address, validate_phone_number,
+                                 validate_postal_address)
+from pipeline.recipients.email_address import format_email_for_comparison
+from pipeline.recipients.phone import format_phone_for_comparison
+from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
+
+RECIPIENT_COLUMNS = {"sms": "phone number", "email": "email address", "letter": "address line 1"}
+API_FIELDS = {"sms": "phone_number", "email": "email_address"}
+EMAIL_MAX_BYTES = 2_000_000  # as api/v2/notifications/sending.py
+
+
+@dataclass(frozen=True)
+class Problem:
+    row: int | None  # spreadsheet row number, None for the whole file
+    column: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Recipient:
+    raw: str
+    normalised: str
+    international: bool = False
+    prefix: str | None = None
+    rate_multiplier: int | None = None
+
+
+@dataclass
+class CheckedSheet:
+    header: list[str]
+    recipient_column: int | None
+    rows: list[list]  # [recipient, {placeholder column: value}] per data row, in file order
+    problems: list[Problem] = field(default_factory=list)
+    international_rows: int = 0
+
+
+def recipient_of(channel: str, raw: str) -> Recipient:
+    """The row's recipient, validated as the API validates it; raises InvalidRecipient."""
+    if channel == "sms":
+        number = validate_phone_number(raw)
+        return Recipient(raw, number.e164, number.international, number.country_prefix, number.rate_multiplier)
+    return Recipient(raw, validate_email_address(raw))
+
+
+def filled(channel: str, version: TemplateVersion, values: dict) -> tuple[str, str | None]:
+    """The message's plain text and subject (a letter's heading). An email's HTML is made at dispatch,
+    so it is not built here: letters fill body and subject with the same Markdown-aware rules."""
+    rendered = render("letter" if channel == "email" else channel, version.body, version.subject, values)
+    return rendered.body, rendered.subject if channel != "sms" else None
+
+
+def _texts(channel: str, version: TemplateVersion) -> list[str]:
+    return letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
+
+
+def _content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, str]]:
+    """(column or None for the whole row, problem) for each problem of the row's message."""
+    missing = missing_personalisation(_texts(channel, version), values)
+    if missing:
+        return [(name, f"Missing personalisation: {name}") for name in missing]
+    if channel == "letter":
+        return []  # a letter's length is its pages, checked when its PDF is made, as for the API's letters
+    body, subject = filled(channel, version, values)
+    if channel == "sms" and sms_too_long(body):
+        return [(None, sms_too_long_message(len(body)))]
+    if channel == "email":
+        size = len(body.encode()) + len((subject or "").encode())
+        if size > EMAIL_MAX_BYTES:
+            return [(None, f"Emails cannot be longer than {EMAIL_MAX_BYTES} bytes. Your message is {size} bytes.")]
+    return []
+
+
+@dataclass(frozen=True)
+class _RecipientRules:
+    channel: str
+    column: str  # the recipient column's name in the file
+    international_allowed: bool
+    allowed_recipients: set[str] | None
+    trial_message: str
+
+
+def _recipient_problems(rules: _RecipientRules, raw: str, values: dict) -> tuple[list[Problem], bool]:
+    """The row's recipient problems (row None: the caller numbers them), and whether it is international."""
+    if rules.channel == "letter":
+        try:
+            validate_postal_address(values)
+        except AddressErrors as errors:
+            return [Problem(None, None, message) for message in errors.messages], False
+        return [], False
+    try:
+        recipient = recipient_of(rules.channel, raw)
+    except InvalidRecipient as exc:
+        return [Problem(None, rules.column, f"{API_FIELDS[rules.channel]} {exc.message}")], False
+    problems = []
+    if recipient.international and not rules.international_allowed:
+        problems.append(Problem(None, rules.column, "Cannot send to international mobile numbers"))
+    compare = format_email_for_comparison if rules.channel == "email" else format_phone_for_comparison
+    if rules.allowed_recipients is not None and compare(recipient.normalised) not in rules.allowed_recipients:
+        problems.append(Problem(None, rules.column, rules.trial_message))
+    return problems, recipient.international
+
+
+def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, international_allowed: bool,
+                allowed_recipients: set[str] | None, trial_message: str) -> CheckedSheet:
+    """Every row checked; allowed_recipients (comparison form) is given for a trial-mode service."""
+    keys = [normalise_key(name) for name in sheet.header]
+    wanted = normalise_key(RECIPIENT_COLUMNS[channel])
+    names = placeholder_names(*_texts(channel, version))
+    placeholders = {normalise_key(name) for name in names}
+    checked = CheckedSheet(sheet.header, keys.index(wanted) if wanted in keys else None, [])
+    if checked.recipient_column is None:
+        checked.problems.append(Problem(None, None, f"Missing column: {RECIPIENT_COLUMNS[channel]}"))
+        return checked
+    missing_columns = sorted(placeholders - set(keys))
+    for key in missing_columns:
+        checked.problems.append(Problem(None, None, f"Missing column: {next(n for n in names if normalise_key(n) == key)}"))
+    if missing_columns:
+        return checked
+    if not sheet.rows:
+        checked.problems.append(Problem(None, None, "The file has no rows of recipients"))
+        return checked
+    kept = placeholders | (ADDRESS_KEYS if channel == "letter" else frozenset())
+    columns = [i for i, key in enumerate(keys) if key in kept]
+    rules = _RecipientRules(channel, sheet.header[checked.recipient_column], international_allowed,
+                            allowed_recipients, trial_message)
+    for offset, cells in enumerate(sheet.rows):
+        row_number = offset + 2
+        raw = cells[checked.recipient_column]
+        values = {sheet.header[i]: cells[i] for i in columns if cells[i] != ""}
+        checked.rows.append([raw, values])
+        problems, international = _recipient_problems(rules, raw, values)
+        checked.international_rows += international
+        checked.problems.extend(Problem(row_number, p.column, p.message) for p in problems)
+        for placeholder, message in _content_problems(channel, version, values):
+            column = None if placeholder is None else sheet.header[keys.index(normalise_key(placeholder))]
+            checked.problems.append(Problem(row_number, column, message))
+    return checked

@@ -1,0 +1,46 @@
+"""An uploaded file checked as a whole before anything is sent: readable, its template allowed,
+every row good, the trial-mode recipients and today's limits respected."""
+from __future__ import annotations
+
+from models.service import Service
+from models.template import TemplateVersion
+from pipeline import daily_limits
+from pipeline.jobs.checking import CheckedSheet, Problem, check_sheet
+from pipeline.jobs.spreadsheet import UnreadableFile, file_format, read_sheet
+from pipeline.trial import team_and_guest_list, trial_letters_message, trial_mode_message
+
+CHANNEL_NAMES = {"sms": "text messages", "email": "emails", "letter": "letters"}
+BULK_CHANNELS = ("sms", "email", "letter")
+
+
+def _refused(message: str) -> CheckedSheet:
+    return CheckedSheet([], None, [], [Problem(None, None, message)])
+
+
+def _over_limits(service: Service, channel: str, checked: CheckedSheet) -> list[Problem]:
+    wanted = {channel: len(checked.rows), "international_sms": checked.international_rows}
+    used = daily_limits.used_today(service.id, list(wanted))
+    return [Problem(None, None, f"{daily_limits.limit_message(kind, service.daily_limit(kind))}: "
+                                f"{wanted[kind]} rows, {max(0, service.daily_limit(kind) - used[kind])} left today")
+            for kind in wanted if wanted[kind] and used[kind] + wanted[kind] > service.daily_limit(kind)]
+
+
+def check_upload(service: Service, version: TemplateVersion, file_name: str, data: bytes) -> CheckedSheet:
+    channel = version.template.template_type
+    if not service.has_permission(channel):
+        return _refused(f"Service is not allowed to send {CHANNEL_NAMES[channel]}")
+    if channel == "letter" and service.trial_mode:
+        return _refused(trial_letters_message())
+    if file_format(file_name) is None:
+        return _refused("The file must be a CSV, XLSX or ODS spreadsheet")
+    try:
+        sheet = read_sheet(file_name, data)
+    except UnreadableFile:
+        return _refused("The file could not be read as a spreadsheet")
+    checked = check_sheet(
+        sheet, channel, version, international_allowed=service.has_permission("international_sms"),
+        allowed_recipients=team_and_guest_list(service, channel) if service.trial_mode else None,
+        trial_message=trial_mode_message())
+    if not checked.problems:
+        checked.problems.extend(_over_limits(service, channel, checked))
+    return checked

@@ -1,0 +1,105 @@
+"""Bulk sending in a real browser (item 8): a file with one malformed number is refused with that
+row's exact error; corrected, its 1,000 rows are all delivered and the job page shows the counts;
+a scheduled job is cancelled; XLSX and ODS files are read. axe-core runs on every page."""
+from __future__ import annotations
+
+import datetime
+import re
+
+from models.job import CANCELLED, Job
+from tests.console.browser import assert_accessible
+from tests.factories import create_sample_template
+from tests.jobs.helpers import csv_file, ods_file, phone, xlsx_file
+
+ROWS = 1000
+BAD_ROW = 417  # a 0-based data row: spreadsheet row 419
+
+
+def _rows(bad: bool) -> list[list[str]]:
+    rows = [[phone(n), f"Person {n}"] for n in range(ROWS)]
+    if bad:
+        rows[BAD_ROW][0] = "06 1234 567"  # a digit short
+    return rows
+
+
+def _upload(page, service, template, name: str, data: bytes, mime: str = "text/csv") -> None:
+    page.goto(f"/services/{service.id}/send/{template.id}/upload")
+    page.set_input_files("#file", files=[{"name": name, "mimeType": mime, "buffer": data}])
+    page.click("main form button[type=submit]")
+
+
+def test_a_bad_row_is_refused_then_1000_rows_are_all_delivered(signed_in_member, service, worker):
+    page = signed_in_member
+    template = create_sample_template(service=service, name="Reminder", body="Hello ((name)), see you tomorrow")
+    page.goto(f"/services/{service.id}/jobs")
+    assert_accessible(page)
+    page.click("text=Versturen vanuit een spreadsheet")
+    page.click("text=Reminder")
+    assert_accessible(page)
+
+    _upload(page, service, template, "people.csv", csv_file(["phone number", "name"], _rows(bad=True)))
+    problems = page.locator("#problems tbody tr")
+    assert problems.count() == 1
+    assert problems.first.locator("td").all_inner_texts() == [
+        str(BAD_ROW + 2), "phone number", "phone_number Not enough digits"]
+    assert page.locator("text=Er is niets verstuurd.").is_visible()
+    assert_accessible(page)
+    assert Job.select().count() == 0
+
+    _upload(page, service, template, "people.csv", csv_file(["phone number", "name"], _rows(bad=False)))
+    page.wait_for_url("**/upload/*")
+    assert page.locator("h1").inner_text() == "1000 berichten versturen"
+    assert "Hello Person 0, see you tomorrow" in page.locator("#first-message").inner_text()
+    assert_accessible(page)
+    page.click("main form button:has-text('Versturen')")
+    page.wait_for_url(re.compile(r".*/jobs/[0-9a-f-]{36}$"))
+    assert_accessible(page)
+    # The page refreshes itself while the job runs: no reload here.
+    page.locator("#count-delivered", has_text=re.compile(r"^1\.?000$")).wait_for(timeout=120_000)
+    assert page.locator("#count-processed").inner_text() in ("1000 / 1000", "1.000 / 1.000")
+    assert page.locator("#count-failed").inner_text() == "0"
+    assert page.locator("#count-sending").inner_text() == "0"
+    assert page.locator("#job-status").inner_text() == "Alle berichten aangemaakt"
+    assert page.locator("#job-messages tbody tr").count() == 50
+    assert_accessible(page)
+    page.click("#job-messages >> text=0612000003")
+    page.wait_for_url(re.compile(r".*/notifications/[0-9a-f-]{36}$"))
+    assert "Hello Person 3, see you tomorrow" in page.locator("main").inner_text()
+
+
+def test_a_scheduled_job_is_cancelled_before_it_starts(signed_in_member, service):
+    page = signed_in_member
+    template = create_sample_template(service=service)
+    _upload(page, service, template, "later.csv", csv_file(["Phone_Number", "NAME"], [[phone(1), "Ann"]]))
+    page.wait_for_url("**/upload/*")
+    slot = (datetime.datetime.utcnow() + datetime.timedelta(days=3)).strftime("%Y-%m-%dT%H:00")
+    page.select_option("#when", slot)
+    page.click("main form button:has-text('Versturen')")
+    page.wait_for_url(re.compile(r".*/jobs/[0-9a-f-]{36}$"))
+    assert page.locator("#job-status").inner_text() == "Ingepland"
+    assert_accessible(page)
+    page.click("text=Deze taak annuleren")
+    page.locator("#job-status", has_text="Geannuleerd").wait_for()
+    assert page.locator("text=Deze taak annuleren").count() == 0
+    assert Job.get().status == CANCELLED
+    page.goto(f"/services/{service.id}/jobs")
+    assert "later.csv" in page.locator("main table").inner_text()
+    assert_accessible(page)
+
+
+def test_xlsx_and_ods_files_are_read(signed_in_member, service):
+    page = signed_in_member
+    template = create_sample_template(service=service, template_type="email", body="Dear ((name)), you owe ((amount))")
+    rows = [["ann@example.nl", "Ann", 12], ["bob@example.nl", "Bob", 7.5]]
+    for name, data, mime in [
+        ("people.xlsx", xlsx_file(["Email address", "Name", "Amount"], rows),
+         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+        ("people.ods", ods_file(["Email address", "Name", "Amount"], rows), "application/vnd.oasis.opendocument.spreadsheet"),
+    ]:
+        _upload(page, service, template, name, data, mime)
+        page.wait_for_url("**/upload/*")
+        assert page.locator("h1").inner_text() == "2 berichten versturen"
+        assert [r.locator("td").all_inner_texts() for r in page.locator("#preview tbody tr").all()] == [
+            ["2", "ann@example.nl", "Ann", "12"], ["3", "bob@example.nl", "Bob", "7.5"]]
+        assert "Dear Ann, you owe 12" in page.locator("#first-message").inner_text()
+        assert_accessible(page)

@@ -1,0 +1,68 @@
+"""Each row checked with the API's rules and words: recipients, missing personalisation, length,
+international numbers; the recipient column matched like a placeholder (case, spaces, '_' and '-')."""
+from __future__ import annotations
+
+from models.template import find_version
+from pipeline.jobs.checking import Problem
+from pipeline.jobs.upload import check_upload
+from tests.factories import create_sample_template, create_service
+from tests.jobs.helpers import csv_file
+
+
+def _check(service, template, header, rows, name="a.csv"):
+    return check_upload(service, find_version(service, template.id), name, csv_file(header, rows))
+
+
+def test_a_text_message_too_long_and_an_international_number_without_permission():
+    service = create_service(permissions=["sms"])
+    template = create_sample_template(service=service, body="((text))")
+    checked = _check(service, template, ["PHONE-NUMBER", "text"],
+                     [["+32 470 12 34 56", "short"], ["0612345678", "x" * 919]])
+    assert checked.problems == [
+        Problem(2, "PHONE-NUMBER", "Cannot send to international mobile numbers"),
+        Problem(3, None, "Text messages cannot be longer than 918 characters. Your message is 919 characters."),
+    ]
+    assert checked.international_rows == 1
+
+
+def test_an_email_file_with_a_bad_address_and_a_subject_placeholder_left_empty():
+    service = create_service()
+    template = create_sample_template(service=service, template_type="email", subject="For ((name))", body="Hi")
+    checked = _check(service, template, ["email_address", "name"], [["ann@example", "Ann"], ["bob@example.nl", ""]])
+    assert checked.problems == [Problem(2, "email_address", "email_address Not a valid email address"),
+                                Problem(3, "name", "Missing personalisation: name")]
+
+
+def test_letter_rows_are_checked_as_the_api_checks_an_address():
+    service = create_service()
+    template = create_sample_template(service=service, template_type="letter", body="Dear ((name))")
+    header = ["Address line 1", "address_line_2", "ADDRESS LINE 3", "name"]
+    checked = _check(service, template, header, [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"],
+                                                 ["P. Pieters", "(Kerkweg 2)", "Nowhere", "Piet"],
+                                                 ["A. Smit", "", "", ""]])
+    assert checked.problems == [
+        Problem(3, None, "Address lines must not start with any of the following characters: @ ( ) = [ ] ” \\ / , < >"),
+        Problem(3, None, "Last line of address must be a real NL postcode or another country"),
+        Problem(4, None, "personalisation address_line_2 is a required property"),
+        Problem(4, None, "personalisation address_line_3 is a required property"),
+        Problem(4, None, "Address must be at least 3 lines"),
+        Problem(4, None, "Last line of address must be a real NL postcode or another country"),
+        Problem(4, "name", "Missing personalisation: name"),
+    ]
+
+
+def test_a_trial_service_sends_no_letters_and_a_channel_the_service_may_not_use_is_refused():
+    service = create_service(trial_mode=True, permissions=["sms", "letter"])
+    letter = create_sample_template(service=service, template_type="letter")
+    assert [p.message for p in _check(service, letter, ["address_line_1"], [["A"]]).problems] == [
+        "Cannot send letters when service is in trial mode - see https://admin.example.nl/trial-mode"]
+    email = create_sample_template(service=service, template_type="email")
+    assert [p.message for p in _check(service, email, ["email address"], [["a@example.nl"]]).problems] == [
+        "Service is not allowed to send emails"]
+
+
+def test_an_empty_file_and_a_header_without_rows():
+    service = create_service()
+    template = create_sample_template(service=service, body="Hi")
+    assert [p.message for p in _check(service, template, ["phone number"], []).problems] == [
+        "The file has no rows of recipients"]
