@@ -43,7 +43,7 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while True:
             try:
                 requests.request("GET", url + ready_path, timeout=5)
@@ -52,6 +52,13 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
+        # Each worker loads the app itself after the first answers: one still loading would add its
+        # start-up CPU to the figures and serve nothing meanwhile.
+        workers = int(env.get("WEB_CONCURRENCY", "2"))
+        while (Path(env["INSTANCE_DIR"]) / "gunicorn.log").read_text().count("Worker ready") < workers:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{app}: not all {workers} workers started")
+            time.sleep(0.2)
         yield url, process.pid
     finally:
         process.terminate()
