@@ -85,13 +85,16 @@ class Broker(RedisBroker):
 
         dispatch.lua's enqueue stores a message in the queue's hash and pushes its id, after
         noting the sender's heartbeat, which only matters for a consumer. Running the script once
-        per message cost Redis and this process more than the messages themselves: a run of
-        messages to one queue is sent as one HSET and one RPUSH instead, in one MULTI/EXEC (as
-        atomic as the script). A message whose send drew dramatiq's maintenance still runs the
-        script, so the broker's upkeep happens as often as before.
+        per message cost Redis more than the messages themselves: a run of messages to one queue
+        is sent as one HSET and then one RPUSH instead, so a consumer never meets an id before its
+        message. (A MULTI/EXEC around them cost this process more than the script for the one
+        message a quiet moment sends; a message stored but never pushed, were the connection to
+        break between the two, is one whose row has committed: the sweeps send it again, as when
+        Redis is down.) A message whose send drew dramatiq's maintenance still runs the script, so
+        the broker's upkeep happens as often as before.
         """
         script = self.scripts["dispatch"]
-        pipe = self.client.pipeline(transaction=True)
+        pipe = self.client.pipeline(transaction=False)
         scripted: dict[int, list[Any]] = {}  # the position of the script's reply: its arguments
         run: list[list[Any]] = []
         commands = 0
