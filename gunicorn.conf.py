@@ -56,3 +56,5 @@ def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's Worker)
     from api.server_errors import install
 
     install()
+    # The app is loaded: until this line a worker serves nothing (the benchmarks wait for it).
+    worker.log.info("Worker ready (pid: %s)", worker.pid)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import threading
 import time
@@ -21,6 +22,8 @@ from models.api_key import ApiKey, record_key_use
 from models.cache import cached
 from models.service import Service
 from observability import logs
+
+log = logging.getLogger(__name__)
 
 CLOCK_TOLERANCE_SECONDS = 30
 CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
@@ -100,10 +103,10 @@ def _secret(encrypted: str) -> str:
     return crypto.decrypt(encrypted)
 
 
-# Tokens already verified, by their exact text: (service id, key id, iat). The clients mint one
-# token per second at most, so busy callers repeat them; a repeat skips the two JWT decodes but is
-# still checked against the clock and the key's revocation.
-_verified: OrderedDict[str, tuple[uuid.UUID, uuid.UUID, float]] = OrderedDict()
+# Tokens already verified, by their exact text: (service id, key id, iat, key type). The clients
+# mint one token per second at most, so busy callers repeat them; a repeat skips the two JWT
+# decodes but is still checked against the clock and the key's revocation.
+_verified: OrderedDict[str, tuple[uuid.UUID, uuid.UUID, float, str]] = OrderedDict()
 _VERIFIED_MAX = 10_000
 
 
@@ -112,7 +115,7 @@ _verified_lock = threading.Lock()
 
 def _remember(token: str, service_id: uuid.UUID, key: ApiKey, iat: float) -> None:
     with _verified_lock:
-        _verified[token] = (service_id, key.id, iat)
+        _verified[token] = (service_id, key.id, iat, key.key_type)
         if len(_verified) > _VERIFIED_MAX:
             _verified.popitem(last=False)
 
@@ -129,7 +132,7 @@ def _load(service_id: uuid.UUID) -> tuple[Service, list[ApiKey]]:
 def _authenticate(token: str) -> tuple[Service, ApiKey]:
     known = _verified.get(token)
     if known is not None:
-        service_id, key_id, iat = known
+        service_id, key_id, iat, _ = known
         _check_clock(iat)
         service, keys = _load(service_id)
         key = next((k for k in keys if k.id == key_id), None)
@@ -148,18 +151,60 @@ def _authenticate(token: str) -> tuple[Service, ApiKey]:
     raise AuthError("Invalid token: API key not found")
 
 
-def _observe_settings_generation() -> None:
+SEND_ROUTES = {"/v2/notifications/sms": "sms", "/v2/notifications/email": "email"}
+
+
+def _live_send_counter(token: str) -> tuple[uuid.UUID, str, limits.Counter] | None:
+    """For a send by a token already verified for a live or team key: the daily counter of its
+    channel, so that it is counted in the round trip that reads the settings generation instead
+    of one of its own. Nothing for test keys (they have no daily limit) or tokens not seen yet."""
+    channel = SEND_ROUTES.get(request.path) if request.method == "POST" else None
+    known = _verified.get(token) if channel else None
+    if known is None or known[3] == "test":
+        return None
+    return known[0], channel, limits.daily_counter(known[0], channel)  # type: ignore[arg-type]
+
+
+def _observe_settings_generation(token: str) -> None:
     """Entries cached before the latest settings change are not used by this request (models.cache)."""
+    ahead = _live_send_counter(token)
     try:
-        generation = limits.settings_generation()
+        if ahead is None:
+            generation = limits.settings_generation()
+        else:
+            generation, (value,) = limits.settings_generation_counting(ahead[2])
+            service_id, channel, counter = ahead
+            # Given back at the end of the request unless the send takes it (counted_ahead).
+            g.daily_counted_ahead = (service_id, channel, counter[0], value)
     except redis.RedisError:
         return  # the cache's TTL bounds what this request may see; Redis's outage is the limits' to report
     cache.observe(generation)
 
 
+def counted_ahead(service_id: uuid.UUID, channel: str) -> dict[str, tuple[str, int]]:
+    """This send's count against today's limit of channel when authentication made it: {channel:
+    (key, value reached)}, for api.limits.reserve_daily; the send now owns it."""
+    ahead = g.get("daily_counted_ahead")
+    if ahead is None or ahead[0] != service_id or ahead[1] != channel:
+        return {}
+    del g.daily_counted_ahead
+    return {channel: (ahead[2], ahead[3])}
+
+
+def give_back_unused_count() -> None:
+    """At the end of a request: a daily count made ahead that no send took (the request failed, or
+    replayed an earlier answer) is given back."""
+    ahead = g.pop("daily_counted_ahead", None)
+    if ahead is not None:
+        try:
+            limits.release_daily([ahead[2]])
+        except redis.RedisError:
+            log.warning("could not give back a daily count of service %s (Redis unavailable)", ahead[0])
+
+
 def authenticate_service() -> Caller:
     token = _bearer_token()
-    _observe_settings_generation()
+    _observe_settings_generation(token)
     service, key = _authenticate(token)
     if key.revoked_at is not None:
         raise AuthError("Invalid token: API key revoked")

@@ -1,6 +1,7 @@
 """Limits shared by every web process through Redis: request rate, daily send counts, idempotency."""
 from __future__ import annotations
 
+import datetime
 import json
 import threading
 import time
@@ -39,18 +40,18 @@ def _key(*parts: object) -> str:
 
 
 Counter = tuple[str, int, int]  # key, expiry in seconds, amount to add
+# What a request asks of one round trip: a key to read (or None) and counters to add to.
+Ask = tuple["str | None", tuple[Counter, ...]]
 
 
-def _count_batch(batch: list[tuple[Counter, ...] | str]) -> list[list[int] | bytes | None]:
+def _count_batch(batch: list[Ask]) -> list[tuple[bytes | None, list[int]]]:
     """INCRBY every counter of every request, one INCRBY per key: each request gets the values it
-    would have got from INCRBYs of its own, in the order the requests came. A key alone (a read)
-    is read in the same round trip, once however many requests asked for it."""
+    would have got from INCRBYs of its own, in the order the requests came. A key read is read in
+    the same round trip, once however many requests asked for it."""
     totals: dict[str, int] = {}
     ttls: dict[str, int] = {}
-    reads = list(dict.fromkeys(item for item in batch if isinstance(item, str)))
-    for counters in batch:
-        if isinstance(counters, str):
-            continue
+    reads = list(dict.fromkeys(read for read, _ in batch if read is not None))
+    for _, counters in batch:
         for key, ttl, amount in counters:
             totals[key] = totals.get(key, 0) + amount
             ttls[key] = ttl
@@ -63,16 +64,13 @@ def _count_batch(batch: list[tuple[Counter, ...] | str]) -> list[list[int] | byt
     replies = pipe.execute()
     read = dict(zip(reads, replies.pop() if reads else ()))
     reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2])}
-    values: list[list[int] | bytes | None] = []
-    for counters in batch:
-        if isinstance(counters, str):
-            values.append(read[counters])
-            continue
+    values: list[tuple[bytes | None, list[int]]] = []
+    for key_read, counters in batch:
         mine = []
         for key, _, amount in counters:
             reached[key] += amount
             mine.append(reached[key])
-        values.append(mine)
+        values.append((None if key_read is None else read[key_read], mine))
     return values
 
 
@@ -81,13 +79,18 @@ _counters = Batcher("redis-counters", _count_batch)
 
 def count(*counters: Counter) -> list[int]:
     """Add to each counter; their new values."""
-    return _counters.submit(counters)  # type: ignore[return-value]
+    return _counters.submit((None, counters))[1]  # type: ignore[index]
 
 
 def settings_generation() -> bytes | None:
     """The settings generation (models.cache), read in the round trip the counters of the requests
     waiting at the same moment make: under load, many requests share one read."""
-    return _counters.submit(cache.generation_key())  # type: ignore[return-value]
+    return _counters.submit((cache.generation_key(), ()))[0]  # type: ignore[index]
+
+
+def settings_generation_counting(*counters: Counter) -> tuple[bytes | None, list[int]]:
+    """settings_generation() and count(*counters) in the same round trip."""
+    return _counters.submit((cache.generation_key(), counters))  # type: ignore[return-value]
 
 
 class _Lease:
@@ -165,20 +168,32 @@ def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
         )
 
 
-def reserve_daily(service_id: object, limits: dict[str, int]) -> list[str]:
+def daily_counter(service_id: object, kind: str) -> Counter:
+    """One send against today's limit of kind, as count() takes it."""
+    return daily_limits.daily_key(service_id, kind, daily_limits.today()), DAILY_KEY_TTL_SECONDS, 1
+
+
+def reserve_daily(service_id: object, limits: dict[str, int],
+                  counted: dict[str, tuple[str, int]] | None = None) -> list[str]:
     """Count one send against each of today's limits named (e.g. sms and international_sms).
 
+    counted: the kinds already counted for this send, each with its key and the value it reached
+    (api.auth counts a live send's channel in the round trip that reads the settings generation).
     Raises TooManyRequestsError, counting nothing, when any would be exceeded; returns the keys
     counted so a send that fails afterwards can give them back.
     """
-    day = daily_limits.today()
-    keys = {kind: daily_limits.daily_key(service_id, kind, day) for kind in limits}
-    counts = count(*((key, DAILY_KEY_TTL_SECONDS, 1) for key in keys.values()))
-    for (kind, key), value in zip(keys.items(), counts):
-        if value > limits[kind]:
-            release_daily(list(keys.values()))
+    reached = dict(counted or {})
+    missing = [kind for kind in limits if kind not in reached]
+    if missing:
+        counters = [daily_counter(service_id, kind) for kind in missing]
+        for kind, counter, value in zip(missing, counters, count(*counters)):
+            reached[kind] = (counter[0], value)
+    keys = [reached[kind][0] for kind in limits]
+    for kind in limits:
+        if reached[kind][1] > limits[kind]:
+            release_daily(keys)
             raise TooManyRequestsError(daily_limits.limit_message(kind, limits[kind]))
-    return list(keys.values())
+    return keys
 
 
 def release_daily(keys: list[str]) -> None:
@@ -194,7 +209,7 @@ def release_daily_of(service_id: object, kinds: tuple[str, ...], counted_on: dat
     today's counts limit anything; an older day's key may have expired, and a DECR would make it anew
     without an expiry, so those are left alone."""
     if counted_on == datetime.datetime.now(datetime.timezone.utc).date():
-        release_daily([_key("daily", service_id, kind, f"{counted_on:%Y-%m-%d}") for kind in kinds])
+        release_daily([daily_limits.daily_key(service_id, kind, f"{counted_on:%Y-%m-%d}") for kind in kinds])
 
 
 class Idempotency:

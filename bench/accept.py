@@ -1,84 +1,178 @@
-"""Accept-path benchmark: accepted sends per second against a bare Flask JSON endpoint.
+"""Accept-path benchmark: rows R1-R3 of issue #18, in interleaved rounds of one run.
 
-Both are served the same way, by gunicorn with the project's gunicorn.conf.py as the Procfile
-serves the web process, loaded by wrk on the same machine in the same run. That configuration picks
-gevent workers with PostgreSQL and threads with SQLite, so each database's run has its own baseline:
-the bare endpoint served with that database's settings. Reports absolute figures and the ratios.
+- R1: accepted sends per second against a bare Flask JSON endpoint served the same way (gunicorn
+  with the project's gunicorn.conf.py as the Procfile serves the web process, WEB_CONCURRENCY=2).
+- R2: CPU per accepted send of the web processes: user+system time of gunicorn's master and
+  workers from /proc, read just before and just after the load, divided by the requests served.
+- R3: the accept rate with each WEB_CONCURRENCY (default 1, 2 and 4) against 1, and the CPU per
+  request of each.
 
-Every request opens its own connection (`Connection: close`). With kept-alive connections gunicorn's
-two workers split wrk's fixed set of connections by chance: when one worker takes them all, the
-bare endpoint runs on one core (about 1,000 req/s here) and when they split, on two (about
-3,000), so the ratio swung between runs by a factor of three.
+Each round measures every side once (the bare endpoint, then the service at each concurrency,
+the order turned by one each round), each on a fresh server, after a short warm-up load that is
+not counted, loaded by wrk on the same machine. Every request opens its own connection
+(`Connection: close`): with kept-alive connections gunicorn's workers split wrk's fixed set of
+connections by chance, and the baseline swung threefold between runs. A round prints the load
+average before it and each side's figures; the end prints the medians and each round's ratios.
 
-    python bench/accept.py [--seconds 10] [--connections 16] [--postgres postgresql://...] [--key-type live]
+gunicorn.conf.py picks gevent workers with PostgreSQL and threads with SQLite: the bare endpoint
+is served with the settings of the database measured.
+
+    python bench/accept.py --postgres postgresql://postgres@127.0.0.1:5432/bench_accept \
+        [--key-type live] [--rounds 3] [--seconds 10] [--connections 16] [--concurrency 1 2 4]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn, interleaved, report, service_env, wrk_post  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn_process, service_env, wrk_post  # noqa: E402
+from bench.proc_cpu import load_average, tree_cpu_seconds  # noqa: E402
+
+R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
 
 
-def measure_bare(database_url: str | None, seconds: int, connections: int) -> float:
-    """The bare endpoint under the gunicorn settings the service gets with database_url."""
-    env = service_env(Path(tempfile.mkdtemp()), PYTHONPATH=str(ROOT / "bench"),
-                      **({"DATABASE_URL": database_url} if database_url else {}))
-    with gunicorn("bare_app:app", env, free_port(), "/json") as url:
-        result = wrk_post(url + "/json", '{"phone_number": "0612345678", "template_id": "x"}',
-                          {"Content-Type": "application/json", "Connection": "close"},
-                          seconds=seconds, connections=connections)
-    return result["rps"]
+@dataclass
+class Figures:
+    rate: float  # requests per second
+    cpu_ms: float  # CPU of the web processes per request
 
 
-def measure_service(database_url: str | None, seconds: int, connections: int, redis_url: str, key_type: str) -> dict:
-    instance = Path(tempfile.mkdtemp(prefix="bench-"))
-    # A Redis server of the machine's, not an embedded one per run that would outlive the run.
-    env = service_env(instance, REDIS_URL=redis_url, **({"DATABASE_URL": database_url} if database_url else {}))
-    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
+@dataclass
+class Side:
+    name: str
+    concurrency: int
+    bare: bool
+
+
+def _load(url: str, path: str, body: str, headers: dict[str, str], seconds: float, connections: int,
+          pid: int) -> tuple[Figures, dict]:
+    before = tree_cpu_seconds(pid)
+    result = wrk_post(url + path, body, headers, seconds=seconds, connections=connections)
+    used = tree_cpu_seconds(pid) - before
+    return Figures(result["rps"], used * 1000 / max(result["requests"], 1)), result
+
+
+def measure(side: Side, args: argparse.Namespace, made: dict, env_base: dict[str, str]) -> Figures:
+    env = {**env_base, "WEB_CONCURRENCY": str(side.concurrency)}
+    if side.bare:
+        env["PYTHONPATH"] = str(ROOT / "bench")
+        app, ready, path = "bare_app:app", "/json", "/json"
+        body = json.dumps({"phone_number": "0612345678", "template_id": "x"})
+        headers = {"Content-Type": "application/json", "Connection": "close"}
+    else:
+        app, ready, path = "app:app", "/_status", "/v2/notifications/sms"
+        body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
+                           "personalisation": {"code": "123456"}, "reference": "bench"})
+        headers = {"Content-Type": "application/json", "Connection": "close"}
+    with gunicorn_process(app, env, free_port(), ready) as (url, pid):
+        def run(seconds: float) -> tuple[Figures, dict]:
+            if not side.bare:  # a token lives 30 s: one per load, minted as the clients mint them
+                token = create_token(made["key"][-73:-37], made["key"][-36:])
+                headers["Authorization"] = f"Bearer {token}"
+            return _load(url, path, body, headers, seconds, args.connections, pid)
+
+        if args.warmup:
+            run(args.warmup)
+        figures, result = run(args.seconds)
+    if result["non_2xx"]:
+        sys.exit(f"{result['non_2xx']} of {result['requests']} requests to {side.name} were refused: "
+                 "the figures would be meaningless")
+    if result["socket_errors"]:
+        print(f"    ({side.name}: {result['socket_errors']} socket errors)")
+    return figures
+
+
+def provision(env: dict[str, str], key_type: str) -> dict:
+    return json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
-    body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
-                       "personalisation": {"code": "123456"}, "reference": "bench"})
-    with gunicorn("app:app", env, free_port(), "/_status") as url:
-        token = create_token(made["key"][-73:-37], made["key"][-36:])  # valid 30 s; runs are shorter
-        return wrk_post(url + "/v2/notifications/sms", body,
-                        {"Content-Type": "application/json", "Authorization": f"Bearer {token}",
-                         "Connection": "close"},
-                        seconds=seconds, connections=connections)
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: str) -> None:
+    bare = next(side for side in sides if side.bare)
+    services = [side for side in sides if not side.bare]
+    print("\nmedians of the rounds (each round's figures in brackets)")
+    for side in sides:
+        rates = [f.rate for f in results[side.name]]
+        cpu = [f.cpu_ms for f in results[side.name]]
+        print(f"  {side.name:28} {_median(rates):7.0f} req/s  ({', '.join(f'{r:.0f}' for r in rates)})   "
+              f"{_median(cpu):5.2f} ms CPU/req  ({', '.join(f'{c:.2f}' for c in cpu)})")
+    base = results[bare.name]
+    r1 = next((side for side in services if side.concurrency == R1_CONCURRENCY), None)
+    if r1 is not None:
+        paired = [f.rate / b.rate for f, b in zip(results[r1.name], base)]
+        print(f"\nR1 accept ({key_type} key) / bare endpoint, WEB_CONCURRENCY={R1_CONCURRENCY}: "
+              f"per round {', '.join(f'{r:.1%}' for r in paired)}; median {_median(paired):.1%}   (target >= 50%)")
+        cpu = [f.cpu_ms for f in results[r1.name]]
+        print(f"R2 CPU per accepted send, web processes, WEB_CONCURRENCY={R1_CONCURRENCY}: "
+              f"per round {', '.join(f'{c:.2f}' for c in cpu)} ms; median {_median(cpu):.2f} ms   (target <= 0.5 ms)")
+    one = next((side for side in services if side.concurrency == 1), None)
+    if one is not None:
+        for side in services:
+            if side is one:
+                continue
+            paired = [f.rate / o.rate for f, o in zip(results[side.name], results[one.name])]
+            print(f"R3 WEB_CONCURRENCY={side.concurrency} / 1: per round {', '.join(f'{r:.2f}x' for r in paired)}; "
+                  f"median {_median(paired):.2f}x   CPU/req {_median([f.cpu_ms for f in results[one.name]]):.2f} -> "
+                  f"{_median([f.cpu_ms for f in results[side.name]]):.2f} ms   (target >= 1.0x)")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=10)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--warmup", type=float, default=2, help="seconds of load before each measured one")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
-    parser.add_argument("--postgres", default=None, help="also measure on this PostgreSQL URL")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4],
+                        help="WEB_CONCURRENCY settings of the service (R3 compares them with 1)")
+    parser.add_argument("--postgres", default=None, help="a PostgreSQL URL; SQLite without it")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
-    parser.add_argument("--key-type", choices=["test", "live"], default="test",
+    parser.add_argument("--key-type", choices=["test", "live"], default="live",
                         help="live: daily limits counted and a queue message per send")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
-    runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
 
-    def service(name: str, url: str | None) -> float:
-        result = measure_service(url, args.seconds, args.connections, args.redis, args.key_type)
-        if result["non_2xx"]:
-            sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
-        return result["rps"]
+    # A Redis server of the machine's, not an embedded one per run that would outlive the run.
+    env = service_env(Path(tempfile.mkdtemp(prefix="bench-")), REDIS_URL=args.redis,
+                      **({"DATABASE_URL": args.postgres} if args.postgres else {}))
+    made = provision(env, args.key_type)
+    sides = [Side(f"bare endpoint, {R1_CONCURRENCY} processes", R1_CONCURRENCY, True)]
+    sides += [Side(f"accept, {n} process{'es' if n > 1 else ''}", n, False) for n in args.concurrency]
+    results: dict[str, list[Figures]] = {side.name: [] for side in sides}
+    print(f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.key_type} key, {args.connections} connections, "
+          f"{args.seconds:g} s per side after {args.warmup:g} s of warm-up")
+    try:
+        for number in range(args.rounds):
+            print(f"round {number + 1}, load average before it {load_average()}")
+            turned = sides[number % len(sides):] + sides[:number % len(sides)]
+            for side in turned:
+                figures = measure(side, args, made, env)
+                results[side.name].append(figures)
+                print(f"  {side.name:28} {figures.rate:7.0f} req/s   {figures.cpu_ms:5.2f} ms CPU/req")
+                time.sleep(1)  # the stopped server's sockets and processes go before the next starts
+    finally:
+        # Live sends leave a queue message each that no worker here consumes.
+        client = redis.Redis.from_url(args.redis)
+        for key in client.scan_iter(f"{env['QUEUE_NAMESPACE']}*", count=1000):
+            client.delete(key)
+    summarise(sides, results, args.key_type)
 
-    for name, url in runs:
-        bare, rates = interleaved(args.rounds, [(name, url)], lambda url=url: measure_bare(url, args.seconds, args.connections),
-                                  service)
-        report(f"bare Flask endpoint ({name} settings), req/s", bare, f"accept path ({args.key_type} key)", rates,
-               "sends/s")
 
 if __name__ == "__main__":
     main()

@@ -29,6 +29,13 @@ def free_port() -> int:
 def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[str]:
     """app served as the Procfile serves it: gunicorn.conf.py, whose worker class follows
     DATABASE_URL in env, without the access log (it would add the same cost to either side)."""
+    with gunicorn_process(app, env, port, ready_path) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[tuple[str, int]]:
+    """gunicorn() that also yields the master's pid (its workers are its children)."""
     log = open(Path(env["INSTANCE_DIR"]) / "gunicorn.log", "w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), app, "--bind", f"127.0.0.1:{port}"],
@@ -36,7 +43,7 @@ def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Itera
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while True:
             try:
                 requests.request("GET", url + ready_path, timeout=5)
@@ -45,7 +52,14 @@ def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Itera
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
-        yield url
+        # Each worker loads the app itself after the first answers: one still loading would add its
+        # start-up CPU to the figures and serve nothing meanwhile.
+        workers = int(env.get("WEB_CONCURRENCY", "2"))
+        while (Path(env["INSTANCE_DIR"]) / "gunicorn.log").read_text().count("Worker ready") < workers:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{app}: not all {workers} workers started")
+            time.sleep(0.2)
+        yield url, process.pid
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -62,13 +76,16 @@ def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: int, conn
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write("\n".join(lines))
     out = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "-s", script.name, url],
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds:g}s", "-s", script.name, url],
         capture_output=True, text=True, check=True,
     ).stdout
     os.unlink(script.name)
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return {"rps": rate, "non_2xx": int(non2xx.group(1)) if non2xx else 0}
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    return {"rps": rate, "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+            "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+            "socket_errors": sum(map(int, errors.groups())) if errors else 0}
 
 
 def service_env(instance: Path, **extra: str) -> dict[str, str]:

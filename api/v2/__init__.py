@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from api.auth import authenticate_service
+from api.auth import authenticate_service, give_back_unused_count
 
 v2_blueprint = Blueprint("v2", __name__, url_prefix="/v2")
 
@@ -11,6 +11,11 @@ v2_blueprint = Blueprint("v2", __name__, url_prefix="/v2")
 @v2_blueprint.before_request
 def _authenticate() -> None:
     authenticate_service()
+
+
+@v2_blueprint.teardown_request
+def _give_back(exc: BaseException | None) -> None:
+    give_back_unused_count()
 
 
 from api.v2.template import get_template, get_templates, post_preview  # noqa: E402,F401

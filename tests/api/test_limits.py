@@ -1,12 +1,15 @@
 """Rate limits, daily limits and idempotency, held in Redis and shared by every web process."""
 from __future__ import annotations
 
+import datetime
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 
+from api import limits
+from models.api_key import ApiKey
 from models.notification import Notification
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
@@ -87,6 +90,53 @@ def test_a_refused_request_is_not_remembered(client):
     assert client.post("/v2/notifications/sms", json=body, headers=headers()).status_code == 201
 
 
+def _daily_count(service, kind="sms") -> int | None:
+    value = limits.client().get(limits.daily_counter(service.id, kind)[0])
+    return None if value is None else int(value)
+
+
+def test_a_known_token_counts_its_send_ahead_and_gives_back_what_no_send_took(client):
+    # A repeated live token's send is counted with the settings generation's read; requests that
+    # do not send (refused, replayed) give the count back, so only sends use up the limit.
+    service = create_service(sms_daily_limit=2)
+    body = _sms(service)
+    headers = auth_headers(create_key(service=service))  # one token: verified once, then known
+    assert client.post("/v2/notifications/sms", json=body, headers=headers).status_code == 201
+    for _ in range(3):
+        refused = client.post("/v2/notifications/sms", json={**body, "phone_number": "0201234567"}, headers=headers)
+        assert refused.status_code == 400
+    assert _daily_count(service) == 1
+    replayed = {**headers, "Idempotency-Key": "once"}
+    assert client.post("/v2/notifications/sms", json=body, headers=replayed).status_code == 201
+    assert client.post("/v2/notifications/sms", json=body, headers=replayed).status_code == 201
+    assert _daily_count(service) == 2
+    over = client.post("/v2/notifications/sms", json=body, headers=headers)
+    assert errors(over) == (429, [("TooManyRequestsError", "Exceeded send limits (sms: 2) for today")])
+    assert _daily_count(service) == 2
+    assert Notification.select().where(Notification.service == service.id).count() == 2
+
+
+def test_a_known_test_token_makes_no_daily_count(client):
+    service = create_service(sms_daily_limit=1)
+    body = _sms(service)
+    headers = auth_headers(create_key(service=service, key_type="test"))
+    for _ in range(3):
+        assert client.post("/v2/notifications/sms", json=body, headers=headers).status_code == 201
+    assert _daily_count(service) is None
+
+
+def test_a_revoked_key_gives_back_the_count_made_ahead(client):
+    service = create_service(sms_daily_limit=5)
+    body = _sms(service)
+    key = create_key(service=service)
+    headers = auth_headers(key)
+    assert client.post("/v2/notifications/sms", json=body, headers=headers).status_code == 201
+    ApiKey.update(revoked_at=datetime.datetime(2026, 1, 1)).where(ApiKey.service == service.id).execute()
+    refused = client.post("/v2/notifications/sms", json=body, headers=headers)
+    assert errors(refused) == (403, [("AuthError", "Invalid token: API key revoked")])
+    assert _daily_count(service) == 1
+
+
 @pytest.fixture
 def gunicorn_url():
     """The app under gunicorn with several worker processes, as in production."""
@@ -117,8 +167,6 @@ def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
 
 def test_request_threads_starting_together_share_one_redis_client(monkeypatch):
     import threading
-
-    from api import limits
 
     monkeypatch.setattr(limits, "_client", None)
     start = threading.Barrier(8)

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from flask import request
 
-from api.auth import Caller
+from api.auth import Caller, counted_ahead
 from pipeline.formatting import iso
 from api.errors import BadRequestError, ValidationError
 from api.limits import answer_once, check_rate_limit, release_daily, reserve_daily
@@ -98,7 +98,8 @@ def _daily_limits(sender: Sender, channel: str, recipient: Recipient) -> list[st
         return []
     service = sender.service
     kinds = [channel] + (["international_sms"] if recipient.international else [])
-    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds})
+    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds},
+                         counted_ahead(service.id, channel))
 
 
 def scheduled_for_utc(body: dict) -> datetime.datetime | None:
