@@ -121,8 +121,10 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
             [sys.executable, "bench/gateway.py", "--port", str(gateway_port), "--webhook-token", webhook_token,
              "--delay-ms", str(gateway.gateway_delay_ms), "--receipt-batch", str(gateway.receipt_batch)], cwd=ROOT)
         extra["SMS_GATEWAY_URL"] = f"http://127.0.0.1:{gateway_port}"
+        _wait_for(f"{extra['SMS_GATEWAY_URL']}/stats")
+    # A namespace per run: circuit breaker and outboxes start empty.
     env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
-                      PROVIDER_WEBHOOK_TOKEN=webhook_token, **extra)
+                      PROVIDER_WEBHOOK_TOKEN=webhook_token, QUEUE_NAMESPACE=f"bench-{uuid.uuid4().hex[:8]}", **extra)
     try:
         return _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
                              gateway_process and extra["SMS_GATEWAY_URL"])
@@ -132,10 +134,28 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
             gateway_process.wait(timeout=30)
 
 
+def _wait_for(url: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            requests.get(url, timeout=5)
+            return
+        except requests.RequestException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database_url: str | None, count: int,
                   key_type: str, gateway_url: str | None) -> Run:
     made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
+    if database_url:
+        # The database keeps the gateways it was configured with (pipeline/providers/sms/gateways.py):
+        # an earlier R5 run's would take the simulated provider's place.
+        with _database(env)[0] as db:
+            for table in ("sms_gateway_change", "sms_gateway"):
+                db.execute_sql(f"DELETE FROM {table}")
     body = {"phone_number": "0612345678", "template_id": made["template_id"], "personalisation": {"code": "1"}}
     with gunicorn("app:app", env, port, "/_status") as url:
         web_pid = pid_of(f"127.0.0.1:{port}")
