@@ -215,14 +215,6 @@ def open_connection() -> None:
     database.connect(reuse_if_open=True)
 
 
-def give_back_connection() -> None:
-    """Under gevent (a pool): this greenlet's connection goes back to the pool, for use while it
-    waits on something else (a provider's answer) and between worker messages; its next query
-    borrows one again. Threads keep theirs for life."""
-    if isinstance(database.obj, PooledDatabase) and not database.is_closed() and not database.in_transaction():
-        database.close()
-
-
 def enter_request() -> bool:
     """At the start of a web request: whether a connection was open already."""
     if isinstance(database.obj, PooledDatabase):

@@ -1,28 +1,15 @@
 """`python -m observability.dramatiq_cli workers ...`: Dramatiq's CLI with JSON log lines from its
 main and fork processes too (its worker processes switch to JSON when they boot, see
-observability.message_context).
-
-`--gevent` first (`python -m observability.dramatiq_cli --gevent workers ...`) runs the worker
-threads as greenlets, as `dramatiq-gevent` does: the standard library is patched before anything
-else is imported, so sockets (Redis, HTTP, and psycopg2 through models.db's wait callback) wait
-in gevent's hub and a worker process holds many provider calls in flight at once.
-"""
+observability.message_context)."""
 from __future__ import annotations
 
+import logging
 import sys
+from typing import Any
 
-if sys.argv[1:2] == ["--gevent"]:
-    from gevent import monkey
+import dramatiq.cli as cli
 
-    monkey.patch_all()
-    del sys.argv[1]
-
-import logging  # noqa: E402
-from typing import Any  # noqa: E402
-
-import dramatiq.cli as cli  # noqa: E402
-
-from observability import logs  # noqa: E402
+from observability import logs
 
 
 def _parent_logging(args: Any, *, stream: Any = sys.stderr) -> logging.Logger:

@@ -14,11 +14,10 @@ from dramatiq.brokers.rabbitmq import RabbitmqBroker
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.common import current_millis
 from dramatiq.middleware import Middleware
-from playhouse.pool import PooledDatabase
 from redis.exceptions import NoScriptError
 
 from config import get_settings, redis_url
-from models.db import database, give_back_connection, init_database, open_connection
+from models.db import database, init_database, open_connection
 from observability.message_context import MessageLogContext
 from observability.worker_metrics import WorkerMetrics
 from workers.registry import WorkerRegistry
@@ -26,24 +25,14 @@ from workers.registry import WorkerRegistry
 
 class DatabaseConnections(Middleware):
     """Each worker thread keeps one connection, replaced when the server dropped it; forked
-    worker processes drop any connection inherited from the parent. Greenlets (gevent workers,
-    workers/supervise.py) borrow one from the process's pool instead, and give it back after each
-    message: a process runs many more greenlets than its pool has connections."""
+    worker processes drop any connection inherited from the parent."""
 
     def after_process_boot(self, broker: dramatiq.Broker) -> None:
         if database.obj is not None:
             database.obj.dispose()
 
     def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
-        if not isinstance(database.obj, PooledDatabase):
-            open_connection()  # a pooled connection is borrowed at the first query, checked then
-
-    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message, *,
-                              result: Any = None, exception: BaseException | None = None) -> None:
-        give_back_connection()
-
-    def after_skip_message(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
-        give_back_connection()
+        open_connection()
 
 
 class Broker(RedisBroker):

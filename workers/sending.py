@@ -10,7 +10,7 @@ import peewee
 
 from config import get_settings
 from models import crypto
-from models.db import give_back_connection, utcnow
+from models.db import utcnow
 from models.notification import Notification
 from pipeline import dispatch, failover, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
@@ -60,7 +60,6 @@ def _deliver(notification_id: str) -> None:
         return
     if not dispatch.claim(notification):
         return
-    give_back_connection()  # for others to use while this one waits on the provider
     try:
         sent = failover.send(notification, providers, circuit=rotation)
     except RetryableProviderError:  # no provider took it, and certainly none has it

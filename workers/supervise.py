@@ -7,14 +7,6 @@ and one that exits while we are running is started again (after a pause that gro
 dying young, say while Redis is down at boot), while the others keep working. A message the dead
 one held comes back to another after the queue heartbeat timeout; stages are idempotent.
 
-With PostgreSQL each worker process runs its threads as gevent greenlets, `--greenlets` of them
-(as the web process runs gevent with PostgreSQL, gunicorn.conf.py): a provider call spends most of
-its time waiting for the provider's answer (50 ms or more at an SMS gateway), and with a thread per
-call eight threads cap a process at 160 sends per second however fast everything else is. Greenlets
-wait for sockets in gevent's hub, psycopg2 included (models.db), and borrow a database connection
-from the process's pool only while they use it (workers.broker). SQLite's driver cannot wait in
-gevent's hub: with SQLite the workers run `--threads` threads.
-
 SIGTERM or SIGINT (a Procfile runner stopping us, which signals the whole process group) stops
 every worker process and exits 0 once they are gone.
 """
@@ -22,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -67,15 +58,10 @@ class Slot:
             self.start()
 
 
-def uses_gevent() -> bool:
-    return os.environ.get("DATABASE_URL", "").startswith(("postgresql://", "postgres://"))
-
-
-def worker_command(threads: int, queues: list[str], *, greenlets: int | None = None) -> list[str]:
-    """Dramatiq's CLI, its lines in JSON like every other process's; `greenlets`: run that many
-    gevent greenlets instead of threads."""
-    return [sys.executable, "-m", "observability.dramatiq_cli", *(["--gevent"] if greenlets else []),
-            "workers", "--processes", "1", "--threads", str(greenlets or threads),
+def worker_command(threads: int, queues: list[str]) -> list[str]:
+    # Dramatiq's CLI, its lines in JSON like every other process's.
+    return [sys.executable, "-m", "observability.dramatiq_cli", "workers", "--processes", "1",
+            "--threads", str(threads),
             *(["--queues", *queues] if queues else [])]
 
 
@@ -97,16 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--threads", type=int, default=8, help="threads per worker process (default 8)")
-    parser.add_argument("--greenlets", type=int, default=int(os.environ.get("WORKER_GREENLETS", "64")),
-                        help="greenlets per worker process with PostgreSQL (default WORKER_GREENLETS or 64)")
     parser.add_argument("--queues", nargs="*", default=[], help="queues to consume (default: all)")
     args = parser.parse_args(argv)
     logs.configure("worker")
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    command = worker_command(args.threads, args.queues, greenlets=args.greenlets if uses_gevent() else None)
-    supervise([Slot(command) for _ in range(args.processes)], stop)
+    supervise([Slot(worker_command(args.threads, args.queues)) for _ in range(args.processes)], stop)
     return 0
 
 
