@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, g, render_template, request, session
-from flask_babel import Babel
+from flask_babel import Babel, format_decimal, format_percent
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from config import get_settings
@@ -70,6 +70,7 @@ def create_console_app() -> Flask:
         app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
     app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
     app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
+    app.register_blueprint(importlib.import_module("console.messages.views").bp)  # messages, their report, cancelling
     from console.ops.views import bp as ops_bp  # the worker dashboard (platform admins)
 
     app.register_blueprint(ops_bp)
@@ -98,6 +99,10 @@ def create_console_app() -> Flask:
     def _globals() -> dict[str, Any]:
         return {"current_user": auth.current_user(), "languages": LANGUAGES, "language": select_language(),
                 "settings": settings}
+
+    # Figures in the reader's language: 1.234 and 12,5% in Dutch, 1,234 and 12.5% in English.
+    app.jinja_env.filters["number"] = format_decimal
+    app.jinja_env.filters["percent"] = lambda value: format_percent(value, "#,##0.0%")
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)

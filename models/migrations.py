@@ -172,6 +172,29 @@ def _jobs_and_senders() -> None:
                          ' ("job_id", "job_row_number") WHERE "job_id" IS NOT NULL')
 
 
+def _add_missing_columns(*fields: peewee.Field) -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table = Notification._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in fields:
+        if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
+def _letter_validation_failure() -> None:
+    _add_missing_columns(Notification.validation_failure)
+
+
+def _recipient_search_index() -> None:
+    from models.notification import RECIPIENT_INDEX
+
+    # IF NOT EXISTS: step 1 made it already when it built the table from today's model.
+    database.execute_sql(f'CREATE INDEX IF NOT EXISTS "{RECIPIENT_INDEX}" ON "notification"'
+                         ' ("service_id", LOWER("normalised_to"), "created_at")')
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -190,6 +213,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (82, "rate card and daily billable units", _rates_and_billing),
     (83, "sms gateways and their history of changes", _sms_gateways),
     (90, "bulk jobs; who sent a message (job row or console user)", _jobs_and_senders),
+    (95, "why a letter failed validation", _letter_validation_failure),
+    (96, "the console's search by recipient has an index", _recipient_search_index),
 ]
 
 

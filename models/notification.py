@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import peewee
+from peewee import fn
 
 from models.db import BaseModel, EncryptedJSONField, EncryptedTextField, JSONField, utcnow, uuid_pk
 from models.service import Service
@@ -49,6 +50,9 @@ class Notification(BaseModel):
     job_id = peewee.UUIDField(null=True)
     job_row_number = peewee.IntegerField(null=True)  # 0-based row of the job's file
     created_by_user_id = peewee.UUIDField(null=True)
+    # Why a letter is validation-failed (e.g. "content outside the printable area on page 2"), as the
+    # letter stage found it: set in the same UPDATE that moves it there, so it costs no write of its own.
+    validation_failure = peewee.TextField(null=True)
 
     class Meta:
         indexes = (
@@ -67,6 +71,11 @@ Notification.add_index(Notification.index(Notification.provider_reference,
 Notification.add_index(Notification.index(Notification.service, Notification.key_type, Notification.reference,
                                           Notification.created_at, Notification.id,
                                           where=Notification.reference.is_null(False)))
+# The console's search by recipient: a recipient's messages newest first, however many the service has.
+# Lower-cased, as the search compares (the API keeps an email address as it was given).
+RECIPIENT_INDEX = "notification_service_id_lower_normalised_to_created_at"
+Notification.add_index(Notification.index(Notification.service, fn.LOWER(Notification.normalised_to),
+                                          Notification.created_at, name=RECIPIENT_INDEX))
 # A job's notifications: its progress counts, and the list leaves them out unless include_jobs is given.
 # A row of a job is one notification exactly: a retried stage finds the row's notification already there.
 Notification.add_index(Notification.index(Notification.job_id, Notification.job_row_number, unique=True,

@@ -47,3 +47,23 @@ def test_a_database_from_before_jobs_gets_the_job_table_and_who_sent_columns():
     assert "job" in database.get_tables()
     assert "notification_job_id_job_row_number" in {i.name for i in database.get_indexes("notification")}
     assert migrate() == []
+
+
+def test_a_database_from_before_letter_validation_reasons_gets_the_column():
+    database.execute_sql('ALTER TABLE "notification" DROP COLUMN "validation_failure"')
+    SchemaVersion.delete().where(SchemaVersion.version == 95).execute()
+
+    assert migrate() == [95]
+    assert "validation_failure" in {c.name for c in database.get_columns(Notification._meta.table_name)}
+    assert migrate() == []
+
+
+def test_a_database_from_before_the_recipient_search_gets_its_index():
+    from models.notification import RECIPIENT_INDEX
+
+    database.execute_sql(f'DROP INDEX "{RECIPIENT_INDEX}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 96).execute()
+
+    assert migrate() == [96]
+    assert RECIPIENT_INDEX in {i.name for i in database.get_indexes("notification")}
+    assert migrate() == []

@@ -23,6 +23,12 @@ log = logging.getLogger(__name__)
 NOT_CHARGED = 0  # billable sheets of a letter that failed validation: it is never printed
 
 
+def _fail_validation(notification_id: uuid.UUID | str, reason: str) -> None:
+    # The reason rides on the status change itself: the sender reads it on the message's page.
+    statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED,
+                        validation_failure=reason)
+
+
 def pdf_ready(notification: Notification, storage: Storage) -> bool:
     return notification.billable_units is not None and storage.exists(letter_pdf_key(notification.id))
 
@@ -38,13 +44,13 @@ def create_letter_pdf(notification_id: uuid.UUID | str, storage: Storage) -> str
         pdf = render_notification_letter(notification)
     except LetterLayoutError as error:
         log.info("letter %s cannot be laid out: %s", notification_id, error)
-        statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED)
+        _fail_validation(notification_id, str(error))
         return statuses.VALIDATION_FAILED
     # Kept even when too long, so the sender can read back what failed validation.
     storage.put(letter_pdf_key(notification_id), pdf.data)
     if pdf.sheets > MAX_SHEETS:
         log.info("letter %s has %d sheets, over the limit of %d", notification_id, pdf.sheets, MAX_SHEETS)
-        statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED)
+        _fail_validation(notification_id, f"letter is longer than {MAX_SHEETS} sheets ({pdf.sheets} sheets)")
         return statuses.VALIDATION_FAILED
     # Not a status change: the letter stays accepted (created) until it is handed to the printer.
     Notification.update(billable_units=pdf.sheets, updated_at=utcnow()).where(
@@ -80,11 +86,11 @@ def scan_precompiled(notification_id: uuid.UUID | str, storage: Storage, scanner
         check = validate_precompiled(data)
     except NotAPdf as error:
         log.info("precompiled letter %s is not a readable PDF: %s", notification_id, error)
-        statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED)
+        _fail_validation(notification_id, f"the file is not a readable PDF ({error})")
         return statuses.VALIDATION_FAILED
     if not check.ok:
         log.info("precompiled letter %s failed validation: %s", notification_id, "; ".join(check.problems))
-        statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED)
+        _fail_validation(notification_id, "; ".join(check.problems))
         return statuses.VALIDATION_FAILED
     statuses.transition(notification_id, statuses.CREATED, billable_units=check.sheets)
     return statuses.CREATED

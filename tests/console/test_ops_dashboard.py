@@ -57,6 +57,8 @@ def test_dead_letters_are_requeued_from_the_page(signed_in_admin):
         fails_once.send("j1")
         wait_for(lambda: dead_letters.list_dead("ops-test-console-dead"))
     page.goto("/platform-admin/workers")
+    # The failure rate in Dutch notation: a decimal comma.
+    assert "(100,0%)" in _queue_row(page, "ops-test-console-dead").inner_text()
     page.click("#queues tr[data-queue='ops-test-console-dead'] a")
     assert "RuntimeError: job j1 went wrong" in page.inner_text("main")
     assert_accessible(page)

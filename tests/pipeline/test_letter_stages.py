@@ -95,6 +95,7 @@ def test_too_long_letter_fails_validation(service, storage):
     stored = Notification.get_by_id(notification.id)
     assert (stored.status, stored.billable_units) == ("validation-failed", 0)
     assert len(PdfReader(io.BytesIO(storage.get(letter_pdf_key(notification.id)))).pages) > 20
+    assert stored.validation_failure.startswith("letter is longer than 10 sheets ("), stored.validation_failure
     assert stages.create_letter_pdf(notification.id, storage) is None
 
 
@@ -102,6 +103,7 @@ def test_contact_block_that_cannot_fit_fails_validation(service, storage):
     notification = template_letter(service, reply_to_text="\n".join(f"regel {n}" for n in range(60)))
     assert stages.create_letter_pdf(notification.id, storage) == "validation-failed"
     assert not storage.exists(letter_pdf_key(notification.id))
+    assert Notification.get_by_id(notification.id).validation_failure == "The contact block is too long to fit on the letter"
 
 
 def test_pdf_stage_skips_letters_past_it(service, storage):
@@ -129,12 +131,17 @@ def test_virus_is_quarantined(service, storage):
     assert stages.scan_precompiled(notification.id, storage, EicarScanner()) is None
 
 
-@pytest.mark.parametrize("data", [a_pdf(pagesize=A5), a_pdf(pages=21), b"%PDF-1.4 not really"])
-def test_precompiled_letter_failing_the_print_checks(service, storage, data):
+@pytest.mark.parametrize("data, reason", [
+    (a_pdf(pagesize=A5), "page 1 is not A4 portrait"),
+    (a_pdf(pages=21), "letter is longer than 10 sheets"),
+    (b"%PDF-1.4 not really", "the file is not a readable PDF ("),
+])
+def test_precompiled_letter_failing_the_print_checks_keeps_why(service, storage, data, reason):
     notification = uploaded(service, storage, data)
     assert stages.scan_precompiled(notification.id, storage, EicarScanner()) == "validation-failed"
     stored = Notification.get_by_id(notification.id)
     assert (stored.status, stored.billable_units) == ("validation-failed", 0)
+    assert stored.validation_failure.startswith(reason), stored.validation_failure
 
 
 def test_scanner_unavailable_leaves_it_pending(service, storage):

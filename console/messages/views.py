@@ -1,0 +1,72 @@
+"""A message's page: its content, template, sender, status changes (watched live), provider, a letter's
+validation failure and PDF. The list, the CSV report and cancelling live beside it in this area."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template
+
+from console.auth import current_permissions, current_service, service_permission_required
+from console.messages import labels
+from models.db import is_uuid
+from models.notification import Notification
+from models.queries import find_notification
+from pipeline import message_timeline
+from pipeline.message_details import senders, template_names
+from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
+
+bp = Blueprint("messages", __name__)
+
+
+def _notification(notification_id: str) -> Notification:
+    """The service's notification, inside its retention period; 404 otherwise (as the API answers)."""
+    found = find_notification(current_service(), notification_id) if is_uuid(notification_id) else None
+    if found is None:
+        abort(404)
+    return found
+
+
+def _status_context(notification: Notification) -> dict[str, Any]:
+    channel = notification.notification_type
+    return {
+        "notification": notification,
+        "status_text": labels.status_label(channel, notification.status),
+        "steps": [(labels.step_label(channel, step.kind), step.at) for step in message_timeline.timeline(notification)],
+        "final": message_timeline.is_final(notification),
+    }
+
+
+@bp.get("/services/<service_id>/notifications/<notification_id>")
+@service_permission_required("view_activity")
+def notification(service_id: str, notification_id: str) -> Any:
+    found = _notification(notification_id)
+    template_name = template_names([found]).get((str(found.template_id), found.template_version))
+    return render_template(
+        "messages/notification.html", service=current_service(), channel=labels.CHANNELS[found.notification_type],
+        template_name=template_name, sender=senders([found]).get(str(found.id)),
+        has_pdf=found.notification_type == "letter" and letter_storage().exists(letter_pdf_key(found.id)),
+        may_send="send_messages" in current_permissions(), **_status_context(found))
+
+
+@bp.get("/services/<service_id>/notifications/<notification_id>/status")
+@service_permission_required("view_activity")
+def status(service_id: str, notification_id: str) -> Any:
+    """The page's status section alone, fetched again every few seconds while the status may change."""
+    return render_template("messages/_status.html", **_status_context(_notification(notification_id)))
+
+
+@bp.get("/services/<service_id>/notifications/<notification_id>/letter.pdf")
+@service_permission_required("view_activity")
+def letter_pdf(service_id: str, notification_id: str) -> Response:
+    found = _notification(notification_id)
+    if found.notification_type != "letter":
+        abort(404)
+    try:
+        data = letter_storage().get(letter_pdf_key(found.id))
+    except BlobNotFound:
+        abort(404)
+    return Response(data, mimetype="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="letter-{found.id}.pdf"'})
+
+# The other pages of this area register on this blueprint when imported.
+from console.messages import listing  # noqa: E402,F401

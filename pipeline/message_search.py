@@ -1,0 +1,98 @@
+"""The console's messages list: a service's notifications found by recipient or reference, filtered by
+channel, status and date, within the service's retention period, newest first in keyset pages.
+
+Built on the v2 list's query (models.queries), so the retention, status names and paging are the API's.
+A recipient is matched as the API stored it, normalised the way the API normalises it (a phone number
+to E.164, an email address stripped; compared lower-cased), or a letter by its whole address with the
+spacing ignored; the index on (service, lower(normalised_to), created_at) reads a recipient's messages
+newest first however many the service has.
+"""
+from __future__ import annotations
+
+import datetime
+import uuid
+from dataclasses import dataclass
+from typing import Iterator
+
+import peewee
+from peewee import fn
+
+from models.notification import Notification
+from models.queries import NotificationFilters, notifications_page_query
+from models.service import Service
+from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
+from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
+
+LETTER_ONLY_FILTERS = frozenset(LETTER_PUBLIC.values())  # as the API: only letters are "accepted" or "received"
+
+
+@dataclass(frozen=True)
+class MessageSearch:
+    text: str = ""  # a recipient or a reference
+    channels: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()  # public filter names (pipeline.statuses.FILTER_VALUES)
+    date_from: datetime.date | None = None
+    date_to: datetime.date | None = None  # inclusive
+    key_type: str = "live"
+
+
+def recipient_forms(text: str) -> list[str]:
+    """The lower-cased forms the API would have stored for this recipient, whatever the channel."""
+    forms = {"".join(text.split()).lower()}  # a letter's normalised address, or anything typed verbatim
+    for normalise in (lambda raw: validate_phone_number(raw).e164, validate_email_address):
+        try:
+            forms.add(normalise(text).lower())
+        except InvalidRecipient:
+            pass
+    return sorted(forms)
+
+
+def _filters(search: MessageSearch) -> NotificationFilters:
+    def expand(names: list[str]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(status for name in names for status in FILTER_VALUES[name]))
+
+    return NotificationFilters(
+        statuses=expand([name for name in search.statuses if name not in LETTER_ONLY_FILTERS]),
+        letter_statuses=expand([name for name in search.statuses if name in LETTER_ONLY_FILTERS]),
+        notification_types=search.channels,
+    )
+
+
+def _midnight(day: datetime.date) -> datetime.datetime:
+    return datetime.datetime.combine(day, datetime.time())
+
+
+def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
+                 limit: int) -> peewee.Select | None:
+    """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
+    query = notifications_page_query(service, search.key_type, _filters(search), older_than, limit=limit)
+    if query is None:
+        return None
+    text = search.text.strip()
+    if text:
+        query = query.where((fn.LOWER(Notification.normalised_to).in_(recipient_forms(text)))
+                            | (Notification.reference == text))
+    if search.date_from:
+        query = query.where(Notification.created_at >= _midnight(search.date_from))
+    if search.date_to:
+        query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1)))
+    return query
+
+
+def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
+                limit: int) -> list[Notification]:
+    query = search_query(service, search, older_than, limit=limit)
+    return list(query) if query is not None else []
+
+
+def all_matches(service: Service, search: MessageSearch, *, chunk: int = 1000) -> Iterator[list[Notification]]:
+    """Every match, a chunk at a time, each chunk one keyset page: a report of any size never holds
+    more than a chunk of rows nor one long-running read."""
+    cursor = None
+    while True:
+        rows = search_page(service, search, cursor, limit=chunk)
+        if rows:
+            yield rows
+        if len(rows) < chunk:
+            return
+        cursor = rows[-1].id
