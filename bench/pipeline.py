@@ -1,25 +1,40 @@
-"""Pipeline benchmark: notifications per second from accepted to delivered, against no-op Dramatiq.
+"""Pipeline benchmark: notifications from accepted to delivered, with the workers the Procfile runs.
 
-Both run as the Procfile runs workers (`dramatiq --processes 2 --threads 8`) on the same Redis. The
-messages are queued first, then the workers start; the rate is taken from the first message acked
-(for the pipeline, the first batch taken from the simulated gateway's outbox, where accepted
-test-key sends wait) to the last notification done, so worker start-up counts for neither. Test-key sms go through
-every stage: dispatch to the simulated provider (a batch per statement), its receipts posted to the
-web process (a batch per request), the receipts applied.
+Three measurements, interleaved round by round on the same Redis (the load average is printed
+before each round, the machine being shared):
+- no-op Dramatiq: a Dramatiq actor that does nothing (bench/noop_actors.py), messages per second,
+  with the Procfile's worker processes and threads;
+- (R4) the pipeline with the simulated provider: dispatch, the simulator's receipts posted to the
+  web process's webhook, the receipts applied; its share of no-op Dramatiq, each round's and the
+  medians';
+- (R5) the pipeline through a real HTTP gateway (bench/gateway.py, a process of its own) that
+  answers each send after --gateway-delay-ms and posts a receipt per message back to the webhook:
+  sends per second per worker process, and the most sends the gateway held at once.
+The workers run as the Procfile's `worker` line runs them (`python -m workers.supervise ...`, its
+arguments read from the Procfile), the web process under gunicorn as the Procfile serves it. The
+accepted sends are queued first, then the workers start; each rate is taken from the first message
+taken to the last notification delivered, so worker start-up counts for none. CPU per notification
+(worker and web process trees, from /proc, over the same span) is printed too: on a shared machine
+it judges a change better than a rate does.
 
     python bench/pipeline.py [--count 2000] [--rounds 3] [--postgres postgresql://...] [--key-type live]
+        [--gateway-delay-ms 50] [--receipt-batch 1] [--skip-sqlite] [--only r4|r5]
 """
 from __future__ import annotations
 
 import argparse
 import datetime
 import json
+import os
+import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -29,15 +44,36 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn, interleaved, report, service_env  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn, service_env  # noqa: E402
+from bench.proc import pid_of, tree_cpu_seconds  # noqa: E402
 
-WORKERS = ["--processes", "2", "--threads", "8"]  # as in the Procfile
+
+def procfile_worker_args() -> list[str]:
+    """The arguments of the Procfile's worker line: what is measured is what runs."""
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        if line.startswith("worker:"):
+            command = shlex.split(line.split(":", 1)[1])
+            assert command[:3] == ["python", "-m", "workers.supervise"], command
+            return command[3:]
+    raise LookupError("the Procfile has no worker line")
 
 
-def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count: int, timeout: float = 600) -> float:
-    """The rate from the first message acked to the last notification done, so worker start-up
-    counts for neither side and work held back for a batch counts in full. The checks are cheap
-    probes, polled often: counting the rows done every time loaded the database being measured."""
+WORKER_ARGS = procfile_worker_args()
+PROCESSES = int(WORKER_ARGS[WORKER_ARGS.index("--processes") + 1])
+
+
+@dataclass
+class Run:
+    rate: float  # per second, over the whole run
+    worker_cpu_ms: float = 0.0  # per notification
+    web_cpu_ms: float = 0.0
+    most_in_flight: int = 0
+
+
+def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count: int,
+           cpu: Callable[[], tuple[float, float]] = lambda: (0.0, 0.0), timeout: float = 900) -> Run:
+    """From the first message taken to the last notification done. The checks are cheap probes,
+    polled often: counting the rows done every time loaded the database being measured."""
     deadline = time.monotonic() + timeout
     for done, interval in ((first_taken, 0.005), (all_done, 0.02)):
         while not done():
@@ -45,39 +81,84 @@ def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count:
                 raise TimeoutError("the run did not finish")
             time.sleep(interval)
         if done is first_taken:
-            started = time.monotonic()
-    return count / (time.monotonic() - started)
+            started, cpu_before = time.monotonic(), cpu()
+    worker_cpu, web_cpu = (after - before for after, before in zip(cpu(), cpu_before))
+    return Run(count / (time.monotonic() - started), worker_cpu * 1000 / count, web_cpu * 1000 / count)
 
 
-def measure_noop(redis_url: str, count: int) -> float:
+def measure_noop(redis_url: str, count: int) -> Run:
     namespace = f"bench-noop-{uuid.uuid4().hex[:6]}"
     env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url, QUEUE_NAMESPACE=namespace)
-    sender = subprocess.run(
+    subprocess.run(
         [sys.executable, "-c", f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)"],
         cwd=ROOT, env=env, check=True,
     )
-    assert sender.returncode == 0
     client = redis.Redis.from_url(redis_url)
-    workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "bench.noop_actors", *WORKERS], cwd=ROOT, env=env,
+    # The same processes and threads as the pipeline's workers; supervise runs our actors only.
+    threads = WORKER_ARGS[WORKER_ARGS.index("--threads") + 1]
+    workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "bench.noop_actors", "--processes", str(PROCESSES),
+                                "--threads", threads], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # An acked message leaves the queue's hash: what is gone from it is done.
         waiting = f"{namespace}:noop.msgs"
-        return _watch(lambda: client.hlen(waiting) < count, lambda: client.hlen(waiting) == 0, count)
+        return _watch(lambda: client.hlen(waiting) < count, lambda: client.hlen(waiting) == 0, count,
+                      lambda: (tree_cpu_seconds(workers.pid), 0.0))
     finally:
         workers.terminate()
         workers.wait(timeout=60)
 
 
-def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_type: str) -> float:
+def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_type: str,
+                     gateway: argparse.Namespace | None) -> Run:
     instance = Path(tempfile.mkdtemp(prefix="bench-"))
-    port = free_port()
+    port, webhook_token = free_port(), uuid.uuid4().hex
+    extra = {"DATABASE_URL": database_url} if database_url else {}
+    gateway_process = None
+    if gateway is not None:
+        gateway_port = free_port()
+        gateway_process = subprocess.Popen(
+            [sys.executable, "bench/gateway.py", "--port", str(gateway_port), "--webhook-token", webhook_token,
+             "--delay-ms", str(gateway.gateway_delay_ms), "--receipt-batch", str(gateway.receipt_batch)], cwd=ROOT)
+        extra["SMS_GATEWAY_URL"] = f"http://127.0.0.1:{gateway_port}"
+        _wait_for(f"{extra['SMS_GATEWAY_URL']}/stats")
+    # A namespace per run: circuit breaker and outboxes start empty.
     env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
-                      **({"DATABASE_URL": database_url} if database_url else {}))
+                      PROVIDER_WEBHOOK_TOKEN=webhook_token, QUEUE_NAMESPACE=f"bench-{uuid.uuid4().hex[:8]}", **extra)
+    try:
+        return _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
+                             gateway_process and extra["SMS_GATEWAY_URL"])
+    finally:
+        if gateway_process is not None:
+            gateway_process.terminate()
+            gateway_process.wait(timeout=30)
+
+
+def _wait_for(url: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            requests.get(url, timeout=5)
+            return
+        except requests.RequestException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database_url: str | None, count: int,
+                  key_type: str, gateway_url: str | None) -> Run:
     made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
+    if database_url:
+        # The database keeps the gateways it was configured with (pipeline/providers/sms/gateways.py):
+        # an earlier R5 run's would take the simulated provider's place.
+        with _database(env)[0] as db:
+            for table in ("sms_gateway_change", "sms_gateway"):
+                db.execute_sql(f"DELETE FROM {table}")
     body = {"phone_number": "0612345678", "template_id": made["template_id"], "personalisation": {"code": "1"}}
     with gunicorn("app:app", env, port, "/_status") as url:
+        web_pid = pid_of(f"127.0.0.1:{port}")
         session = requests.Session()
 
         def send(_: int) -> None:
@@ -99,7 +180,7 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
             return db.execute_sql(probe.format(statuses, p=param), (since, service_key)).fetchone() is not None
 
         log = open(instance / "workers.log", "w")
-        workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "workers", *WORKERS], cwd=ROOT, env=env,
+        workers = subprocess.Popen([sys.executable, "-m", "workers.supervise", *WORKER_ARGS], cwd=ROOT, env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
             # Accepted test-key sends wait in the simulated gateway's outbox for its first flush;
@@ -109,8 +190,8 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
                 first_taken = lambda: queues.llen(f"{namespace}:simulated-sends:simulated") < count  # noqa: E731
             else:
                 first_taken = lambda: queues.hlen(f"{namespace}:send-sms.msgs") < count  # noqa: E731
-            rate = _watch(first_taken,
-                          lambda: not found("'created', 'sending', 'pending'"), count)
+            run = _watch(first_taken, lambda: not found("'created', 'sending', 'pending'"), count,
+                         lambda: (tree_cpu_seconds(workers.pid), tree_cpu_seconds(web_pid)))
         finally:
             workers.terminate()
             workers.wait(timeout=60)
@@ -119,12 +200,15 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
                                    " AND status = 'delivered'", (service_key,)).fetchone()[0]
         if delivered != count:
             sys.exit(f"only {delivered} of {count} notifications were delivered: the figures would be meaningless")
-    return rate
+        if gateway_url:
+            stats = requests.get(f"{gateway_url}/stats", timeout=5).json()
+            if stats["accepted"] != count:
+                sys.exit(f"the gateway accepted {stats['accepted']} sends of {count} notifications: not exactly once")
+            run.most_in_flight = stats["most_in_flight"]
+    return run
 
 
 def _database(env: dict):
-    import os
-
     os.environ.update({k: env[k] for k in ("INSTANCE_DIR",) if k in env})
     from models.db import connect_url
 
@@ -133,20 +217,61 @@ def _database(env: dict):
     return db, db.param
 
 
+def _line(label: str, runs: list[Run], unit: str, extra: str = "") -> None:
+    rates = ", ".join(f"{run.rate:.0f}" for run in runs)
+    cpu = statistics.median(run.worker_cpu_ms for run in runs)
+    web = statistics.median(run.web_cpu_ms for run in runs)
+    print(f"{label:36} {statistics.median(run.rate for run in runs):7.0f} {unit}  (rounds: {rates}); "
+          f"CPU per notification: workers {cpu:.2f} ms, web {web:.2f} ms{extra}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
     parser.add_argument("--postgres", default=None)
+    parser.add_argument("--skip-sqlite", action="store_true", help="PostgreSQL only (with --postgres)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are reported")
-    parser.add_argument("--key-type", choices=["test", "live"], default="test",
-                        help="live: one message, claim and simulated provider call per send, as real sends take")
+    parser.add_argument("--key-type", choices=["test", "live"], default="live",
+                        help="live (R4, R5): a message, a claim and a provider call per send, as real sends take")
+    parser.add_argument("--only", choices=["r4", "r5"], help="one row only (R4 keeps its no-op baseline)")
+    parser.add_argument("--gateway-delay-ms", type=float, default=50, help="the HTTP gateway's latency (R5)")
+    parser.add_argument("--receipt-batch", type=int, default=1, help="receipts per webhook request from the gateway")
     args = parser.parse_args()
-    runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
-    noop, rates = interleaved(args.rounds, runs, lambda: measure_noop(args.redis, args.count * 3),
-                              lambda name, url: measure_pipeline(args.redis, url, args.count, args.key_type))
-    report("no-op Dramatiq, messages/s", noop, f"pipeline ({args.key_type} key)", rates,
-           "notifications/s accepted->delivered")
+    databases = ([] if args.skip_sqlite else [("SQLite", None)]) + ([("PostgreSQL", args.postgres)] if args.postgres else [])
+    rows = [row for row in ("r4", "r5") if args.only in (None, row)]
+    noop: list[Run] = []
+    runs: dict[tuple[str, str], list[Run]] = {(row, name): [] for row in rows for name, _ in databases}
+    for number in range(1, args.rounds + 1):
+        print(f"round {number}: load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
+        if "r4" in rows:
+            noop.append(measure_noop(args.redis, args.count * 3))
+            print(f"  no-op Dramatiq {noop[-1].rate:.0f} messages/s", flush=True)
+        for row in rows:
+            for name, url in databases:
+                run = measure_pipeline(args.redis, url, args.count, args.key_type, args if row == "r5" else None)
+                runs[row, name].append(run)
+                detail = (f"share of no-op {run.rate / noop[-1].rate:.1%}" if row == "r4" else
+                          f"{run.rate / PROCESSES:.0f} per worker process, most in flight {run.most_in_flight}")
+                print(f"  {row.upper()} {name}: {run.rate:.0f} notifications/s, {detail}; CPU per notification "
+                      f"workers {run.worker_cpu_ms:.2f} ms, web {run.web_cpu_ms:.2f} ms", flush=True)
+    print(f"\nmedians of {args.rounds} rounds, {args.count} {args.key_type}-key sms each, "
+          f"workers: supervise {' '.join(WORKER_ARGS)}")
+    if noop:
+        _line("no-op Dramatiq", noop, "messages/s")
+    for (row, name), values in runs.items():
+        if row == "r4":
+            shares = [run.rate / base.rate for run, base in zip(values, noop)]
+            _line(f"R4 simulated provider, {name}", values, "notifications/s",
+                  f"; share of no-op {statistics.median(v.rate for v in values) / statistics.median(b.rate for b in noop):.1%}"
+                  f" (per round {', '.join(f'{s:.1%}' for s in shares)}; median {statistics.median(shares):.1%})")
+        else:
+            per_process = [run.rate / PROCESSES for run in values]
+            _line(f"R5 HTTP gateway {args.gateway_delay_ms:.0f} ms, {name}", values, "notifications/s",
+                  f"; per worker process {statistics.median(per_process):.0f}/s "
+                  f"(per round {', '.join(f'{p:.0f}' for p in per_process)}), most in flight "
+                  f"{max(run.most_in_flight for run in values)}")
+
 
 if __name__ == "__main__":
     main()

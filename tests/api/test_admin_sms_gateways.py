@@ -124,6 +124,18 @@ def test_the_circuit_opens_after_the_threshold_and_closes_after_probation():
         broker.client.delete(key)
 
 
+def test_a_success_clears_the_failures_the_reading_before_its_call_found():
+    namespace = f"test-circuit-{uuid.uuid4().hex[:6]}"
+    other_worker = CircuitBreaker(broker.client, namespace, threshold=2, window=60, cooldown=30)
+    assert other_worker.record_failure("a") is False
+    one_send = CircuitBreaker(broker.client, namespace, threshold=2, window=60, cooldown=30)
+    assert one_send.unavailable(["a", "b"]) == set()
+    one_send.record_success("a")
+    assert [other_worker.record_failure("a") for _ in range(2)] == [False, True]  # counting from zero again
+    for key in broker.client.scan_iter(f"{namespace}:*"):
+        broker.client.delete(key)
+
+
 def test_a_gateway_slow_with_its_receipts_is_marked_for_every_worker(client, configured):
     import datetime
 

@@ -4,6 +4,10 @@ A gateway whose calls fail (certainly not delivered, or outcome unknown after a 
 times within `window` seconds is taken out of rotation for `cooldown` seconds. Then it is tried
 again: on probation, when one more failure takes it out again at once, while a success closes the
 circuit for good.
+
+A breaker is built for each send (workers/sms_rotation.py): its reading of who is out of rotation,
+taken just before the call, also tells which gateways have failures or a probation to clear, so a
+success costs a Redis round trip only where there is something to reset.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ class CircuitBreaker:
         self.client = client
         self.prefix = f"{namespace}:sms-circuit"
         self.threshold, self.window, self.cooldown = threshold, window, cooldown
+        self._nothing_to_reset: set[str] = set()
 
     def _key(self, name: str, what: str) -> str:
         return f"{self.prefix}:{name}:{what}"
@@ -42,6 +47,8 @@ class CircuitBreaker:
         return True
 
     def record_success(self, name: str) -> None:
+        if name in self._nothing_to_reset:
+            return
         self.client.delete(self._key(name, "failures"), self._key(name, "probation"))
 
     def unavailable(self, names: Collection[str]) -> set[str]:
@@ -49,5 +56,8 @@ class CircuitBreaker:
         names = list(names)
         if not names:
             return set()
-        flags = self.client.mget([self._key(name, "open") for name in names])
-        return {name for name, flag in zip(names, flags) if flag is not None}
+        values = self.client.mget([self._key(name, what) for what in ("open", "failures", "probation")
+                                   for name in names])
+        is_open, failures, probation = (dict(zip(names, values[i * len(names):])) for i in range(3))
+        self._nothing_to_reset = {name for name in names if failures[name] is None and probation[name] is None}
+        return {name for name in names if is_open[name] is not None}
