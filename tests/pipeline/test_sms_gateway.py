@@ -50,6 +50,36 @@ def test_the_body_and_bearer_token_arrive_exactly() -> None:
         assert gateway_id == message.id
 
 
+def test_a_proxy_named_in_the_environment_carries_the_sends(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    class Proxy(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append(self.path)
+            answer = json.dumps({"id": "via-proxy", "status": "accepted"}).encode()
+            self.send_response(201)
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.server_port}")
+    try:
+        gateway = HttpSmsGateway("http://gateway.invalid", None, callback_url=CALLBACK)
+        assert gateway.send_sms(make_sms()) == "via-proxy"
+        assert seen == ["http://gateway.invalid/messages"]
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+
+
 def test_201_returns_the_gateway_id(fake_gateway: FakeGateway) -> None:
     client = HttpSmsGateway(fake_gateway.url, None, callback_url=CALLBACK)
 
