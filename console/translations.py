@@ -9,6 +9,7 @@ adds the new strings untranslated, drops the ones no longer used, and compiles e
 """
 from __future__ import annotations
 
+import datetime
 import gettext
 import sys
 from pathlib import Path
@@ -38,9 +39,15 @@ def _owner(path: Path, areas: list[str]) -> str | None:
     return None
 
 
+STABLE_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+
+
 def extract() -> dict[str | None, Catalog]:
     areas = _areas()
-    catalogues: dict[str | None, Catalog] = {area: Catalog(locale=LOCALE) for area in [None, *areas]}
+    # A fixed creation date: compiling the same strings gives the same bytes, so a rebuild leaves
+    # untouched areas' .mo files alone (and parallel branches do not conflict on them).
+    catalogues: dict[str | None, Catalog] = {area: Catalog(locale=LOCALE, creation_date=STABLE_DATE)
+                                             for area in [None, *areas]}
     files = sorted([*ROOT.rglob("*.py"), *ROOT.glob("templates/**/*.html")])
     for path in files:
         method = "jinja2" if path.suffix == ".html" else "python"

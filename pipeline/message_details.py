@@ -21,20 +21,21 @@ class Sender:
     kind: str  # API_KEY, USER or JOB
     id: str
     name: str  # the key's name, the user's name, or the job's file name
-    row: int | None = None  # a job's row, counted from 1 as a spreadsheet shows it
+    row: int | None = None  # a job's row as its spreadsheet numbers it (the header is row 1)
 
 
 def senders(notifications: Iterable[Notification]) -> dict[str, Sender]:
     """Notification id -> who sent it: a job's row, a console user, or an API key (in that order, as a
     job's rows and console sends carry no key of the service's)."""
     rows = list(notifications)
+    # A job's row is named as the spreadsheet numbers it (the header is row 1), as the job's pages do.
     jobs = _names(Job, Job.original_file_name, {n.job_id for n in rows if n.job_id})
     users = _names(User, User.name, {n.created_by_user_id for n in rows if n.created_by_user_id})
     keys = _names(ApiKey, ApiKey.name, {n.api_key_id for n in rows if n.api_key_id})
     found: dict[str, Sender] = {}
     for n in rows:
         if n.job_id and str(n.job_id) in jobs:
-            row = n.job_row_number + 1 if n.job_row_number is not None else None
+            row = n.job_row_number + 2 if n.job_row_number is not None else None
             found[str(n.id)] = Sender(JOB, str(n.job_id), jobs[str(n.job_id)], row)
         elif n.created_by_user_id and str(n.created_by_user_id) in users:
             found[str(n.id)] = Sender(USER, str(n.created_by_user_id), users[str(n.created_by_user_id)])

@@ -48,6 +48,8 @@ ACTIONS = {
     "go_live.approve": _l("Went live"),
     "go_live.reject": _l("Request to go live turned down"),
     "notification.cancel": _l("Message cancelled"),
+    "job.create": _l("Spreadsheet sent or scheduled"),
+    "job.cancel": _l("Spreadsheet send cancelled"),
 }
 ACTORS = {"user": _l("console"), "admin-api": _l("admin API"), "cli": _l("command line"), "system": _l("system")}
 

@@ -3,11 +3,13 @@ send. Every check and the recording are the v2 API's own (send_notification, sen
 live send made by the signed-in user."""
 from __future__ import annotations
 
+import uuid
 from typing import Any, Callable
 
 from flask import render_template, request
 
 from api.errors import ApiError
+from api.limits import answer_once
 from api.v2.notifications.letter_sending import checked_letter_address, send_letter
 from api.v2.notifications.sender import Sender
 from api.v2.notifications.sending import checked_content, send_notification
@@ -43,6 +45,14 @@ def _send(service: Service, version: TemplateVersion, body: dict[str, Any]) -> N
     return send_notification(sender, version.template.template_type, body, enqueue_deliveries).notification
 
 
+def _send_once(service: Service, version: TemplateVersion, body: dict[str, Any], token: str | None) -> Notification:
+    """Send pressed twice (or the page resubmitted) sends one message: the preview's token is the
+    API's Idempotency-Key, so a repeat finds the first send's notification."""
+    key = f"console-send:{token}" if token else None
+    answer, _ = answer_once(service.id, key, lambda: {"id": str(_send(service, version, body).id)})
+    return Notification.get_by_id(answer["id"])
+
+
 def _preview(service: Service, version: TemplateVersion, body: dict[str, Any]) -> dict[str, Any]:
     if version.template.template_type == "letter":
         address = checked_letter_address(service, body)
@@ -72,10 +82,10 @@ def run(service: Service, version: TemplateVersion, done: Done, *, fixed_recipie
         body = api_body(form, version)
         try:
             if action == "send":
-                return done(_send(service, version, body))
+                return done(_send_once(service, version, body, request.form.get("send_token")))
             shown = _preview(service, version, body)
         except ApiError as refusal:
             add_refusal(form, channel, refusal.messages)
             return render_template("send_one/start.html", **context)
-        return render_template("send_one/preview.html", preview=shown, **context)
+        return render_template("send_one/preview.html", preview=shown, send_token=uuid.uuid4(), **context)
     return render_template("send_one/start.html", **context)

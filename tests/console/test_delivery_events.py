@@ -7,7 +7,6 @@ import datetime
 import io
 import json
 
-import pytest
 
 from models.db import utcnow
 from models.notification_event import NotificationEvent

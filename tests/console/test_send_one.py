@@ -45,6 +45,25 @@ def test_the_form_previews_then_sends_a_live_sms_recorded_as_the_users(console_a
     assert (stored.normalised_to, stored.body) == ("+31612345678", "Hello Anna, your code is 1234")
 
 
+def test_send_pressed_twice_on_one_preview_sends_one_message(console_app, service, sender):
+    template = create_sample_template(service=service, body="Hello ((name))")
+    client = signed_in_client(console_app, sender.user)
+    fields = {"csrf_token": csrf_token(client, _start(service, template)), "phone_number": "06 12345678",
+              "placeholder_0": "Anna"}
+    preview = client.post(_start(service, template), data={**fields, "action": "preview"}).get_data(as_text=True)
+    token = re.search(r'name="send_token" value="([^"]+)"', preview).group(1)
+    first = client.post(_start(service, template), data={**fields, "send_token": token, "action": "send"})
+    again = client.post(_start(service, template), data={**fields, "send_token": token, "action": "send"})
+    assert Notification.select().count() == 1
+    assert first.headers["Location"] == again.headers["Location"] == (
+        f"/services/{service.id}/notifications/{Notification.get().id}")
+    # A new preview is a new message.
+    preview = client.post(_start(service, template), data={**fields, "action": "preview"}).get_data(as_text=True)
+    token = re.search(r'name="send_token" value="([^"]+)"', preview).group(1)
+    client.post(_start(service, template), data={**fields, "send_token": token, "action": "send"})
+    assert Notification.select().count() == 2
+
+
 def test_a_bad_number_and_a_missing_value_are_shown_by_their_fields_with_the_apis_texts(console_app, service, sender):
     template = create_sample_template(service=service, body="Hello ((name))")
     client = signed_in_client(console_app, sender.user)

@@ -27,7 +27,7 @@ def _watch_delivered(page) -> None:
 
 def test_send_one_text_message_and_see_it_delivered(signed_in_member, service, service_member, real_providers, worker):
     page, (_, gateway) = signed_in_member, real_providers
-    template = create_sample_template(service=service, name="Afspraak", body="Beste ((naam)), uw afspraak is op ((dag)).")
+    create_sample_template(service=service, name="Afspraak", body="Beste ((naam)), uw afspraak is op ((dag)).")
     page.goto(f"/services/{service.id}")
     page.click("nav.notify-service-nav >> text=Bericht versturen")
     assert_accessible(page)

@@ -27,7 +27,7 @@ def test_write_an_email_template_and_watch_the_preview(signed_in_member, service
     assert_accessible(page)
     page.get_by_label("E-mail").check()
     page.get_by_role("button", name="Doorgaan").click()
-    page.wait_for_url(f"**/templates/new/email")
+    page.wait_for_url("**/templates/new/email")
     assert_accessible(page)
     page.fill("#name", "Afspraak")
     _typed(page, "#subject", "Uw afspraak")
