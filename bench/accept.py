@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
 from bench.harness import ROOT, free_port, gunicorn_process, service_env, wrk_post  # noqa: E402
-from bench.proc_cpu import load_average, tree_cpu_seconds  # noqa: E402
+from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
 
 R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
 

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
 from bench.harness import ROOT, free_port, gunicorn, service_env  # noqa: E402
-from bench.proc import pid_of, tree_cpu_seconds  # noqa: E402
+from bench.proc import load_average, pid_of, tree_cpu_seconds  # noqa: E402
 
 
 def procfile_worker_args() -> list[str]:
@@ -243,7 +243,7 @@ def main() -> None:
     noop: list[Run] = []
     runs: dict[tuple[str, str], list[Run]] = {(row, name): [] for row in rows for name, _ in databases}
     for number in range(1, args.rounds + 1):
-        print(f"round {number}: load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}", flush=True)
+        print(f"round {number}: load average {load_average()}", flush=True)
         if "r4" in rows:
             noop.append(measure_noop(args.redis, args.count * 3))
             print(f"  no-op Dramatiq {noop[-1].rate:.0f} messages/s", flush=True)

@@ -55,3 +55,8 @@ def pid_of(fragment: str) -> int:
     if not roots:
         raise LookupError(f"no process runs {fragment!r}")
     return roots[0]
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, printed before each round: a loaded machine skews a rate."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
