@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import jwt
 import redis
-from flask import g, request
+from flask import g, has_app_context, request
 
 from api import limits
 from api.errors import AuthError
@@ -183,7 +183,10 @@ def _observe_settings_generation(token: str) -> None:
 
 def counted_ahead(service_id: uuid.UUID, channel: str) -> dict[str, tuple[str, int]]:
     """This send's count against today's limit of channel when authentication made it: {channel:
-    (key, value reached)}, for api.limits.reserve_daily; the send now owns it."""
+    (key, value reached)}, for api.limits.reserve_daily; the send now owns it. A send made outside
+    an API request (the console's, or a caller with no request at all) has none."""
+    if not has_app_context():
+        return {}
     ahead = g.get("daily_counted_ahead")
     if ahead is None or ahead[0] != service_id or ahead[1] != channel:
         return {}

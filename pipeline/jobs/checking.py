@@ -13,8 +13,7 @@ from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
 from pipeline.jobs.letters import ADDRESS_KEYS, letter_texts
 from pipeline.jobs.spreadsheet import Sheet
-from pipeline.recipients import (AddressErrors, InvalidRecipient, validate_email_address, validate_phone_number,
-                                 validate_postal_address)
+from pipeline.recipients import AddressErrors, InvalidRecipient, recipient_of, validate_postal_address
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
 from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
@@ -31,15 +30,6 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True)
-class Recipient:
-    raw: str
-    normalised: str
-    international: bool = False
-    prefix: str | None = None
-    rate_multiplier: int | None = None
-
-
 @dataclass
 class CheckedSheet:
     header: list[str]
@@ -47,14 +37,6 @@ class CheckedSheet:
     rows: list[list]  # [recipient, {placeholder column: value}] per data row, in file order
     problems: list[Problem] = field(default_factory=list)
     international_rows: int = 0
-
-
-def recipient_of(channel: str, raw: str) -> Recipient:
-    """The row's recipient, validated as the API validates it; raises InvalidRecipient."""
-    if channel == "sms":
-        number = validate_phone_number(raw)
-        return Recipient(raw, number.e164, number.international, number.country_prefix, number.rate_multiplier)
-    return Recipient(raw, validate_email_address(raw))
 
 
 def filled(channel: str, version: TemplateVersion, values: dict) -> tuple[str, str | None]:

@@ -18,7 +18,8 @@ from models.notification import Notification
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion
 from pipeline.cost import sms_fragments
-from pipeline.jobs.checking import filled, recipient_of
+from pipeline.jobs.checking import filled
+from pipeline.recipients import recipient_of
 from pipeline.jobs.letters import letter_notification
 
 CHUNK_ROWS = 1000

@@ -7,6 +7,8 @@ exceptions below into ValidationError responses by prefixing the field name
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class InvalidRecipient(ValueError):
     """A phone number or email address failed validation.
@@ -36,13 +38,35 @@ from pipeline.recipients.postal_address import (  # noqa: E402
     validate_postal_address,
 )
 
+
+@dataclass(frozen=True)
+class Recipient:
+    """An sms or email recipient as given and as we send to it, with what an sms number costs."""
+    raw: str
+    normalised: str
+    international: bool = False
+    prefix: str | None = None
+    rate_multiplier: int | None = None
+
+
+def recipient_of(channel: str, raw: str) -> Recipient:
+    """An sms or email recipient checked as the API checks it (one rule for API sends and spreadsheet
+    rows); raises InvalidRecipient."""
+    if channel == "sms":
+        number = validate_phone_number(raw)
+        return Recipient(raw, number.e164, number.international, number.country_prefix, number.rate_multiplier)
+    return Recipient(raw, validate_email_address(raw))
+
+
 __all__ = [
     "AddressErrors",
     "InvalidRecipient",
     "PhoneNumber",
     "PostalAddress",
+    "Recipient",
     "format_email_for_comparison",
     "format_phone_for_comparison",
+    "recipient_of",
     "validate_email_address",
     "validate_phone_number",
     "validate_postal_address",

@@ -25,7 +25,7 @@ from models.service import Service
 from models.template import TemplateVersion
 from pipeline.documents import is_prepared_file, prepare_files
 from pipeline.cost import sms_fragments, sms_too_long, sms_too_long_message
-from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
+from pipeline.recipients import InvalidRecipient, Recipient, recipient_of
 from pipeline.rendering import Rendered, missing_personalisation, render, sanitise_values, sanitised_content
 
 EMAIL_MAX_BYTES = 2_000_000
@@ -43,23 +43,10 @@ class Accepted:
     sanitised_content: dict
 
 
-@dataclass
-class Recipient:
-    raw: str
-    normalised: str
-    international: bool = False
-    prefix: str | None = None
-    rate_multiplier: int | None = None
-
-
 def _recipient(channel: str, body: dict) -> Recipient:
     field = "phone_number" if channel == "sms" else "email_address"
     try:
-        if channel == "sms":
-            number = validate_phone_number(body[field])
-            return Recipient(body[field], number.e164, number.international, number.country_prefix,
-                             number.rate_multiplier)
-        return Recipient(body[field], validate_email_address(body[field]))
+        return recipient_of(channel, body[field])
     except InvalidRecipient as exc:
         raise ValidationError(f"{field} {exc.message}") from None
 
