@@ -60,12 +60,6 @@ def cached(key: Hashable, load: Callable[[], T]) -> T:
     return value
 
 
-def forget(key: Hashable) -> None:
-    """Drop one entry of this process's cache: it changed here."""
-    with _lock:
-        _entries.pop(key, None)
-
-
 def clear() -> None:
     with _lock:
         _entries.clear()

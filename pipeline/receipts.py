@@ -17,7 +17,6 @@ from itertools import groupby
 from typing import Any, Mapping, Sequence
 
 from config import get_settings
-from models import cache
 from models.db import utcnow
 from models.held_receipt import HeldReceipt
 from models.notification import Notification
@@ -104,7 +103,6 @@ def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) 
 
 
 def _hold(provider: str, receipts: list[Receipt]) -> None:
-    cache.forget(_held_key(provider))
     HeldReceipt.insert_many([{"provider": provider, "provider_id": str(r["id"]), "receipt": dict(r)}
                              for r in receipts]).execute()
     # The send's answer may have been recorded while these were being stored, and it looked for held
@@ -128,21 +126,9 @@ def apply_held(held: Any) -> int:
     return len(matched)
 
 
-def _held_key(provider: str) -> tuple[str, str]:
-    return ("held-receipts", provider)
-
-
 def apply_held_for(provider: str, provider_id: str) -> int:
-    """Once a send's answer gave us the provider's id: the receipts that came before it.
-
-    Asked only while the provider had any receipt held a moment ago (the hot-path cache, so one
-    query per provider and process every CACHE_TTL_SECONDS rather than one per send: receipts
-    carrying our reference, as most do, are never held). One held by another process within that
-    moment is applied by the sweep (sweep_held_receipts) instead.
-    """
-    if not cache.cached(_held_key(provider), lambda: HeldReceipt.select(HeldReceipt.id)
-                        .where(HeldReceipt.provider == provider).exists()):
-        return 0
+    """Once a send's answer gave us the provider's id: the receipts that came before it. Asked on
+    every send: a receipt held by another process a moment ago must not wait for the sweep."""
     return apply_held(HeldReceipt.select().where((HeldReceipt.provider == provider)
                                                  & (HeldReceipt.provider_id == provider_id)))
 

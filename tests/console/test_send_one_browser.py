@@ -31,7 +31,7 @@ def test_send_one_text_message_and_see_it_delivered(signed_in_member, service, s
     page.goto(f"/services/{service.id}")
     page.click("nav.notify-service-nav >> text=Bericht versturen")
     assert_accessible(page)
-    page.click("text=Afspraak")
+    page.click("a:text-is('Afspraak')")
     page.fill("#phone_number", "06 1234 56")
     page.fill("#placeholder_0", "Anna")
     page.fill("#placeholder_1", "vrijdag")
