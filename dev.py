@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The two commands of the README, needing nothing but Python 3.11 on the machine.
 
-    python3 dev.py run    install into .venv, migrate, start web + console + worker + scheduler (Procfile)
+    python3 dev.py run    install into .venv, migrate, start web + console + worker + jobs + scheduler (Procfile)
     python3 dev.py test   install into .venv, run the test suite
 
 DATABASE_URL and REDIS_URL choose PostgreSQL and a Redis server; unset, a SQLite file and an
@@ -104,7 +104,7 @@ def run() -> int:
     env.setdefault("CONSOLE_PORT", "6012")
     subprocess.run([str(PYTHON), "-c", SHOW_ADMIN], cwd=ROOT, env=env, check=True)
     subprocess.run([str(PYTHON), "-c", SHOW_CONSOLE], cwd=ROOT, env=env, check=True)
-    honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port, "web", "console", "worker", "scheduler"]
+    honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port, "web", "console", "worker", "jobs", "scheduler"]
     return subprocess.call(honcho, cwd=ROOT, env=env)
 
 
