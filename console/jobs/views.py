@@ -61,7 +61,7 @@ def _columns(version: TemplateVersion) -> list[str]:
     return recipient + placeholder_names(*texts)
 
 
-@bp.get("/services/<service_id>/send")
+@bp.get("/services/<service_id>/jobs/new")
 @service_permission_required("send_messages")
 def choose_template(service_id: str) -> Any:
     templates = (Template.select().where((Template.service == service_id) & (Template.archived == False)  # noqa: E712

@@ -130,7 +130,7 @@ def test_a_letter_file_is_previewed_with_its_address_columns(console_app):
     service = create_service()
     template = create_sample_template(service=service, template_type="letter", name="Bill", body="Dear ((name))")
     client = _client(console_app, service)
-    assert "Bill" in client.get(f"/services/{service.id}/send").get_data(as_text=True)
+    assert "Bill" in client.get(f"/services/{service.id}/jobs/new").get_data(as_text=True)
     data = csv_file(["address line 1", "address line 2", "address line 3", "name"],
                     [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"]])
     check_url = _upload(client, service, template, data).headers["Location"]
