@@ -78,10 +78,6 @@ def _clean() -> Iterator[None]:
     # the next test's receipts waiting for its flag to expire.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:simulated-*"):
         ops_redis().delete(key)
-    # Receipts waiting in a provider's outbox (workers/receipts.py), and its flush flag: a flush message
-    # purged above must not leave the next test's receipts waiting for the flag to expire.
-    for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:receipts:*"):
-        ops_redis().delete(key)
     # SMS gateways' circuits and slow-receipt verdicts (workers/sms_rotation.py) are per test too.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:sms-*"):
         ops_redis().delete(key)

@@ -94,34 +94,3 @@ def test_batches_that_are_empty_too_long_or_malformed_are_refused(client):
 def test_a_batch_needs_the_provider_token(client):
     response = client.post(URL, json=[{"id": "gw-1", "status": "delivered"}], headers={"Authorization": "Bearer nope"})
     assert response.status_code == 403
-
-
-def test_receipts_posted_one_by_one_are_applied_in_batches(client, service, worker):
-    from workers.receipts import receipts_outbox
-
-    texts = [create_notification(service=service, status="sending") for _ in range(5)]
-    outbox = receipts_outbox("http-gateway")
-    outbox.client.set(outbox.flag, 1)  # a flush is under way: what comes now waits for its next batch
-    for n, sms in enumerate(texts):
-        assert _post(client, {"id": f"gw-{n}", "reference": str(sms.id), "status": "delivered"}).status_code == 200
-    assert outbox.waiting() == 5 and {status_of(sms.id) for sms in texts} == {"sending"}
-
-    batches: list[int] = []
-    outbox.client.delete(outbox.flag)
-    outbox.flush("f1", lambda batch: batches.append(len(batch)) or apply_receipts("http-gateway", batch))
-
-    assert batches == [5] and {status_of(sms.id) for sms in texts} == {"delivered"}
-
-
-def test_the_periodic_sweep_applies_receipts_a_lost_flush_message_left_waiting(client, service, worker):
-    from workers.receipts import receipts_outbox, sweep_receipt_outboxes
-
-    sms = create_notification(service=service, status="sending")
-    outbox = receipts_outbox("http-gateway")
-    outbox.client.set(outbox.flag, 1)  # armed by a flush whose message was then lost
-    assert _post(client, {"id": "gw-1", "reference": str(sms.id), "status": "delivered"}).status_code == 200
-
-    outbox.client.delete(outbox.flag)  # its time to live ran out
-    sweep_receipt_outboxes.send()
-    wait_for(lambda: status_of(sms.id) == "delivered")
-    assert outbox.waiting() == 0

@@ -1,10 +1,4 @@
-"""Actors of the receipts queue: apply providers' receipts; flush the simulated gateway's outbox.
-
-Receipts posted to the webhook wait in an outbox per provider (pipeline/outbox.py) and are applied
-a batch at a time: a message, a transaction and two statements per batch rather than per receipt,
-which at a gateway's pace (a receipt per send, posted one by one) cost the workers more than the
-sends did.
-"""
+"""Actors of the receipts queue: apply providers' receipts; flush the simulated gateway's outbox."""
 from __future__ import annotations
 
 import functools
@@ -27,47 +21,6 @@ SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, an
 @dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
 def process_receipts(provider: str, receipts: list[dict]) -> None:
     apply_receipts(provider, receipts)
-
-
-def receipts_outbox(provider: str) -> Outbox:
-    return _outbox(f"{get_settings().queue_namespace}:receipts:{provider}")
-
-
-@functools.cache
-def _outbox(key: str) -> Outbox:
-    return Outbox(ops_redis(), key)
-
-
-def queue_receipts(provider: str, receipts: list[dict]) -> None:
-    """Keep a provider's receipts for a flush to apply, in one round trip; raises when Redis cannot
-    take them (the webhook then fails, and the provider posts them again)."""
-    if receipts_outbox(provider).add(*receipts):
-        flush_receipts.send(provider, uuid.uuid4().hex)
-
-
-@dramatiq.actor(queue_name="receipts", max_retries=10, min_backoff=500, max_backoff=60_000,
-                on_retry_exhausted="give_back_receipts")
-def flush_receipts(provider: str, flush_id: str) -> None:
-    receipts_outbox(provider).flush(flush_id, lambda batch: apply_receipts(provider, batch))
-
-
-@dramatiq.actor(queue_name="receipts", max_retries=3)
-def give_back_receipts(message_data: dict, retry_info: dict) -> None:
-    provider, flush_id = message_data["args"]
-    receipts_outbox(provider).give_back(flush_id)
-
-
-@dramatiq.actor(queue_name="periodic", max_retries=0)
-def sweep_receipt_outboxes() -> None:
-    """Start a flush for receipts a lost flush message left waiting (the webhook failed between
-    keeping them and sending the flush, say)."""
-    prefix = f"{get_settings().queue_namespace}:receipts:"
-    for key in ops_redis().scan_iter(match=f"{prefix}*", count=1000):
-        provider = key.decode()[len(prefix):]
-        if provider.endswith(":flushing") or ":held:" in provider:
-            continue
-        if receipts_outbox(provider).waiting():
-            flush_receipts.send(provider, uuid.uuid4().hex)
 
 
 @dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
