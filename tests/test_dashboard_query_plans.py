@@ -50,7 +50,9 @@ def test_the_rollup_reads_each_service_day_by_index_ranges_and_the_dashboard_rea
             started = time.monotonic()
             written = roll_up_service(service.id, today)
             rollup_seconds = time.monotonic() - started
-        assert written == 8  # the 7 days and 3 hours of rows span 8 closed days
+        # The rows span the last 7 days and 3 hours: 8 closed UTC days, or 7 after 03:00 UTC.
+        first_day = (now - datetime.timedelta(days=7, hours=3)).date()
+        assert written == (today - first_day).days
         for sql, params in notification_reads(seen):
             text = plan(db, sql, params)
             if "ORDER BY" in sql:  # the service's first held row: the list index's first entry
