@@ -73,12 +73,26 @@ def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
 def _apply(provider: str, known: list[tuple[Receipt, str]]) -> int:
     if not known:
         return 0
-    _record_sent_from_receipts(provider, known)
-    changes = [(new_status, notification_id) for receipt, notification_id in known
-               if (new_status := map_gateway_state(str(receipt["status"]))) is not None]
+    mapped = [(receipt, notification_id, map_gateway_state(str(receipt["status"]))) for receipt, notification_id in known]
+    # A receipt that moves nothing, or whose status a `created` notification may take directly (a
+    # failure), records the send first, so the notification keeps the provider's id and its cost.
+    _record_sent_from_receipts(provider, [(receipt, notification_id) for receipt, notification_id, new_status in mapped
+                                          if new_status is None or statuses.CREATED in statuses.ALLOWED[new_status]])
     moved = 0
-    for new_status, run in groupby(changes, key=lambda change: change[0]):
-        moved += len(statuses.transition_many({notification_id for _, notification_id in run}, new_status))
+    for new_status, run in groupby([m for m in mapped if m[2] is not None], key=lambda m: m[2]):
+        receipts = [(receipt, notification_id) for receipt, notification_id, _ in run]
+        ids = {notification_id for _, notification_id in receipts}
+        if statuses.CREATED in statuses.ALLOWED[new_status]:
+            moved += len(statuses.transition_many(ids, new_status))
+            continue
+        # Almost always the send's answer was recorded before its receipt came: move first, and look
+        # for notifications still `created` only among those that did not move.
+        done = statuses.transition_many(ids, new_status, log_refused=False)
+        rest = ids - set(done)
+        if rest:
+            _record_sent_from_receipts(provider, [(r, n) for r, n in receipts if n in rest])
+            done += statuses.transition_many(rest, new_status)
+        moved += len(done)
     return moved
 
 
@@ -88,6 +102,8 @@ def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) 
     first_receipt: dict[str, Receipt] = {}
     for receipt, notification_id in known:
         first_receipt.setdefault(notification_id, receipt)
+    if not first_receipt:
+        return
     created = (Notification.select(Notification.id, Notification.fragment_count)
                .where(Notification.id.in_(list(first_receipt)) & (Notification.status == statuses.CREATED)
                       & Notification.notification_type.in_(("sms", "email"))))

@@ -141,3 +141,16 @@ def test_sweeps_go_on_past_a_row_they_cannot_read(service, worker):
     _unreadable(late_bad)
     time_out_sending.fn()
     assert set(statuses_of([late_bad.id, late_good.id]).values()) == {"temporary-failure"}
+
+
+@pytest.mark.parametrize("state, status", [("delivered", "delivered"), ("undeliverable", "permanent-failure")])
+def test_a_receipt_before_the_answer_records_the_send_then_moves_it_on(service, caplog, state, status):
+    notification = create_notification(service=service, fragment_count=2)
+    assert dispatch.claim(notification)
+
+    apply_receipts("http-gateway", [{"id": "gw-43", "reference": str(notification.id), "status": state}])
+
+    row = Notification.get_by_id(notification.id)
+    assert (row.status, row.provider_reference, row.sent_by) == (status, "gw-43", "http-gateway")
+    assert row.sent_at is not None and row.billable_units == 2
+    assert "refused status change" not in caplog.text  # it was `created`, then `sending`: nothing refused
