@@ -121,7 +121,7 @@ class WorkerRegistry(Middleware):
             with running.lock:
                 running.current[message.message_id] = {
                     "actor": message.actor_name, "queue": message.queue_name, "message_id": message.message_id,
-                    "args": [mask(str(a))[:MAX_ARG_CHARS] for a in message.args[:3]], "since": time.time()}
+                    "args": message.args[:3], "since": time.time()}
 
     def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message, *,
                               result: Any = None, exception: BaseException | None = None) -> None:
@@ -164,7 +164,9 @@ class WorkerRegistry(Middleware):
         now = time.time()
         running.address = running.address or _address(self.url)
         with running.lock:
-            current = list(running.current.values())
+            running_now = list(running.current.values())
+        # Masked here, for the few messages running at a beat, not for every message as it starts.
+        current = [{**entry, "args": [mask(str(a))[:MAX_ARG_CHARS] for a in entry["args"]]} for entry in running_now]
         record = {
             "id": self.worker_id(running.worker), "host": socket.gethostname(),
             "address": running.address,
