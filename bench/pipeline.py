@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
 from bench.harness import ROOT, free_port, gunicorn, service_env  # noqa: E402
-from bench.proc import load_average, pid_of, tree_cpu_seconds  # noqa: E402
+from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
 
 
 def procfile_worker_args() -> list[str]:
@@ -67,13 +67,23 @@ class Run:
     rate: float  # per second, over the whole run
     worker_cpu_ms: float = 0.0  # per notification
     web_cpu_ms: float = 0.0
+    gateway_cpu_ms: float = 0.0
+    machine_cpu_ms: float = 0.0  # every process of the machine, database and Redis included
     most_in_flight: int = 0
+
+    def ceiling(self) -> float:
+        """The most notifications per second this machine's cores allow at this CPU per notification."""
+        return (os.cpu_count() or 1) * 1000 / self.machine_cpu_ms if self.machine_cpu_ms else 0.0
 
 
 def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count: int,
-           cpu: Callable[[], tuple[float, float]] = lambda: (0.0, 0.0), timeout: float = 900) -> Run:
-    """From the first message taken to the last notification done. The checks are cheap probes,
+           cpu: Callable[[], dict[str, float]] = dict, timeout: float = 900) -> Run:
+    """From the first message taken to the last notification done, with the CPU seconds cpu() reads
+    (keys: Run's *_cpu_ms fields without the suffix) and the machine's. The checks are cheap probes,
     polled often: counting the rows done every time loaded the database being measured."""
+    def read() -> dict[str, float]:
+        return {**cpu(), "machine": machine_busy_seconds()}
+
     deadline = time.monotonic() + timeout
     for done, interval in ((first_taken, 0.005), (all_done, 0.02)):
         while not done():
@@ -81,9 +91,9 @@ def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count:
                 raise TimeoutError("the run did not finish")
             time.sleep(interval)
         if done is first_taken:
-            started, cpu_before = time.monotonic(), cpu()
-    worker_cpu, web_cpu = (after - before for after, before in zip(cpu(), cpu_before))
-    return Run(count / (time.monotonic() - started), worker_cpu * 1000 / count, web_cpu * 1000 / count)
+            started, cpu_before = time.monotonic(), read()
+    used = {f"{name}_cpu_ms": (after - cpu_before[name]) * 1000 / count for name, after in read().items()}
+    return Run(count / (time.monotonic() - started), **used)
 
 
 def measure_noop(redis_url: str, count: int) -> Run:
@@ -103,7 +113,7 @@ def measure_noop(redis_url: str, count: int) -> Run:
         # An acked message leaves the queue's hash: what is gone from it is done.
         waiting = f"{namespace}:noop.msgs"
         return _watch(lambda: client.hlen(waiting) < count, lambda: client.hlen(waiting) == 0, count,
-                      lambda: (tree_cpu_seconds(workers.pid), 0.0))
+                      lambda: {"worker": tree_cpu_seconds(workers.pid)})
     finally:
         workers.terminate()
         workers.wait(timeout=60)
@@ -127,7 +137,7 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
                       PROVIDER_WEBHOOK_TOKEN=webhook_token, QUEUE_NAMESPACE=f"bench-{uuid.uuid4().hex[:8]}", **extra)
     try:
         return _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
-                             gateway_process and extra["SMS_GATEWAY_URL"])
+                             gateway_process and extra["SMS_GATEWAY_URL"], gateway_process and gateway_process.pid)
     finally:
         if gateway_process is not None:
             gateway_process.terminate()
@@ -147,7 +157,7 @@ def _wait_for(url: str, timeout: float = 60) -> None:
 
 
 def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database_url: str | None, count: int,
-                  key_type: str, gateway_url: str | None) -> Run:
+                  key_type: str, gateway_url: str | None, gateway_pid: int | None) -> Run:
     made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
                                      capture_output=True, text=True, check=True).stdout)
     if database_url:
@@ -191,7 +201,8 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
             else:
                 first_taken = lambda: queues.hlen(f"{namespace}:send-sms.msgs") < count  # noqa: E731
             run = _watch(first_taken, lambda: not found("'created', 'sending', 'pending'"), count,
-                         lambda: (tree_cpu_seconds(workers.pid), tree_cpu_seconds(web_pid)))
+                         lambda: {"worker": tree_cpu_seconds(workers.pid), "web": tree_cpu_seconds(web_pid),
+                                  "gateway": tree_cpu_seconds(gateway_pid) if gateway_pid else 0.0})
         finally:
             workers.terminate()
             workers.wait(timeout=60)
@@ -219,10 +230,21 @@ def _database(env: dict):
 
 def _line(label: str, runs: list[Run], unit: str, extra: str = "") -> None:
     rates = ", ".join(f"{run.rate:.0f}" for run in runs)
-    cpu = statistics.median(run.worker_cpu_ms for run in runs)
-    web = statistics.median(run.web_cpu_ms for run in runs)
     print(f"{label:36} {statistics.median(run.rate for run in runs):7.0f} {unit}  (rounds: {rates}); "
-          f"CPU per notification: workers {cpu:.2f} ms, web {web:.2f} ms{extra}")
+          f"CPU per notification: {_cpu(runs)}{extra}")
+
+
+def _cpu(runs: list[Run]) -> str:
+    """Medians of the CPU per notification, and the rate the machine's cores would allow at it."""
+    def median(field: str) -> float:
+        return statistics.median(getattr(run, field) for run in runs)
+
+    parts = [f"workers {median('worker_cpu_ms'):.2f} ms", f"web {median('web_cpu_ms'):.2f} ms"]
+    if median("gateway_cpu_ms"):
+        parts.append(f"gateway {median('gateway_cpu_ms'):.2f} ms")
+    parts.append(f"whole machine {median('machine_cpu_ms'):.2f} ms (its {os.cpu_count()} cores allow at most "
+                 f"{statistics.median(run.ceiling() for run in runs):.0f}/s)")
+    return ", ".join(parts)
 
 
 def main() -> None:
@@ -246,7 +268,7 @@ def main() -> None:
         print(f"round {number}: load average {load_average()}", flush=True)
         if "r4" in rows:
             noop.append(measure_noop(args.redis, args.count * 3))
-            print(f"  no-op Dramatiq {noop[-1].rate:.0f} messages/s", flush=True)
+            print(f"  no-op Dramatiq {noop[-1].rate:.0f} messages/s; CPU per message {_cpu(noop[-1:])}", flush=True)
         for row in rows:
             for name, url in databases:
                 run = measure_pipeline(args.redis, url, args.count, args.key_type, args if row == "r5" else None)
@@ -254,7 +276,7 @@ def main() -> None:
                 detail = (f"share of no-op {run.rate / noop[-1].rate:.1%}" if row == "r4" else
                           f"{run.rate / PROCESSES:.0f} per worker process, most in flight {run.most_in_flight}")
                 print(f"  {row.upper()} {name}: {run.rate:.0f} notifications/s, {detail}; CPU per notification "
-                      f"workers {run.worker_cpu_ms:.2f} ms, web {run.web_cpu_ms:.2f} ms", flush=True)
+                      f"{_cpu([run])}", flush=True)
     print(f"\nmedians of {args.rounds} rounds, {args.count} {args.key_type}-key sms each, "
           f"workers: supervise {' '.join(WORKER_ARGS)}")
     if noop:

@@ -39,6 +39,14 @@ def tree_cpu_seconds(root: int) -> float:
     return total / _TICKS
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine spent on anything but idling and waiting for I/O, all cores
+    together (/proc/stat): with every process's share, the database's and Redis's too."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / _TICKS
+
+
 def pid_of(fragment: str) -> int:
     """The process whose command line contains fragment and whose parent's does not (a server's
     master, not its forked workers)."""
