@@ -47,7 +47,8 @@ class Settings:
     # and how often (per million commands) brokers run that clean-up.
     queue_heartbeat_timeout_ms: int
     queue_maintenance_chance: int
-    queue_idle_poll_ms: int  # how often a worker looks at a queue it found empty
+    queue_idle_poll_ms: int  # how often a worker looks at a send-path queue it found empty
+    queue_quiet_poll_ms: int  # ... at any other queue, and at the delay queues
     smtp_url: str | None
     sms_gateway_url: str | None
     sms_gateway_token: str | None
@@ -121,6 +122,7 @@ def load_settings() -> Settings:
         queue_heartbeat_timeout_ms=int(os.environ.get("QUEUE_HEARTBEAT_TIMEOUT_MS", "60000")),
         queue_maintenance_chance=int(os.environ.get("QUEUE_MAINTENANCE_CHANCE", "1000")),
         queue_idle_poll_ms=int(os.environ.get("QUEUE_IDLE_POLL_MS", "100")),
+        queue_quiet_poll_ms=int(os.environ.get("QUEUE_QUIET_POLL_MS", "1000")),
         smtp_url=os.environ.get("SMTP_URL") or None,
         sms_gateway_url=os.environ.get("SMS_GATEWAY_URL") or None,
         sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,

@@ -32,6 +32,8 @@ os.environ["QUEUE_HEARTBEAT_TIMEOUT_MS"] = "3000"
 os.environ["QUEUE_MAINTENANCE_CHANCE"] = "100000"
 os.environ["PROVIDER_MIN_BACKOFF_MS"] = "50"
 os.environ["PROVIDER_MAX_BACKOFF_MS"] = "200"
+# Retries due in 50-200 ms sit on delay queues: polled as often as the send path, they run when due.
+os.environ["QUEUE_QUIET_POLL_MS"] = "100"
 os.environ["CALLBACKS_ALLOW_HTTP_LOOPBACK"] = "1"  # the tests' callback receivers are plain http on 127.0.0.1
 os.environ["CALLBACK_MIN_BACKOFF_MS"] = "50"
 os.environ.pop("SMTP_URL", None)
