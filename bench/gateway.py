@@ -9,7 +9,7 @@ or arrays of up to --receipt-batch for a gateway that reports in batches. GET /s
 once shows whether the senders overlap the latency or queue behind it.
 
 asyncio serves the sends (one coroutine per kept-alive connection, so a slow answer holds nothing
-but its own connection); a few threads with kept-alive requests sessions post the receipts.
+but its own connection); a few threads with kept-alive urllib3 connections post the receipts.
 
     python bench/gateway.py --port 9000 --webhook-token T [--delay-ms 50] [--receipt-batch 1]
 """
@@ -23,7 +23,7 @@ import queue
 import threading
 from datetime import datetime, timezone
 
-import requests
+import urllib3
 
 
 class Gateway:
@@ -35,7 +35,7 @@ class Gateway:
         self.receipts_posted = self.receipt_failures = 0
         self.receipts: queue.Queue[tuple[str, dict]] = queue.Queue()
         self.lock = threading.Lock()
-        self.headers = {"Authorization": f"Bearer {webhook_token}"}
+        self.headers = {"Authorization": f"Bearer {webhook_token}", "Content-Type": "application/json"}
         for _ in range(posters):
             threading.Thread(target=self._post_receipts, daemon=True).start()
 
@@ -80,7 +80,9 @@ class Gateway:
         return 201, {"id": gateway_id, "status": "accepted"}
 
     def _post_receipts(self) -> None:
-        session = requests.Session()
+        # urllib3 rather than requests: this process shares the machine with what is measured, and
+        # requests cost it about 0.3 ms of CPU more per receipt.
+        pool = urllib3.PoolManager(maxsize=2, retries=False, timeout=urllib3.Timeout(10))
         while True:
             url, receipt = self.receipts.get()
             batch = [receipt]
@@ -96,11 +98,11 @@ class Gateway:
             body = batch[0] if self.receipt_batch == 1 else batch
             for _ in range(100):  # a gateway retries a webhook that fails, for a while
                 try:
-                    if session.post(url, json=body, headers=self.headers, timeout=10).ok:
+                    if pool.request("POST", url, body=json.dumps(body).encode(), headers=self.headers).status < 300:
                         with self.lock:
                             self.receipts_posted += len(batch)
                         break
-                except requests.RequestException:
+                except urllib3.exceptions.HTTPError:
                     pass
                 with self.lock:
                     self.receipt_failures += 1
