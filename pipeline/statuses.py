@@ -120,14 +120,10 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     new_status (a redelivered message: nothing to do). Raises IllegalTransition otherwise.
     """
     values = _values(new_status, fields)
-    columns = Notification._meta.fields
     sql = compiled_sql(("transition", new_status, tuple(values)), lambda p: (
-        f'UPDATE "{Notification._meta.table_name}" SET {", ".join(f"{column(columns[name])} = {p}" for name in values)}'
-        f' WHERE {column(Notification.id)} = {p}'
-        f' AND {column(Notification.status)} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'
+        f'{_update_allowed(new_status, values, p)} AND {column(Notification.id)} = {p}'
         f' RETURNING {column(Notification.notification_type)}'))
-    params = [columns[name].db_value(value) for name, value in values.items()]
-    changed = database.execute_sql(sql, [*params, Notification.id.db_value(notification_id)]).fetchall()
+    changed = database.execute_sql(sql, [*_params(values), Notification.id.db_value(notification_id)]).fetchall()
     if changed:
         status_transitions.labels(changed[0][0], new_status).inc()
         _notify(str(notification_id), new_status)
@@ -186,14 +182,26 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
 def _update_plain(notification_ids: list[Any], new_status: str, values: dict[str, Any]) -> list[tuple[Any, str]]:
     """transition_many's UPDATE when it has only plain values: its SQL built once per shape, as
     peewee's query building cost more than the statement itself."""
-    columns = Notification._meta.fields
     sql = compiled_sql(("transition-many", new_status, tuple(values), len(notification_ids)), lambda p: (
-        f'UPDATE "{Notification._meta.table_name}" SET {", ".join(f"{column(columns[name])} = {p}" for name in values)}'
-        f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
-        f' AND {column(Notification.status)} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'
+        f'{_update_allowed(new_status, values, p)}'
+        f' AND {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
         f' RETURNING {column(Notification.id)}, {column(Notification.notification_type)}'))
-    params = [columns[name].db_value(value) for name, value in values.items()]
-    return database.execute_sql(sql, [*params, *map(Notification.id.db_value, notification_ids)]).fetchall()
+    return database.execute_sql(sql, [*_params(values), *map(Notification.id.db_value, notification_ids)]).fetchall()
+
+
+def _update_allowed(new_status: str, values: dict[str, Any], p: str) -> str:
+    """UPDATE ... SET values WHERE the status allows new_status: the start of the compiled
+    transitions, to which the caller adds which rows and what to return."""
+    columns = Notification._meta.fields
+    assignments = ", ".join(f"{column(columns[name])} = {p}" for name in values)
+    allowed = ", ".join(repr(status) for status in sorted(ALLOWED[new_status]))
+    return (f'UPDATE "{Notification._meta.table_name}" SET {assignments}'
+            f' WHERE {column(Notification.status)} IN ({allowed})')
+
+
+def _params(values: dict[str, Any]) -> list[Any]:
+    columns = Notification._meta.fields
+    return [columns[name].db_value(value) for name, value in values.items()]
 
 
 def _log_refused(notification_ids: set[str], new_status: str) -> None:

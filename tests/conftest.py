@@ -49,7 +49,6 @@ from app import app as flask_app  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
 from workers.broker import broker, ops_redis  # noqa: E402
-from workers.sms_rotation import forget_slow_verdict  # noqa: E402
 from config import get_settings  # noqa: E402
 
 
@@ -84,7 +83,6 @@ def _clean() -> Iterator[None]:
     # SMS gateways' circuits and slow-receipt verdicts (workers/sms_rotation.py) are per test too.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:sms-*"):
         ops_redis().delete(key)
-    forget_slow_verdict()
     # Worker registry's per-minute counts (workers/registry.py): one test's failed sends must not
     # count in the next test's queue figures.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:ops:stats:*"):

@@ -2,11 +2,10 @@
 (the circuit breaker) and which are slow with their receipts (checked every minute)."""
 from __future__ import annotations
 
-import time
-
 import dramatiq
 
 from config import get_settings
+from models.cache import cached
 from models.db import utcnow
 from pipeline.providers.sms import gateways
 from pipeline.providers.sms.circuit import CircuitBreaker
@@ -27,18 +26,11 @@ def _slow_key() -> str:
     return f"{get_settings().queue_namespace}:sms-slow-receipts"
 
 
-# The verdict changes once a minute at most (check_slow_receipts), so each process reads it again
-# after this long rather than on every send: a Redis round trip less per text.
-SLOW_READ_EVERY_SECONDS = 5.0
-_slow_read: tuple[float, str, set[str]] | None = None  # (when, key, names)
-
-
 def slow() -> set[str]:
-    global _slow_read
-    now, key = time.monotonic(), _slow_key()
-    if _slow_read is None or _slow_read[1] != key or now - _slow_read[0] >= SLOW_READ_EVERY_SECONDS:
-        _slow_read = (now, key, {name.decode() for name in ops_redis().smembers(key)})
-    return _slow_read[2]
+    # Through the hot-path cache (CACHE_TTL_SECONDS): the verdict changes once a minute at most
+    # (check_slow_receipts), so a Redis round trip on every send bought nothing.
+    key = _slow_key()
+    return cached(("sms-slow-receipts", key), lambda: {name.decode() for name in ops_redis().smembers(key)})
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
@@ -51,11 +43,3 @@ def check_slow_receipts() -> None:
             pipe.sadd(_slow_key(), *found)
             pipe.expire(_slow_key(), SLOW_FOR_SECONDS)
         pipe.execute()
-    global _slow_read
-    _slow_read = (time.monotonic(), _slow_key(), set(found))  # this process knows at once
-
-
-def forget_slow_verdict() -> None:
-    """Read the verdict from Redis on the next send (tests that clear Redis between them)."""
-    global _slow_read
-    _slow_read = None

@@ -47,16 +47,14 @@ def new_folder(service_id: str) -> Any:
 def folder(service_id: str, folder_id: str) -> Any:
     """Rename the folder; the same page offers to delete it."""
     found = _folder_or_404(folder_id)
-    form = FolderForm(data={"name": found.name})
-    del form.parent
+    form = _rename_form(found)
     if form.validate_on_submit():
         done, _renamed = perform(lambda: rename_folder(service_id, folder_id, {"name": form.name.data}), form)
         if done:
             flash(_("Folder renamed: %(name)s", name=form.name.data.strip()), "ok")
             return _to_list()
     refusals_in_words(form)
-    return render_template("template_editor/folder.html", service=current_service(), folder=found, form=form,
-                           delete_form=ConfirmForm())
+    return _folder_page(found, form, ConfirmForm())
 
 
 @bp.post("/services/<service_id>/templates/folders/<folder_id>/delete")
@@ -70,7 +68,15 @@ def delete(service_id: str, folder_id: str) -> Any:
             flash(_("Folder deleted: %(name)s", name=found.name), "ok")
             return _to_list()
     refusals_in_words(delete_form)
+    return _folder_page(found, _rename_form(found), delete_form), 400
+
+
+def _rename_form(found: TemplateFolder) -> FolderForm:
     form = FolderForm(data={"name": found.name})
-    del form.parent
+    del form.parent  # the folder page renames; moving a folder is not offered
+    return form
+
+
+def _folder_page(found: TemplateFolder, form: FolderForm, delete_form: ConfirmForm) -> str:
     return render_template("template_editor/folder.html", service=current_service(), folder=found, form=form,
-                           delete_form=delete_form), 400
+                           delete_form=delete_form)

@@ -160,15 +160,20 @@ def copy(service_id: str, template_id: str) -> Any:
     original = version_or_404(template_id)
     template_type = original.template.template_type
     form = _form(template_type, creating=True, data={
-        "name": _("Copy of %(name)s", name=original.name), "subject": original.subject, "body": original.body,
-        "postage": original.postage or "second",
-        "letter_contact": str(original.letter_contact_id) if original.letter_contact_id else "",
+        **_content_of(original), "name": _("Copy of %(name)s", name=original.name),
         "folder": str(original.template.folder_id) if original.template.folder_id else TOP_LEVEL})
     if not _previewing() and form.validate_on_submit():
         saved = _create(service_id, template_type, form)
         if saved is not None:
             return saved
     return _editor_page(form, template_type, heading=_("Copy of %(name)s", name=original.name))
+
+
+def _content_of(version: TemplateVersion) -> dict[str, str]:
+    """The editor's fields filled from a saved version."""
+    return {"name": version.name, "subject": version.subject, "body": version.body,
+            "postage": version.postage or "second",
+            "letter_contact": str(version.letter_contact_id) if version.letter_contact_id else ""}
 
 
 @bp.get("/services/<service_id>/templates/<template_id>")
@@ -192,9 +197,7 @@ def _version_page(version: TemplateVersion, *, latest: bool) -> Any:
 def edit(service_id: str, template_id: str) -> Any:
     latest = version_or_404(template_id)
     template_type = latest.template.template_type
-    form = _form(template_type, creating=False, data={
-        "name": latest.name, "subject": latest.subject, "body": latest.body, "postage": latest.postage or "second",
-        "letter_contact": str(latest.letter_contact_id) if latest.letter_contact_id else ""})
+    form = _form(template_type, creating=False, data=_content_of(latest))
     if not _previewing() and form.validate_on_submit():
         done, _saved = perform(lambda: change_template(service_id, template_id, {
             "created_by": current_user().name, **_content(form, template_type)}), form)
