@@ -176,6 +176,6 @@ def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
             sent_at=fn.COALESCE(Notification.sent_at, now),
             billable_units=fn.COALESCE(Notification.billable_units, units),
         ).where(Notification.id == notification.id).execute()
-    if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts always come after
+    if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
         apply_held_for(dispatched.provider, dispatched.reference)
     return moved

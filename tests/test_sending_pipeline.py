@@ -1,6 +1,7 @@
 """Sends carried from the API to the providers and back by real workers on real Redis."""
 from __future__ import annotations
 
+import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from config import get_settings
@@ -149,3 +150,27 @@ def test_the_html_email_honours_sanitise_content_for(service, live_server, worke
     assert "phish.example" not in html and "phish.example" not in text
     assert "<strong>Jan</strong>" not in html and "**Jan**" in html
     assert "**vet**" in text
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+def test_a_simulated_send_whose_worker_dies_before_recording_it_is_still_delivered(service, live_server, worker,
+                                                                                 monkeypatch):
+    from pipeline import dispatch
+    from tests.factories import create_notification
+    from workers import sending
+
+    notification = create_notification(service=service, fragment_count=1)
+
+    def dies(*args: object) -> None:
+        raise _WorkerDied  # the moment a kill could come: the send made, not yet recorded
+
+    monkeypatch.setattr(dispatch, "record_sent", dies)
+    with pytest.raises(_WorkerDied):
+        sending.deliver_sms.fn(str(notification.id))
+    monkeypatch.undo()
+
+    wait_for(lambda: status_of(notification.id) == "delivered", timeout=20)
+    assert Notification.get_by_id(notification.id).sent_by == "simulated"

@@ -55,8 +55,11 @@ def _deliver(notification_id: str) -> None:
     providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
     if len(providers) == 1 and dispatch.is_simulated(providers[0]):
         sent = dispatch.send(notification, providers[0])
-        if dispatch.record_sent(notification, sent):  # only one duplicate of this message gets here
-            queue_simulated_receipt(simulated_receipt(sent.reference, notification_id, notification.normalised_to))
+        # The receipt is queued before the send is recorded: a worker killed between the two then
+        # leaves the notification `created` for its redelivered message, never `sending` with no
+        # receipt to come. A receipt that overtakes the record is applied all the same (rule 9).
+        queue_simulated_receipt(simulated_receipt(sent.reference, notification_id, notification.normalised_to))
+        dispatch.record_sent(notification, sent)
         return
     if not dispatch.claim(notification):
         return

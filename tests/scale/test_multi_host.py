@@ -178,7 +178,13 @@ def test_processes_on_several_hosts_deliver_everything_once_when_a_worker_host_d
             sender.join(timeout=120)
         assert len(ids) == SENDS
 
-        Network.wait_until(lambda: delivered() == SENDS, 120, "every notification delivered")
+        try:
+            Network.wait_until(lambda: delivered() == SENDS, 120, "every notification delivered")
+        except AssertionError as missing:
+            with conn.cursor() as cursor:
+                cursor.execute("SELECT status, dispatch_started_at IS NOT NULL, count(*) FROM notification"
+                               " GROUP BY 1, 2")
+                raise AssertionError(f"{missing}: (status, claimed, count) {cursor.fetchall()}") from None
         with conn.cursor() as cursor:
             cursor.execute("SELECT status, count(*) FROM notification GROUP BY status")
             assert dict(cursor.fetchall()) == {"delivered": SENDS}
@@ -189,7 +195,9 @@ def test_processes_on_several_hosts_deliver_everything_once_when_a_worker_host_d
         # between a transition's commit and its count loses that count (metrics are not part of the
         # transaction), so the killed host may count up to one short per worker thread, never over.
         metric_dirs = [Path(envs[h.name]["PROMETHEUS_MULTIPROC_DIR"]) for h in (web1, web2, worker1, worker2)]
-        killed_threads = 2 * 8  # the Procfile's worker: 2 processes of 8 threads
+        worker_line = commands["worker"].split()
+        killed_threads = (int(worker_line[worker_line.index("--processes") + 1])
+                          * int(worker_line[worker_line.index("--threads") + 1]))
         for status in ("sending", "delivered"):
             total = counted(metric_dirs, "notify_status_transitions_total", channel="sms", status=status)
             assert SENDS - killed_threads <= total <= SENDS, (status, total)
