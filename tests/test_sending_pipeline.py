@@ -174,3 +174,31 @@ def test_a_simulated_send_whose_worker_dies_before_recording_it_is_still_deliver
 
     wait_for(lambda: status_of(notification.id) == "delivered", timeout=20)
     assert Notification.get_by_id(notification.id).sent_by == "simulated"
+
+
+def test_a_simulated_send_that_cannot_queue_its_receipt_stays_created_for_its_retry(service, live_server, worker,
+                                                                                    monkeypatch):
+    import socket
+
+    import redis
+
+    from pipeline.outbox import Outbox
+    from tests.factories import create_notification
+    from workers import receipts, sending
+
+    notification = create_notification(service=service, fragment_count=1)
+    with socket.socket() as probe:  # a port nothing listens on: Redis refuses, as in an outage
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    unreachable = Outbox(redis.Redis(host="127.0.0.1", port=closed_port), "unreachable")
+    monkeypatch.setattr(receipts, "simulated_outbox", lambda kind: unreachable)
+    with pytest.raises(redis.ConnectionError) as raised:
+        sending.deliver_sms.fn(str(notification.id))
+    monkeypatch.undo()
+
+    # Nothing recorded, so the message's retry (or the stuck sweep) sends it again.
+    stored = Notification.get_by_id(notification.id)
+    assert (stored.status, stored.sent_by, stored.dispatch_started_at) == ("created", None, None)
+    assert sending.RETRIES["retry_when"](0, raised.value)
+    sending.deliver_sms.fn(str(notification.id))
+    wait_for(lambda: status_of(notification.id) == "delivered", timeout=20)

@@ -13,7 +13,7 @@ from pipeline.providers.email.events import from_json
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
 from workers.broker import ops_redis
-from workers.enqueue import add_after_commit
+from workers.enqueue import left_to_the_sweeps
 
 SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outboxes
 
@@ -40,7 +40,14 @@ def post_simulated_receipts(receipts: list[dict]) -> None:
 
 
 def queue_simulated_receipt(receipt: dict) -> None:
-    add_after_commit(simulated_outbox("receipts"), [receipt], flush_simulated_receipts)
+    """Queue a live send's receipt from the simulator, at once. A Redis outage raises here, not
+    left to the sweeps: the caller has recorded nothing yet, so the send stays `created` for its
+    message's retry or the stuck-notifications sweep, where a swallowed outage would leave it
+    `sending` with no receipt ever to come. Once the receipt is queued, a lost flush message is
+    the outbox sweep's."""
+    if simulated_outbox("receipts").add(receipt):
+        with left_to_the_sweeps(flush_simulated_receipts):
+            flush_simulated_receipts.send(uuid.uuid4().hex)
 
 
 # A flush retries for about five minutes, then hands its batch back for a later flush.

@@ -6,12 +6,12 @@ import logging
 import random
 
 import dramatiq
-import peewee
 
 from config import get_settings
 from models import crypto
 from models.db import utcnow
 from models.notification import Notification
+from models.outages import UNAVAILABLE
 from pipeline import dispatch, failover, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
@@ -32,10 +32,9 @@ RETRIES = {
     "min_backoff": _settings.provider_min_backoff_ms,
     "max_backoff": _settings.provider_max_backoff_ms,
     # What certainly did not reach the provider (refused, 5xx, 429; an unknown outcome only at a
-    # provider that drops repeats), and a database that is briefly unreachable, are worth retrying;
-    # anything else is a bug, reported once and failed rather than retried for hours.
-    "retry_when": lambda retries, exc: isinstance(exc, (RetryableProviderError, OutcomeUnknownError,
-                                                        peewee.OperationalError, peewee.InterfaceError))
+    # provider that drops repeats), and a database or Redis that is briefly unreachable, are worth
+    # retrying; anything else is a bug, reported once and failed rather than retried for hours.
+    "retry_when": lambda retries, exc: isinstance(exc, (RetryableProviderError, OutcomeUnknownError, *UNAVAILABLE))
     and retries < _settings.provider_max_retries,
     "on_retry_exhausted": "delivery_retries_exhausted",
 }
