@@ -48,6 +48,7 @@ os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 from app import app as flask_app  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
+from workers import registry  # noqa: E402
 from workers.broker import broker, ops_redis  # noqa: E402
 from config import get_settings  # noqa: E402
 
@@ -76,10 +77,11 @@ def _schema() -> Iterator[None]:
 def _clean() -> Iterator[None]:
     yield
     broker.flush_all()
-    # The simulated gateway's outbox outlives queue messages: a flush purged above must not leave
-    # the next test's receipts waiting for its flag to expire.
-    for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:simulated-*"):
-        ops_redis().delete(key)
+    # The outboxes outlive queue messages: a flush purged above must not leave the next test's
+    # receipts waiting for its flag to expire.
+    for pattern in ("simulated-*", "receipts-outbox*"):
+        for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:{pattern}"):
+            ops_redis().delete(key)
     # SMS gateways' circuits and slow-receipt verdicts (workers/sms_rotation.py) are per test too.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:sms-*"):
         ops_redis().delete(key)
@@ -87,6 +89,8 @@ def _clean() -> Iterator[None]:
     # count in the next test's queue figures.
     for key in ops_redis().scan_iter(f"{get_settings().queue_namespace}:ops:stats:*"):
         ops_redis().delete(key)
+    # Nor may a worker process a test killed count as live in the next test's.
+    ops_redis().delete(registry.keys(get_settings().queue_namespace)["workers"])
     with database.connection_context():
         tables = _all_tables()
         if is_postgres():

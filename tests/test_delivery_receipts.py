@@ -94,3 +94,39 @@ def test_batches_that_are_empty_too_long_or_malformed_are_refused(client):
 def test_a_batch_needs_the_provider_token(client):
     response = client.post(URL, json=[{"id": "gw-1", "status": "delivered"}], headers={"Authorization": "Bearer nope"})
     assert response.status_code == 403
+
+
+def test_receipts_posted_one_by_one_wait_in_the_outbox_and_one_flush_applies_them_in_order(client, service):
+    from workers.receipts import flush_receipts, receipts_outbox
+
+    sms = create_notification(service=service, status="sending")
+    other = create_notification(service=service, status="sending")
+    for receipt in ({"id": "gw-1", "reference": str(sms.id), "status": "buffered"},
+                    {"id": "gw-1", "reference": str(sms.id), "status": "delivered"},
+                    {"id": "gw-2", "reference": str(other.id), "status": "undeliverable"}):
+        assert _post(client, receipt).status_code == 200
+    assert receipts_outbox().waiting() == 3 and status_of(sms.id) == "sending"
+
+    flush_receipts.fn("flush-1")  # no worker here: the flush is run as a worker would run it
+    assert receipts_outbox().waiting() == 0
+    assert status_of(sms.id) == "delivered" and status_of(other.id) == "permanent-failure"
+
+
+def test_a_batch_that_cannot_be_applied_goes_on_one_receipt_at_a_time(client, worker, service, monkeypatch, caplog):
+    from workers import receipts as receipts_worker
+
+    def breaks_on_batches(provider, receipts):
+        if len(receipts) > 1:
+            raise ValueError("a bug that only a batch meets")
+        return apply_receipts(provider, receipts)
+
+    first, second = (create_notification(service=service, status="sending") for _ in range(2))
+    for notification in (first, second):
+        receipts_worker.receipts_outbox().add({"provider": "http-gateway", "receipt": {
+            "id": "gw", "reference": str(notification.id), "status": "delivered"}})
+    monkeypatch.setattr(receipts_worker, "apply_receipts", breaks_on_batches)
+    with caplog.at_level(logging.ERROR, logger="workers.receipts"):
+        receipts_worker.flush_receipts.fn("flush-2")
+
+    assert "could not be applied as a batch; queued one by one" in caplog.text
+    wait_for(lambda: status_of(first.id) == "delivered" and status_of(second.id) == "delivered")

@@ -126,10 +126,10 @@ SCHEDULE.extend([
     ("sweep-stuck-letters", _settings.sweep_interval_seconds, sweep_stuck_letters),
 ])
 
-# The simulated gateway's outboxes (workers/receipts.py): a lost flush message must not strand them.
-from workers.receipts import sweep_simulated_outboxes  # noqa: E402
+# The receipts outbox and the simulated gateway's (workers/receipts.py): a lost flush message must not strand them.
+from workers.receipts import sweep_outboxes  # noqa: E402
 
-SCHEDULE.append(("sweep-simulated-outboxes", _settings.sweep_interval_seconds, sweep_simulated_outboxes))
+SCHEDULE.append(("sweep-outboxes", _settings.sweep_interval_seconds, sweep_outboxes))
 
 # Retention (workers/retention.py): once a day, past-retention notifications, received texts, attempts.
 from workers.retention import DAY_SECONDS, purge_expired  # noqa: E402

@@ -20,7 +20,7 @@ from workers.sms_rotation import circuit, slow
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
-    process_receipts,
+    queue_receipts,
     queue_simulated_receipt,
     simulated_outbox,
 )
@@ -80,7 +80,7 @@ def _deliver(notification_id: str) -> None:
     dispatch.record_sent(notification, sent)
     if notification.notification_type == "email" and _settings.smtp_delivered_on_accept:
         # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery receipt.
-        process_receipts.send(sent.provider, [{"id": sent.reference, "reference": notification_id, "status": "delivered"}])
+        queue_receipts(sent.provider, [{"id": sent.reference, "reference": notification_id, "status": "delivered"}])
 
 
 @dramatiq.actor(queue_name="send-sms", **RETRIES)

@@ -78,19 +78,23 @@ def test_another_flush_never_takes_a_batch_held_by_a_failed_one(outbox):
 def test_the_periodic_sweep_flushes_what_lost_flush_messages_left_behind(service, live_server, worker):
     from tests.conftest import status_of, wait_for
     from tests.factories import create_notification
-    from workers.receipts import simulated_outbox, sweep_simulated_outboxes
+    from workers.receipts import receipts_outbox, simulated_outbox, sweep_outboxes
 
     to_send = create_notification(service=service, key_type="test", fragment_count=1)
     sending = create_notification(service=service, status="sending", key_type="test")
-    for kind, item in (("sends", str(to_send.id)),
-                       ("receipts", {"id": "sim-1", "reference": str(sending.id), "status": "delivered"})):
-        outbox = simulated_outbox(kind)
+    live = create_notification(service=service, status="sending")
+    for outbox, item in ((simulated_outbox("sends"), str(to_send.id)),
+                         (simulated_outbox("receipts"), {"id": "sim-1", "reference": str(sending.id),
+                                                         "status": "delivered"}),
+                         (receipts_outbox(), {"provider": "http-gateway", "receipt": {
+                             "id": "gw-1", "reference": str(live.id), "status": "delivered"}})):
         outbox.client.set(outbox.flag, 1)  # armed by a flush whose message was then lost
         assert outbox.add(item) is False
 
-    sweep_simulated_outboxes.send()
-    wait_for(lambda: status_of(to_send.id) == "delivered" and status_of(sending.id) == "delivered")
+    sweep_outboxes.send()
+    wait_for(lambda: {status_of(n.id) for n in (to_send, sending, live)} == {"delivered"})
     assert simulated_outbox("sends").waiting() == simulated_outbox("receipts").waiting() == 0
+    assert receipts_outbox().waiting() == 0
 
 
 def test_a_flush_that_gives_up_hands_its_batch_back_in_order(outbox, monkeypatch):
@@ -107,11 +111,13 @@ def test_a_flush_that_gives_up_hands_its_batch_back_in_order(outbox, monkeypatch
 
 
 def test_the_give_back_actor_finds_the_outbox_of_the_flush_that_gave_up():
-    from workers.receipts import give_back_simulated_batch, simulated_outbox
+    from workers.receipts import give_back_outbox_batch, receipts_outbox, simulated_outbox
 
-    sends = simulated_outbox("sends")
-    sends.add("n-1")
-    with pytest.raises(ConnectionError):
-        sends.flush("f9", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
-    give_back_simulated_batch({"actor_name": "flush_simulated_sends", "args": ["f9"]}, {})
-    assert sends.waiting() == 1
+    for outbox, flush_actor in ((simulated_outbox("sends"), "flush_simulated_sends"),
+                                (receipts_outbox(), "flush_receipts")):
+        outbox.add("n-1")
+        with pytest.raises(ConnectionError):
+            outbox.flush("f9", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+        assert outbox.waiting() == 0
+        give_back_outbox_batch({"actor_name": flush_actor, "args": ["f9"]}, {})
+        assert outbox.waiting() == 1
