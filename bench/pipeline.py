@@ -60,6 +60,7 @@ def procfile_worker_args() -> list[str]:
 
 WORKER_ARGS = procfile_worker_args()
 PROCESSES = int(WORKER_ARGS[WORKER_ARGS.index("--processes") + 1])
+THREADS = int(WORKER_ARGS[WORKER_ARGS.index("--threads") + 1])
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Run:
     gateway_cpu_ms: float = 0.0
     machine_cpu_ms: float = 0.0  # every process of the machine, database and Redis included
     most_in_flight: int = 0
+    gateway_delay_ms: float = 0.0  # R5: each thread waits this long per send
 
     def ceiling(self) -> float:
         """The most notifications per second this machine's cores allow at this CPU per notification,
@@ -78,9 +80,11 @@ class Run:
         return (os.cpu_count() or 1) * 1000 / ours if ours > 0 else 0.0
 
     def process_ceiling(self) -> float:
-        """The most notifications per second one worker process can handle: a core's worth of CPU
-        (the GIL) over the workers' CPU per notification, however many cores the machine has."""
-        return 1000 / self.worker_cpu_ms if self.worker_cpu_ms else 0.0
+        """The most notifications per second one worker process can handle, however many cores the
+        machine has: a core's worth of CPU (the GIL) over the workers' CPU per notification, and no
+        more than its threads can have in flight at the gateway's latency."""
+        by_cpu = 1000 / self.worker_cpu_ms if self.worker_cpu_ms else 0.0
+        return min(by_cpu, THREADS * 1000 / self.gateway_delay_ms) if self.gateway_delay_ms else by_cpu
 
 
 def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count: int,
@@ -143,8 +147,10 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
     env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
                       PROVIDER_WEBHOOK_TOKEN=webhook_token, QUEUE_NAMESPACE=f"bench-{uuid.uuid4().hex[:8]}", **extra)
     try:
-        return _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
-                             gateway_process and extra["SMS_GATEWAY_URL"], gateway_process and gateway_process.pid)
+        run = _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
+                            gateway_process and extra["SMS_GATEWAY_URL"], gateway_process and gateway_process.pid)
+        run.gateway_delay_ms = gateway.gateway_delay_ms if gateway is not None else 0.0
+        return run
     finally:
         if gateway_process is not None:
             gateway_process.terminate()
