@@ -16,6 +16,7 @@ queue), a periodic job starts a flush for what is waiting.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Callable
 
 import redis
@@ -23,6 +24,7 @@ import redis
 BATCH_SIZE = 500
 FLAG_TTL_MS = 60_000  # a flush that died holding the flag blocks new ones for at most this long
 HELD_TTL_MS = 7 * 24 * 3600 * 1000  # outlives any broker redelivery of the flush that holds it
+FLUSH_BUDGET_SECONDS = 30.0  # far inside a worker's time limit (Dramatiq's default: 10 minutes)
 
 # KEYS: pending list, holding list, flag. ARGV: batch size, holding ttl, flag ttl.
 _TAKE = """
@@ -73,19 +75,27 @@ class Outbox:
     def _held(self, flush_id: str) -> str:
         return f"{self.pending}:held:{flush_id}"
 
-    def flush(self, flush_id: str, handle: Callable[[list[Any]], None]) -> int:
+    def flush(self, flush_id: str, handle: Callable[[list[Any]], None], hand_over: Callable[[], None],
+              budget_seconds: float = FLUSH_BUDGET_SECONDS) -> int:
         """Handle everything queued, a batch at a time; the number of items handled.
 
         `handle` raises to stop the flush; what it was given stays held for this flush_id's retry.
+        Under a steady flow the queue never empties: after budget_seconds the flush calls
+        hand_over() (which must schedule a new flush) and ends, the flag still armed for that one,
+        so no flush outlives its worker's time limit.
         """
         held = self._held(flush_id)
         handled = 0
+        deadline = time.monotonic() + budget_seconds
         while True:
             batch = self._take(keys=[self.pending, held, self.flag], args=[BATCH_SIZE, HELD_TTL_MS, FLAG_TTL_MS])
             if batch:
                 handle([json.loads(item) for item in batch])
                 self.client.delete(held)
                 handled += len(batch)
+                if time.monotonic() >= deadline:
+                    hand_over()
+                    return handled
                 continue
             self.client.delete(self.flag)
             # Whatever was added after the last batch but before the flag went found it still armed.

@@ -112,13 +112,14 @@ def give_back_outbox_batch(message_data: dict, retry_info: dict) -> None:
 
 @dramatiq.actor(queue_name="receipts", **FLUSH_RETRIES)
 def flush_receipts(flush_id: str) -> None:
-    receipts_outbox().flush(flush_id, _apply_batch)
+    receipts_outbox().flush(flush_id, _apply_batch, lambda: flush_receipts.send(uuid.uuid4().hex))
 
 
 @dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
 def flush_simulated_receipts(flush_id: str) -> None:
     """What a real gateway does after sends: post the receipts to our webhook over HTTP, in batches."""
-    simulated_outbox("receipts").flush(flush_id, post_simulated_receipts)
+    simulated_outbox("receipts").flush(flush_id, post_simulated_receipts,
+                                       lambda: flush_simulated_receipts.send(uuid.uuid4().hex))
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 import logging
 import random
+import uuid
 
 import dramatiq
 
@@ -133,7 +134,7 @@ def flush_simulated_sends(flush_id: str) -> None:
         if receipts:
             post_simulated_receipts(receipts)
 
-    simulated_outbox("sends").flush(flush_id, send_batch)
+    simulated_outbox("sends").flush(flush_id, send_batch, lambda: flush_simulated_sends.send(uuid.uuid4().hex))
 
 
 def delay_until(when: datetime.datetime | None) -> int | None:

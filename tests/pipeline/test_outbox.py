@@ -19,9 +19,13 @@ def _receipt(n: int) -> dict:
     return {"id": f"sim-{n}", "reference": str(n), "status": "delivered"}
 
 
+def _never_handed_over() -> None:
+    raise AssertionError("a flush within its budget handed over")
+
+
 def test_only_the_first_receipt_asks_for_a_flush_until_the_flush_is_done(outbox):
     assert [outbox.add(_receipt(n)) for n in range(3)] == [True, False, False]
-    outbox.flush("f1", lambda batch: None)
+    outbox.flush("f1", lambda batch: None, _never_handed_over)
     assert outbox.add(_receipt(3)) is True
 
 
@@ -31,7 +35,7 @@ def test_a_flush_posts_everything_in_order_in_batches(outbox, monkeypatch):
     for n in range(5):
         outbox.add(_receipt(n))
 
-    assert outbox.flush("f1", posted.append) == 5
+    assert outbox.flush("f1", posted.append, _never_handed_over) == 5
     assert posted == [[_receipt(0), _receipt(1)], [_receipt(2), _receipt(3)], [_receipt(4)]]
 
 
@@ -44,8 +48,23 @@ def test_receipts_added_while_flushing_go_in_the_same_flush(outbox):
             assert outbox.add(_receipt(99)) is False  # the running flush will take it
     outbox.add(_receipt(1))
 
-    outbox.flush("f1", post)
+    outbox.flush("f1", post, _never_handed_over)
     assert posted == [[_receipt(1)], [_receipt(99)]]
+
+
+def test_a_flush_past_its_budget_hands_over_to_the_next_one_still_armed(outbox, monkeypatch):
+    monkeypatch.setattr(outbox_module, "BATCH_SIZE", 2)
+    for n in range(5):
+        outbox.add(_receipt(n))
+    handed_over: list[bool] = []
+    posted: list[list[dict]] = []
+
+    assert outbox.flush("f1", posted.append, lambda: handed_over.append(True), budget_seconds=0) == 2
+    assert handed_over == [True] and posted == [[_receipt(0), _receipt(1)]]
+    assert outbox.add(_receipt(5)) is False  # the flush handed over to holds the flag
+    assert outbox.flush("f2", posted.append, _never_handed_over) == 4
+    assert posted[1:] == [[_receipt(2), _receipt(3)], [_receipt(4), _receipt(5)]]
+    assert outbox.add(_receipt(6)) is True
 
 
 def test_a_batch_the_webhook_did_not_take_is_posted_first_by_the_retried_flush(outbox, monkeypatch):
@@ -56,10 +75,10 @@ def test_a_batch_the_webhook_did_not_take_is_posted_first_by_the_retried_flush(o
     def webhook_down(batch: list[dict]) -> None:
         raise ConnectionError("webhook down")
     with pytest.raises(ConnectionError):
-        outbox.flush("f1", webhook_down)
+        outbox.flush("f1", webhook_down, _never_handed_over)
     assert outbox.add(_receipt(3)) is False  # still armed by the failed flush, whose retry will come
     posted: list[list[dict]] = []
-    outbox.flush("f1", posted.append)  # the broker's retry carries the same flush id
+    outbox.flush("f1", posted.append, _never_handed_over)  # the broker's retry carries the same flush id
 
     assert posted == [[_receipt(0), _receipt(1)], [_receipt(2), _receipt(3)]]
 
@@ -67,11 +86,11 @@ def test_a_batch_the_webhook_did_not_take_is_posted_first_by_the_retried_flush(o
 def test_another_flush_never_takes_a_batch_held_by_a_failed_one(outbox):
     outbox.add(_receipt(1))
     with pytest.raises(ConnectionError):
-        outbox.flush("f1", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+        outbox.flush("f1", lambda batch: (_ for _ in ()).throw(ConnectionError("down")), _never_handed_over)
     outbox.add(_receipt(2))
     posted: list[list[dict]] = []
-    outbox.flush("f2", posted.append)
-    outbox.flush("f1", posted.append)
+    outbox.flush("f2", posted.append, _never_handed_over)
+    outbox.flush("f1", posted.append, _never_handed_over)
     assert posted == [[_receipt(2)], [_receipt(1)]]
 
 
@@ -102,11 +121,11 @@ def test_a_flush_that_gives_up_hands_its_batch_back_in_order(outbox, monkeypatch
     for n in range(3):
         outbox.add(_receipt(n))
     with pytest.raises(ConnectionError):
-        outbox.flush("f1", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+        outbox.flush("f1", lambda batch: (_ for _ in ()).throw(ConnectionError("down")), _never_handed_over)
 
     assert outbox.give_back("f1") == 2 and outbox.give_back("f1") == 0
     posted: list[list[dict]] = []
-    outbox.flush("f2", posted.append)
+    outbox.flush("f2", posted.append, _never_handed_over)
     assert posted == [[_receipt(0), _receipt(1)], [_receipt(2)]]
 
 
@@ -117,7 +136,7 @@ def test_the_give_back_actor_finds_the_outbox_of_the_flush_that_gave_up():
                                 (receipts_outbox(), "flush_receipts")):
         outbox.add("n-1")
         with pytest.raises(ConnectionError):
-            outbox.flush("f9", lambda batch: (_ for _ in ()).throw(ConnectionError("down")))
+            outbox.flush("f9", lambda batch: (_ for _ in ()).throw(ConnectionError("down")), _never_handed_over)
         assert outbox.waiting() == 0
         give_back_outbox_batch({"actor_name": flush_actor, "args": ["f9"]}, {})
         assert outbox.waiting() == 1
