@@ -140,14 +140,14 @@ def register_report_reader(app: Flask) -> None:
 
         from pipeline.providers.email.events import to_json
         from pipeline.providers.email.reports import read_report
-        from workers.receipts import process_email_events
+        from workers.receipts import queue_email_events
 
         events = read_report(sys.stdin.buffer.read())
         if not events:
             click.echo("not a delivery status notification or abuse report: ignored", err=True)
             return
         try:
-            process_email_events.send("smtp", [to_json(event) for event in events])
+            queue_email_events("smtp", [to_json(event) for event in events])
         except (redis.RedisError, BrokerError) as error:
             click.echo(f"queue unavailable, try again later: {error}", err=True)
             raise click.exceptions.Exit(75) from None

@@ -130,3 +130,21 @@ def test_a_batch_that_cannot_be_applied_goes_on_one_receipt_at_a_time(client, wo
 
     assert "could not be applied as a batch; queued one by one" in caplog.text
     wait_for(lambda: status_of(first.id) == "delivered" and status_of(second.id) == "delivered")
+
+
+def test_email_events_and_sms_receipts_wait_in_one_outbox_and_one_flush_applies_both(client, service):
+    from workers.receipts import flush_receipts, receipts_outbox
+
+    sms = create_notification(service=service, status="sending")
+    email = create_notification(service=service, notification_type="email", status="sending")
+    headers = {"Authorization": f"Bearer {get_settings().provider_webhook_token}"}
+    assert _post(client, {"id": "gw-1", "reference": str(sms.id), "status": "delivered"}).status_code == 200
+    for event in ({"type": "delivered", "reference": str(email.id)},
+                  {"type": "permanent-bounce", "reference": str(email.id), "detail": "550 5.1.1 user unknown"}):
+        assert client.post("/providers/mail-relay/email-events", json=event, headers=headers).status_code == 200
+    assert receipts_outbox().waiting() == 3
+
+    flush_receipts.fn("flush-3")
+    assert status_of(sms.id) == "delivered"
+    assert status_of(email.id) == "permanent-failure"
+    assert receipts_outbox().waiting() == 0

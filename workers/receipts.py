@@ -12,7 +12,6 @@ import functools
 import logging
 import uuid
 from itertools import groupby
-from operator import itemgetter
 
 import dramatiq
 
@@ -35,39 +34,58 @@ def process_receipts(provider: str, receipts: list[dict]) -> None:
     apply_receipts(provider, receipts)
 
 
+@dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
+def process_email_events(provider: str, events: list[dict]) -> None:
+    apply_email_events(provider, [from_json(event) for event in events])
+
+
 @functools.cache
 def receipts_outbox() -> Outbox:
-    """Providers' receipts posted to the webhook, waiting to be applied."""
+    """Providers' SMS receipts and email events posted to the webhooks, waiting to be applied."""
     return Outbox(ops_redis(), f"{get_settings().queue_namespace}:receipts-outbox")
 
 
+# What the outbox holds, by its key in an item: how a run of them is applied, and the message that
+# takes one of them on its own.
+_KINDS = {"receipt": process_receipts, "email_event": process_email_events}
+
+
 def queue_receipts(provider: str, receipts: list[dict]) -> None:
-    """Queue a provider's receipts for the receipts flush. A Redis outage raises: the webhook then
-    answers 503 and the provider posts them again."""
-    if receipts_outbox().add(*({"provider": provider, "receipt": receipt} for receipt in receipts)):
+    """Queue a provider's SMS receipts for the receipts flush. A Redis outage raises: the webhook
+    then answers 503 and the provider posts them again."""
+    _queue(provider, "receipt", receipts)
+
+
+def queue_email_events(provider: str, events: list[dict]) -> None:
+    """Queue an email provider's events (the webhook's JSON shape), as queue_receipts does receipts."""
+    _queue(provider, "email_event", events)
+
+
+def _queue(provider: str, kind: str, items: list[dict]) -> None:
+    if receipts_outbox().add(*({"provider": provider, kind: item} for item in items)):
         with left_to_the_sweeps(flush_receipts):
             flush_receipts.send(uuid.uuid4().hex)
 
 
+def _kind_and_provider(item: dict) -> tuple[str, str]:
+    return ("receipt" if "receipt" in item else "email_event"), item["provider"]
+
+
 def _apply_batch(items: list[dict]) -> None:
-    # Runs of one provider, in the order they came: "pending" then "delivered" lands in that order.
-    for provider, run in groupby(items, key=itemgetter("provider")):
-        receipts = [item["receipt"] for item in run]
+    # Runs of one kind and provider, in the order they came: "pending" then "delivered" lands in
+    # that order.
+    for (kind, provider), run in groupby(items, key=_kind_and_provider):
+        each = [item[kind] for item in run]
         try:
-            apply_receipts(provider, receipts)
+            _KINDS[kind].fn(provider, each)
         except UNAVAILABLE:
             raise  # the flush is retried with its batch
         except Exception:
-            # A receipt that breaks its batch must not hold up every receipt behind it: each goes on
-            # as a message of its own, with that message's retries and, in the end, the dead letters.
-            log.exception("receipts from %s could not be applied as a batch; queued one by one", provider)
-            for receipt in receipts:
-                process_receipts.send(provider, [receipt])
-
-
-@dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
-def process_email_events(provider: str, events: list[dict]) -> None:
-    apply_email_events(provider, [from_json(event) for event in events])
+            # One that breaks its batch must not hold up every receipt behind it: each goes on as a
+            # message of its own, with that message's retries and, in the end, the dead letters.
+            log.exception("%ss from %s could not be applied as a batch; queued one by one", kind, provider)
+            for one in each:
+                _KINDS[kind].send(provider, [one])
 
 
 @functools.cache
