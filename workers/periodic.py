@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import uuid
 from typing import Callable, Iterable
 
 import dramatiq
@@ -127,7 +128,19 @@ SCHEDULE.extend([
 ])
 
 # The receipts outbox and the simulated gateway's (workers/receipts.py): a lost flush message must not strand them.
-from workers.receipts import sweep_outboxes  # noqa: E402
+from workers.receipts import flush_receipts, flush_simulated_receipts, receipts_outbox, simulated_outbox  # noqa: E402
+from workers.sending import flush_simulated_sends  # noqa: E402
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def sweep_outboxes() -> None:
+    """Start a flush for what a lost flush message left waiting; flushes running side by side are
+    safe, each batch is taken by one of them."""
+    for outbox, flush in ((receipts_outbox(), flush_receipts), (simulated_outbox("sends"), flush_simulated_sends),
+                          (simulated_outbox("receipts"), flush_simulated_receipts)):
+        if outbox.waiting():
+            flush.send(uuid.uuid4().hex)
+
 
 SCHEDULE.append(("sweep-outboxes", _settings.sweep_interval_seconds, sweep_outboxes))
 

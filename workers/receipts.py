@@ -139,14 +139,3 @@ def flush_simulated_receipts(flush_id: str) -> None:
     simulated_outbox("receipts").flush(flush_id, post_simulated_receipts,
                                        lambda: flush_simulated_receipts.send(uuid.uuid4().hex))
 
-
-@dramatiq.actor(queue_name="periodic", max_retries=0)
-def sweep_outboxes() -> None:
-    """Start a flush for what a lost flush message left waiting; flushes running side by side are
-    safe, each batch is taken by one of them."""
-    from workers.sending import flush_simulated_sends
-
-    for outbox, flush in ((receipts_outbox(), flush_receipts), (simulated_outbox("sends"), flush_simulated_sends),
-                          (simulated_outbox("receipts"), flush_simulated_receipts)):
-        if outbox.waiting():
-            flush.send(uuid.uuid4().hex)

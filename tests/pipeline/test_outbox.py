@@ -97,7 +97,8 @@ def test_another_flush_never_takes_a_batch_held_by_a_failed_one(outbox):
 def test_the_periodic_sweep_flushes_what_lost_flush_messages_left_behind(service, live_server, worker):
     from tests.conftest import status_of, wait_for
     from tests.factories import create_notification
-    from workers.receipts import receipts_outbox, simulated_outbox, sweep_outboxes
+    from workers.periodic import sweep_outboxes
+    from workers.receipts import receipts_outbox, simulated_outbox
 
     to_send = create_notification(service=service, key_type="test", fragment_count=1)
     sending = create_notification(service=service, status="sending", key_type="test")
