@@ -21,7 +21,6 @@ from workers.sms_rotation import circuit, slow
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
-    queue_receipts,
     queue_simulated_receipt,
     simulated_outbox,
 )
@@ -80,8 +79,12 @@ def _deliver(notification_id: str) -> None:
         return
     dispatch.record_sent(notification, sent)
     if notification.notification_type == "email" and _settings.smtp_delivered_on_accept:
-        # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery receipt.
-        queue_receipts(sent.provider, [{"id": sent.reference, "reference": notification_id, "status": "delivered"}])
+        # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery. Moved on
+        # here rather than by a queued receipt, which a Redis outage at this moment would lose.
+        try:
+            statuses.transition(notification_id, statuses.DELIVERED)
+        except statuses.IllegalTransition:
+            pass  # a bounce came first; the refusal is logged by the transition table
 
 
 @dramatiq.actor(queue_name="send-sms", **RETRIES)
