@@ -104,9 +104,12 @@ def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) 
         first_receipt.setdefault(notification_id, receipt)
     if not first_receipt:
         return
-    created = (Notification.select(Notification.id, Notification.fragment_count)
-               .where(Notification.id.in_(list(first_receipt)) & (Notification.status == statuses.CREATED)
-                      & Notification.notification_type.in_(("sms", "email"))))
+    # Read to the end before the first write: under SQLite, writing on a connection whose SELECT is
+    # still stepping fails at once ("database is locked") once another connection has committed, and
+    # a batch of receipts gives other connections time to commit.
+    created = list(Notification.select(Notification.id, Notification.fragment_count)
+                   .where(Notification.id.in_(list(first_receipt)) & (Notification.status == statuses.CREATED)
+                          & Notification.notification_type.in_(("sms", "email"))))
     now = utcnow()
     for row in created:
         receipt = first_receipt[str(row.id)]
