@@ -161,14 +161,11 @@ def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
     else:
         units, new_status = 0, statuses.SENDING
     now = utcnow()
-    try:
-        moved = statuses.transition(
-            notification.id, new_status, sent_at=now, sent_by=dispatched.provider,
-            provider_reference=dispatched.reference, billable_units=units,
-            dispatch_started_at=notification.dispatch_started_at or now,
-        )
-    except statuses.IllegalTransition:
-        moved = False  # its receipt already moved it on
+    moved = statuses.transition_if_allowed(  # refused when its receipt already moved it on
+        notification.id, new_status, sent_at=now, sent_by=dispatched.provider,
+        provider_reference=dispatched.reference, billable_units=units,
+        dispatch_started_at=notification.dispatch_started_at or now,
+    )
     if not moved:
         # Not a status change: the send's details, where a receipt that came first left them out.
         Notification.update(

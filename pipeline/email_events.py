@@ -60,10 +60,8 @@ def apply_email_events(provider: str, events: Sequence[EmailEvent]) -> int:
                                                   detail={"complaint_type": event.detail or "abuse"})
             changed += recorded is not None
             continue
-        try:
-            changed += statuses.transition(notification.id, _STATUS[event.type])
-        except statuses.IllegalTransition:
-            pass  # e.g. a late "delivered" after a bounce; logged by the transition table
+        # Refused for, say, a late "delivered" after a bounce.
+        changed += statuses.transition_if_allowed(notification.id, _STATUS[event.type])
         if event.type != DELIVERED and event.detail:
             log.info("%s of %s: %s", event.type, notification.id, event.detail)
     return changed

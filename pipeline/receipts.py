@@ -111,14 +111,11 @@ def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) 
                    .where(Notification.id.in_(list(first_receipt)) & (Notification.status == statuses.CREATED)
                           & Notification.notification_type.in_(("sms", "email"))))
     now = utcnow()
-    for row in created:
+    for row in created:  # refused where the send's answer moved it meanwhile (to `sent`, international)
         receipt = first_receipt[str(row.id)]
-        try:
-            statuses.transition(row.id, statuses.SENDING, sent_at=now, sent_by=provider,
-                                provider_reference=str(receipt["id"]), billable_units=row.fragment_count,
-                                dispatch_started_at=now)
-        except statuses.IllegalTransition:
-            pass  # the send's answer moved it meanwhile (to `sent`, an international text)
+        statuses.transition_if_allowed(row.id, statuses.SENDING, sent_at=now, sent_by=provider,
+                                       provider_reference=str(receipt["id"]), billable_units=row.fragment_count,
+                                       dispatch_started_at=now)
 
 
 def _hold(provider: str, receipts: list[Receipt]) -> None:

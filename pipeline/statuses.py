@@ -138,6 +138,15 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     raise IllegalTransition(f"{current.status if current else 'missing'} -> {new_status}")
 
 
+def transition_if_allowed(notification_id: Any, new_status: str, **fields: Any) -> bool:
+    """transition(), with a refusal answered False instead of raised (transition logs it): for a
+    move that races a receipt, a bounce or a cancel, where the status reached first stands."""
+    try:
+        return transition(notification_id, new_status, **fields)
+    except IllegalTransition:
+        return False
+
+
 NOT_NULL = object()  # a transition_many condition: the column holds any value
 PLAIN_BATCH = 100  # transition_many keeps compiled SQL for batches up to this size (one per size)
 

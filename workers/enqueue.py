@@ -38,13 +38,25 @@ def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | N
     database.after_commit(send)
 
 
+def start_flush(flush: dramatiq.Actor) -> None:
+    """Send flush(<new id>): a flush's id names the batch it holds (pipeline/outbox.py)."""
+    flush.send(uuid.uuid4().hex)
+
+
+def add_now(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) -> None:
+    """Queue items in a Redis outbox at once, and start a flush when none of that outbox is under
+    way. An outage while adding raises; once the items are in, a lost flush message is the sweep's."""
+    if outbox.add(*items):
+        with left_to_the_sweeps(flush):
+            start_flush(flush)
+
+
 def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) -> None:
-    """Queue items in a Redis outbox once the current transaction commits (at once outside one),
-    and send flush(<new id>) when no flush of that outbox is under way."""
+    """add_now once the current transaction commits (at once outside one); the row has committed,
+    so an outage is logged and left to the sweeps."""
     def add() -> None:
         with left_to_the_sweeps(flush):
-            if outbox.add(*items):
-                flush.send(uuid.uuid4().hex)
+            add_now(outbox, items, flush)
     database.after_commit(add)
 
 

@@ -32,13 +32,6 @@ def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict
             "retry_when": lambda retries, exc: isinstance(exc, retryable) and retries < _settings.provider_max_retries}
 
 
-def _fail(notification_id: str) -> None:
-    try:
-        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
-    except statuses.IllegalTransition:
-        pass  # moved on meanwhile; the refusal is logged by the transition table
-
-
 @dramatiq.actor(queue_name="create-letter-pdf", **_retries(_DATABASE_ERRORS, "letter_stage_failed"))
 def create_letter_pdf(notification_id: str) -> None:
     stages.create_letter_pdf(notification_id, letter_storage())
@@ -52,7 +45,7 @@ def scan_precompiled_letter(notification_id: str) -> None:
 @dramatiq.actor(queue_name="create-letter-pdf", max_retries=3)
 def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
     log.warning("%s gave up on letter %s", message_data["actor_name"], message_data["args"][0])
-    _fail(message_data["args"][0])
+    statuses.transition_if_allowed(message_data["args"][0], statuses.TECHNICAL_FAILURE)  # unless moved on meanwhile
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)

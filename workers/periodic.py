@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import uuid
 from typing import Callable, Iterable
 
 import dramatiq
@@ -42,13 +41,6 @@ def each_row(job: str, ids: Iterable[object], handle: Callable[[object], None]) 
     return bad
 
 
-def _move(notification_id: object, new_status: str) -> None:
-    try:
-        statuses.transition(notification_id, new_status)
-    except statuses.IllegalTransition:
-        pass  # a receipt moved it on meanwhile; the refusal is logged by the transition table
-
-
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_notifications() -> None:
     """Send again what lost its queue message; fail claims whose outcome stayed unknown.
@@ -80,7 +72,7 @@ def sweep_stuck_notifications() -> None:
     def fail(notification_id: object) -> None:
         log.warning("no receipt for %s, whose send's outcome was unknown; marking technical-failure",
                     notification_id)
-        _move(notification_id, statuses.TECHNICAL_FAILURE)
+        statuses.transition_if_allowed(notification_id, statuses.TECHNICAL_FAILURE)  # unless a receipt came
 
     each_row("sweep-stuck-notifications", [row.id for row in abandoned], fail)
 
@@ -128,7 +120,8 @@ SCHEDULE.extend([
 ])
 
 # The receipts outbox and the simulated gateway's (workers/receipts.py): a lost flush message must not strand them.
-from workers.receipts import flush_receipts, flush_simulated_receipts, receipts_outbox, simulated_outbox  # noqa: E402
+from workers.enqueue import start_flush  # noqa: E402
+from workers.receipts import flush_receipts, flush_simulated_receipts, outbox_of  # noqa: E402
 from workers.sending import flush_simulated_sends  # noqa: E402
 
 
@@ -136,10 +129,9 @@ from workers.sending import flush_simulated_sends  # noqa: E402
 def sweep_outboxes() -> None:
     """Start a flush for what a lost flush message left waiting; flushes running side by side are
     safe, each batch is taken by one of them."""
-    for outbox, flush in ((receipts_outbox(), flush_receipts), (simulated_outbox("sends"), flush_simulated_sends),
-                          (simulated_outbox("receipts"), flush_simulated_receipts)):
-        if outbox.waiting():
-            flush.send(uuid.uuid4().hex)
+    for flush in (flush_receipts, flush_simulated_sends, flush_simulated_receipts):
+        if outbox_of(flush).waiting():
+            start_flush(flush)
 
 
 SCHEDULE.append(("sweep-outboxes", _settings.sweep_interval_seconds, sweep_outboxes))

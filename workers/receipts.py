@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import uuid
 from itertools import groupby
 
 import dramatiq
@@ -23,7 +22,7 @@ from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
 from models.outages import UNAVAILABLE
 from workers.broker import ops_redis
-from workers.enqueue import left_to_the_sweeps
+from workers.enqueue import add_now, start_flush
 
 log = logging.getLogger(__name__)
 SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outboxes
@@ -62,9 +61,7 @@ def queue_email_events(provider: str, events: list[dict]) -> None:
 
 
 def _queue(provider: str, kind: str, items: list[dict]) -> None:
-    if receipts_outbox().add(*({"provider": provider, kind: item} for item in items)):
-        with left_to_the_sweeps(flush_receipts):
-            flush_receipts.send(uuid.uuid4().hex)
+    add_now(receipts_outbox(), [{"provider": provider, kind: item} for item in items], flush_receipts)
 
 
 def _kind_and_provider(item: dict) -> tuple[str, str]:
@@ -105,9 +102,7 @@ def queue_simulated_receipt(receipt: dict) -> None:
     message's retry or the stuck-notifications sweep, where a swallowed outage would leave it
     `sending` with no receipt ever to come. Once the receipt is queued, a lost flush message is
     the outbox sweep's."""
-    if simulated_outbox("receipts").add(receipt):
-        with left_to_the_sweeps(flush_simulated_receipts):
-            flush_simulated_receipts.send(uuid.uuid4().hex)
+    add_now(simulated_outbox("receipts"), [receipt], flush_simulated_receipts)
 
 
 # A flush retries for about five minutes, then hands its batch back for a later flush.
@@ -115,27 +110,31 @@ FLUSH_RETRIES = {"max_retries": 10, "min_backoff": 500, "max_backoff": 60_000,
                  "on_retry_exhausted": "give_back_simulated_batch"}
 
 
-def _outbox_of(flush_actor_name: str) -> Outbox:
-    if flush_actor_name == "flush_receipts":
-        return receipts_outbox()
-    return simulated_outbox("sends" if flush_actor_name == "flush_simulated_sends" else "receipts")
+# Each flush actor's outbox, by the actor's name (flush_simulated_sends is in workers/sending.py).
+_OUTBOXES = {"flush_receipts": receipts_outbox, "flush_simulated_sends": lambda: simulated_outbox("sends"),
+             "flush_simulated_receipts": lambda: simulated_outbox("receipts")}
+
+
+def outbox_of(flush: dramatiq.Actor | str) -> Outbox:
+    """The outbox a flush actor (or its name, as a failed message gives it) works through."""
+    return _OUTBOXES[flush if isinstance(flush, str) else flush.actor_name]()
 
 
 # Named as before it served the receipts outbox too: a give-back queued under that name by an older
 # release still finds its actor.
 @dramatiq.actor(actor_name="give_back_simulated_batch", queue_name="simulated-gateway", max_retries=3)
 def give_back_outbox_batch(message_data: dict, retry_info: dict) -> None:
-    _outbox_of(message_data["actor_name"]).give_back(message_data["args"][0])
+    outbox_of(message_data["actor_name"]).give_back(message_data["args"][0])
 
 
 @dramatiq.actor(queue_name="receipts", **FLUSH_RETRIES)
 def flush_receipts(flush_id: str) -> None:
-    receipts_outbox().flush(flush_id, _apply_batch, lambda: flush_receipts.send(uuid.uuid4().hex))
+    receipts_outbox().flush(flush_id, _apply_batch, functools.partial(start_flush, flush_receipts))
 
 
 @dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
 def flush_simulated_receipts(flush_id: str) -> None:
     """What a real gateway does after sends: post the receipts to our webhook over HTTP, in batches."""
     simulated_outbox("receipts").flush(flush_id, post_simulated_receipts,
-                                       lambda: flush_simulated_receipts.send(uuid.uuid4().hex))
+                                       functools.partial(start_flush, flush_simulated_receipts))
 

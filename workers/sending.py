@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import random
-import uuid
 
 import dramatiq
 
@@ -16,7 +16,7 @@ from models.outages import UNAVAILABLE
 from pipeline import dispatch, failover, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
-from workers.enqueue import add_after_commit, enqueue_after_commit
+from workers.enqueue import add_after_commit, enqueue_after_commit, start_flush
 from workers.sms_rotation import circuit, slow
 from workers.receipts import (
     FLUSH_RETRIES,
@@ -80,11 +80,9 @@ def _deliver(notification_id: str) -> None:
     dispatch.record_sent(notification, sent)
     if notification.notification_type == "email" and _settings.smtp_delivered_on_accept:
         # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery. Moved on
-        # here rather than by a queued receipt, which a Redis outage at this moment would lose.
-        try:
-            statuses.transition(notification_id, statuses.DELIVERED)
-        except statuses.IllegalTransition:
-            pass  # a bounce came first; the refusal is logged by the transition table
+        # here rather than by a queued receipt, which a Redis outage at this moment would lose. A
+        # bounce that came first stands.
+        statuses.transition_if_allowed(notification_id, statuses.DELIVERED)
 
 
 @dramatiq.actor(queue_name="send-sms", **RETRIES)
@@ -137,7 +135,7 @@ def flush_simulated_sends(flush_id: str) -> None:
         if receipts:
             post_simulated_receipts(receipts)
 
-    simulated_outbox("sends").flush(flush_id, send_batch, lambda: flush_simulated_sends.send(uuid.uuid4().hex))
+    simulated_outbox("sends").flush(flush_id, send_batch, functools.partial(start_flush, flush_simulated_sends))
 
 
 def delay_until(when: datetime.datetime | None) -> int | None:

@@ -89,11 +89,8 @@ def send_batch(batch_id: str, provider: PrintProvider, storage: Storage) -> int:
     provider.send_batch(PrintBatch(batch_id, letters))
     now = utcnow()
     moved = 0
-    for letter in letters:
-        try:
-            moved += statuses.transition(letter.id, statuses.SENDING, sent_at=now, sent_by=provider.name)
-        except statuses.IllegalTransition:
-            pass  # cancelled while being handed over; the refusal is logged by the transition table
+    for letter in letters:  # one cancelled while being handed over stays cancelled
+        moved += statuses.transition_if_allowed(letter.id, statuses.SENDING, sent_at=now, sent_by=provider.name)
     log.info("print batch %s: %d letters handed to %s", batch_id, moved, provider.name)
     return moved
 
@@ -102,10 +99,7 @@ def fail_batch(batch_id: str) -> int:
     """The batch could not be handed over: its letters still waiting become technical-failure."""
     failed = 0
     for row in _letters_of(batch_id):
-        try:
-            failed += statuses.transition(row.id, statuses.TECHNICAL_FAILURE)
-        except statuses.IllegalTransition:
-            pass
+        failed += statuses.transition_if_allowed(row.id, statuses.TECHNICAL_FAILURE)
     return failed
 
 
