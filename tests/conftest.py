@@ -22,6 +22,15 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def unreachable_outbox():
+    """An outbox on a port nothing listens on: Redis refuses it, as in an outage."""
+    import redis
+
+    from pipeline.outbox import Outbox
+
+    return Outbox(redis.Redis(host="127.0.0.1", port=_free_port()), "unreachable")
+
+
 _instance = tempfile.mkdtemp(prefix="notify-tests-")
 _port = _free_port()  # the live server's port, known up front so BASE_URL (webhooks, links) points at it
 os.environ["BASE_URL"] = f"http://127.0.0.1:{_port}"

@@ -195,20 +195,13 @@ def test_the_mta_pipe_reads_a_bounce_and_an_abuse_report(app, service, receiver,
 
 def test_an_email_counted_delivered_on_acceptance_needs_no_redis_after_its_send(service, live_server, worker, smtp,
                                                                                 monkeypatch):
-    import socket
-
-    import redis
-
     import workers.receipts
-    from pipeline.outbox import Outbox
+    from tests.conftest import unreachable_outbox
 
     monkeypatch.setattr(workers.sending, "_settings", dataclasses.replace(config._settings,
                                                                           smtp_delivered_on_accept=True))
-    with socket.socket() as probe:  # a port nothing listens on: the receipts outbox's Redis is down
-        probe.bind(("127.0.0.1", 0))
-        closed_port = probe.getsockname()[1]
-    monkeypatch.setattr(workers.receipts, "receipts_outbox",
-                        lambda: Outbox(redis.Redis(host="127.0.0.1", port=closed_port), "unreachable"))
+    unreachable = unreachable_outbox()  # the receipts outbox's Redis is down
+    monkeypatch.setattr(workers.receipts, "receipts_outbox", lambda: unreachable)
     notification_id = send_email(service, live_server)
     smtp.wait_for_messages(1)
     wait_for(lambda: status_of(notification_id) == "delivered")

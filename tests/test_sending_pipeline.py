@@ -178,19 +178,14 @@ def test_a_simulated_send_whose_worker_dies_before_recording_it_is_still_deliver
 
 def test_a_simulated_send_that_cannot_queue_its_receipt_stays_created_for_its_retry(service, live_server, worker,
                                                                                     monkeypatch):
-    import socket
-
     import redis
 
-    from pipeline.outbox import Outbox
+    from tests.conftest import unreachable_outbox
     from tests.factories import create_notification
     from workers import receipts, sending
 
     notification = create_notification(service=service, fragment_count=1)
-    with socket.socket() as probe:  # a port nothing listens on: Redis refuses, as in an outage
-        probe.bind(("127.0.0.1", 0))
-        closed_port = probe.getsockname()[1]
-    unreachable = Outbox(redis.Redis(host="127.0.0.1", port=closed_port), "unreachable")
+    unreachable = unreachable_outbox()
     monkeypatch.setattr(receipts, "simulated_outbox", lambda kind: unreachable)
     with pytest.raises(redis.ConnectionError) as raised:
         sending.deliver_sms.fn(str(notification.id))
