@@ -19,6 +19,12 @@ it judges a change better than a rate does.
 
     python bench/pipeline.py [--count 2000] [--rounds 3] [--postgres postgresql://...] [--key-type live]
         [--gateway-delay-ms 50] [--receipt-batch 1] [--skip-sqlite] [--only r4|r5]
+        [--worker-processes N] [--worker-threads N]
+
+--worker-processes 1 measures what one worker process sends when it is not sharing the cores with
+a second one (R5's "per worker process"); the Procfile's own line divides the machine's rate by its
+processes, which on a 2-core machine also share the cores with the web process, the database,
+Redis and the benchmark's gateway.
 """
 from __future__ import annotations
 
@@ -61,6 +67,17 @@ def procfile_worker_args() -> list[str]:
 WORKER_ARGS = procfile_worker_args()
 PROCESSES = int(WORKER_ARGS[WORKER_ARGS.index("--processes") + 1])
 THREADS = int(WORKER_ARGS[WORKER_ARGS.index("--threads") + 1])
+
+
+def override_workers(processes: int | None, threads: int | None) -> None:
+    """The Procfile's worker line with another count of processes or threads."""
+    global PROCESSES, THREADS
+    if processes:
+        WORKER_ARGS[WORKER_ARGS.index("--processes") + 1] = str(processes)
+        PROCESSES = processes
+    if threads:
+        WORKER_ARGS[WORKER_ARGS.index("--threads") + 1] = str(threads)
+        THREADS = threads
 
 
 @dataclass
@@ -273,7 +290,10 @@ def main() -> None:
     parser.add_argument("--only", choices=["r4", "r5"], help="one row only (R4 keeps its no-op baseline)")
     parser.add_argument("--gateway-delay-ms", type=float, default=50, help="the HTTP gateway's latency (R5)")
     parser.add_argument("--receipt-batch", type=int, default=1, help="receipts per webhook request from the gateway")
+    parser.add_argument("--worker-processes", type=int, help="worker processes (default: the Procfile's)")
+    parser.add_argument("--worker-threads", type=int, help="threads per worker process (default: the Procfile's)")
     args = parser.parse_args()
+    override_workers(args.worker_processes, args.worker_threads)
     databases = ([] if args.skip_sqlite else [("SQLite", None)]) + ([("PostgreSQL", args.postgres)] if args.postgres else [])
     rows = [row for row in ("r4", "r5") if args.only in (None, row)]
     noop: list[Run] = []
