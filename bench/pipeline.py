@@ -65,19 +65,22 @@ def procfile_worker_args() -> list[str]:
 
 
 WORKER_ARGS = procfile_worker_args()
-PROCESSES = int(WORKER_ARGS[WORKER_ARGS.index("--processes") + 1])
-THREADS = int(WORKER_ARGS[WORKER_ARGS.index("--threads") + 1])
+
+
+def _worker_count(flag: str) -> int:
+    return int(WORKER_ARGS[WORKER_ARGS.index(flag) + 1])
+
+
+PROCESSES, THREADS = _worker_count("--processes"), _worker_count("--threads")
 
 
 def override_workers(processes: int | None, threads: int | None) -> None:
-    """The Procfile's worker line with another count of processes or threads."""
+    """The Procfile's worker line, with another count of processes or threads where given."""
     global PROCESSES, THREADS
-    if processes:
-        WORKER_ARGS[WORKER_ARGS.index("--processes") + 1] = str(processes)
-        PROCESSES = processes
-    if threads:
-        WORKER_ARGS[WORKER_ARGS.index("--threads") + 1] = str(threads)
-        THREADS = threads
+    for flag, value in (("--processes", processes), ("--threads", threads)):
+        if value:
+            WORKER_ARGS[WORKER_ARGS.index(flag) + 1] = str(value)
+    PROCESSES, THREADS = _worker_count("--processes"), _worker_count("--threads")
 
 
 @dataclass
@@ -133,9 +136,8 @@ def measure_noop(redis_url: str, count: int) -> Run:
     )
     client = redis.Redis.from_url(redis_url)
     # The same processes and threads as the pipeline's workers; supervise runs our actors only.
-    threads = WORKER_ARGS[WORKER_ARGS.index("--threads") + 1]
     workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "bench.noop_actors", "--processes", str(PROCESSES),
-                                "--threads", threads], cwd=ROOT, env=env,
+                                "--threads", str(THREADS)], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # An acked message leaves the queue's hash: what is gone from it is done.
