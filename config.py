@@ -46,6 +46,7 @@ class Settings:
     # How long a worker may be silent before its unacknowledged messages go to another worker,
     # and how often (per million commands) brokers run that clean-up.
     queue_heartbeat_timeout_ms: int
+    worker_db_connections: int
     queue_maintenance_chance: int
     queue_idle_poll_ms: int  # how often a worker looks at a send-path queue it found empty
     queue_quiet_poll_ms: int  # ... at any other queue, and at the delay queues
@@ -120,6 +121,7 @@ def load_settings() -> Settings:
         queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
         cache_ttl_seconds=float(os.environ.get("CACHE_TTL_SECONDS", "2")),
         queue_heartbeat_timeout_ms=int(os.environ.get("QUEUE_HEARTBEAT_TIMEOUT_MS", "60000")),
+        worker_db_connections=int(os.environ.get("WORKER_DB_CONNECTIONS", "16")),
         queue_maintenance_chance=int(os.environ.get("QUEUE_MAINTENANCE_CHANCE", "1000")),
         queue_idle_poll_ms=int(os.environ.get("QUEUE_IDLE_POLL_MS", "100")),
         queue_quiet_poll_ms=int(os.environ.get("QUEUE_QUIET_POLL_MS", "1000")),

@@ -20,7 +20,7 @@ from peewee import fn
 
 from config import get_settings
 from models.appearance import cached_appearance_of
-from models.db import column, compiled_sql, database, fetch_one, utcnow
+from models.db import column, compiled_sql, database, fetch_one, give_back_connection, utcnow
 from models.notification import Notification
 from models.service import sending_address
 from models.template import TemplateVersion
@@ -128,12 +128,16 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
     channel, started, outcome = notification.notification_type, time.perf_counter(), "sent"
     try:
         if channel == "sms":
-            reference = provider.send_sms(SmsMessageData(
+            message = SmsMessageData(
                 notification_id=str(notification.id), to=notification.normalised_to,
                 sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
-            ))
+            )
+            give_back_connection()  # no query until the provider answers
+            reference = provider.send_sms(message)
         else:
-            reference = provider.send_email(_email_message(notification))
+            email = _email_message(notification)
+            give_back_connection()
+            reference = provider.send_email(email)
     except RetryableProviderError:
         outcome = "retryable-error"
         raise

@@ -166,7 +166,8 @@ def service_env(**overrides: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def service_processes(env: dict[str, str], *, web: bool = True, scheduler: bool = True,
-                      worker_processes: int = 2, base_url: str | None = None) -> Iterator[Processes]:
+                      worker_processes: int = 2, worker_threads: int = 4,
+                      base_url: str | None = None) -> Iterator[Processes]:
     """Start them (web on its own port; BASE_URL, where providers post receipts, is that web
     process unless given) and stop them all at the end, as `honcho` does."""
     port = _free_port()
@@ -177,7 +178,7 @@ def service_processes(env: dict[str, str], *, web: bool = True, scheduler: bool 
             processes.start("web", sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}")
             _wait(processes.web_answers, "web process")
         processes.start("worker", sys.executable, "-m", "workers.supervise", "--processes", str(worker_processes),
-                        "--threads", "4")
+                        "--threads", str(worker_threads))
         if scheduler:
             processes.start("scheduler", sys.executable, "scheduler.py")
         yield processes

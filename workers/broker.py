@@ -17,22 +17,33 @@ from dramatiq.middleware import Middleware
 from redis.exceptions import NoScriptError
 
 from config import get_settings, redis_url
-from models.db import database, init_database, open_connection
+from models.db import database, give_back_connection, init_database, is_postgres, open_connection
 from observability.message_context import MessageLogContext
 from observability.worker_metrics import WorkerMetrics
 from workers.registry import WorkerRegistry
 
 
 class DatabaseConnections(Middleware):
-    """Each worker thread keeps one connection, replaced when the server dropped it; forked
-    worker processes drop any connection inherited from the parent."""
+    """A worker process's threads share WORKER_DB_CONNECTIONS PostgreSQL connections, each held
+    for a message (but not while it waits on a provider); with SQLite, or that setting at 0, each
+    thread keeps one. A connection the server dropped is replaced before use. Forked worker
+    processes drop any connection inherited from the parent."""
 
     def after_process_boot(self, broker: dramatiq.Broker) -> None:
-        if database.obj is not None:
+        settings = get_settings()
+        if database.obj is not None and is_postgres() and settings.worker_db_connections:
+            init_database(settings.database_url, shared_connections=settings.worker_db_connections)
+        elif database.obj is not None:
             database.obj.dispose()
 
     def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
         open_connection()
+
+    def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message, *,
+                              result: Any = None, exception: BaseException | None = None) -> None:
+        give_back_connection()
+
+    after_skip_message = after_process_message
 
 
 # Queues of the send path: a message waits on each of them in turn between accept and delivery.
