@@ -81,12 +81,14 @@ def column(field: peewee.Field) -> str:
 
 
 def fetch_one(model: type[BaseModel], sql: str, params: list[Any]) -> BaseModel | None:
-    """The first row of a SELECT of model's columns, as a model: peewee's cursor wrappers work out
-    the column mapping anew for every query, which costs more than a primary-key read itself."""
+    """The first row of a SELECT (or an UPDATE ... RETURNING) of model's columns, as a model:
+    peewee's cursor wrappers work out the column mapping anew for every query, which costs more
+    than a primary-key read itself."""
     cursor = database.execute_sql(sql, params)
-    row = cursor.fetchone()
-    if row is None:
+    rows = cursor.fetchall()  # to the end: SQLite ends an UPDATE ... RETURNING's write only then
+    if not rows:
         return None
+    row = rows[0]
     columns = model._meta.columns
     data = {}
     for description, value in zip(cursor.description, row):

@@ -54,6 +54,19 @@ def awaiting_dispatch(notification_id: str) -> Notification | None:
     return fetch_one(Notification, sql, [Notification.id.db_value(notification_id)])
 
 
+def claim_awaiting(notification_id: str) -> Notification | None:
+    """claim() and awaiting_dispatch() in one statement, for a live send bound for a real provider:
+    the notification, now this worker's to send, while it was created and unclaimed; None
+    otherwise, and for a test key's (whose send needs no claim)."""
+    sql = compiled_sql("claim-awaiting", lambda p: (
+        f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
+        f" WHERE {column(Notification.id)} = {p} AND {column(Notification.status)} = '{statuses.CREATED}'"
+        f" AND {column(Notification.dispatch_started_at)} IS NULL AND {column(Notification.key_type)} <> 'test'"
+        " RETURNING *"))
+    return fetch_one(Notification, sql, [Notification.dispatch_started_at.db_value(utcnow()),
+                                         Notification.id.db_value(notification_id)])
+
+
 def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
     """The simulated provider for test keys, and where no real provider is configured."""
     choose = sms_provider if notification.notification_type == "sms" else email_provider

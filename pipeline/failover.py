@@ -51,6 +51,14 @@ def route(notification: Notification, settings: Settings, *, circuit: CircuitBre
     return [sms_gateway(settings, by_name[name]) for name in order]
 
 
+def only_simulated(channel: str, settings: Settings) -> bool:
+    """Whether route() sends a live key's notification on this channel to the simulator: no real
+    provider is configured for it."""
+    if channel == "email":
+        return not settings.smtp_url
+    return not gateways.in_use(settings) and not settings.sms_gateway_url
+
+
 def send(notification: Notification, providers: list[Provider], *,
          circuit: CircuitBreaker | None) -> dispatch.Dispatched:
     """Call the providers in turn until one takes the message; raises what the last one raised."""
