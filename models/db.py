@@ -13,8 +13,8 @@ from typing import Any, Callable, Hashable
 
 import peewee
 from playhouse import db_url
-from psycopg2.extensions import TRANSACTION_STATUS_IDLE
 from playhouse.pool import PooledDatabase, PooledPostgresqlDatabase
+from psycopg2.extensions import TRANSACTION_STATUS_IDLE
 
 database = peewee.DatabaseProxy()
 
@@ -245,11 +245,6 @@ class SharedConnections(peewee.PostgresqlDatabase):
         finally:
             self._slots.release()
         return True
-
-    def dispose(self) -> None:
-        # A forked child: the parent's connections are the parent's to close.
-        self._state.reset()
-        self._idle.clear()
 
 
 def give_back_connection() -> None:

@@ -145,11 +145,13 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
                 notification_id=str(notification.id), to=notification.normalised_to,
                 sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
             )
-            give_back_connection()  # no query until the provider answers
+            if not is_simulated(provider):
+                give_back_connection()  # no query until the provider answers
             reference = provider.send_sms(message)
         else:
             email = _email_message(notification)
-            give_back_connection()
+            if not is_simulated(provider):
+                give_back_connection()
             reference = provider.send_email(email)
     except RetryableProviderError:
         outcome = "retryable-error"

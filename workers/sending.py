@@ -41,7 +41,8 @@ RETRIES = {
 
 
 def _deliver(notification_id: str, channel: str | None = None) -> None:
-    """channel: the sms or email queue's, where a send is a live key's but for a stray test key's."""
+    """Send one notification. channel: "sms" or "email" on the live sends' queues; None for a test
+    key's send, which is never claimed."""
     # A send bound for a real provider is claimed as it is read, in one statement. One bound for the
     # simulator is not claimed (see pipeline/dispatch.py), nor is a test key's, which is read apart.
     claim_first = channel is not None and not failover.only_simulated(channel, get_settings())
