@@ -7,7 +7,6 @@ import dramatiq
 import pytest
 import redis
 
-import workers.broker
 from config import get_settings, redis_url
 from tests.conftest import _free_port, running_worker, wait_for
 from workers.broker import Broker, broker
@@ -22,13 +21,13 @@ def note(label: str) -> None:
 
 
 @pytest.fixture
-def own_broker(monkeypatch) -> Broker:
+def own_broker() -> Broker:
     """A broker of the test's own, whose acks wait until the test sends them."""
     if not isinstance(broker, Broker):
         pytest.skip("acks are sent together by the Redis broker")
-    monkeypatch.setattr(workers.broker, "ACK_EVERY_SECONDS", 3600)
     own = Broker(idle_poll_ms=100, quiet_poll_ms=100, url=redis_url(get_settings()),
                  namespace=f"acks-test-{uuid.uuid4().hex[:8]}")
+    own.ack_every_seconds = 3600
     own.declare_queue("q")
     yield own
     own.flush_all()

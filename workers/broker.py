@@ -73,12 +73,13 @@ class Broker(RedisBroker):
         self.idle_poll_ms = idle_poll_ms
         self.quiet_poll_ms = quiet_poll_ms
         self._pipelined = threading.local()
+        self.ack_every_seconds = ACK_EVERY_SECONDS
         self._acks: collections.deque[tuple[str, str]] = collections.deque()
         self._ack_sender: threading.Thread | None = None
         self._ack_sender_lock = threading.Lock()
 
     def do_ack(self, queue_name: str, message_id: str) -> None:
-        """A processed message's ack waits up to ACK_EVERY_SECONDS and goes to Redis with the
+        """A processed message's ack waits up to ack_every_seconds and goes to Redis with the
         others of that moment, in one round trip (send_acks): an ack of its own cost a worker process
         a round trip per message, a tenth of its CPU on the send path. One not yet sent when the
         process dies leaves its message to come back after the heartbeat timeout, as a process
@@ -92,7 +93,7 @@ class Broker(RedisBroker):
 
     def _send_acks_forever(self) -> None:
         while True:
-            time.sleep(ACK_EVERY_SECONDS)
+            time.sleep(self.ack_every_seconds)
             try:
                 self.send_acks()
             except redis.RedisError:

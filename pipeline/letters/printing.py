@@ -118,7 +118,12 @@ def apply_answers(provider: PrintProvider) -> int:
                 changed += statuses.transition(answer.id, new_status)
             except statuses.IllegalTransition:
                 current = Notification.get_or_none(Notification.id == answer.id)
-                keep = keep or (current is not None and current.status == statuses.CREATED)
+                if current is not None and current.status in statuses.ALLOWED[new_status]:
+                    # Its hand-over was recorded between the two reads (a simulated printer answers
+                    # before send_batch moves its letters to sending): the answer applies now.
+                    changed += statuses.transition_if_allowed(answer.id, new_status)
+                else:
+                    keep = keep or (current is not None and current.status == statuses.CREATED)
             if answer.reason and new_status == statuses.PERMANENT_FAILURE:
                 log.info("printer refused letter %s: %s", answer.id, answer.reason)
         if not keep:

@@ -17,6 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
+from pipeline import statuses
 from pipeline.letters import printing, stages
 from pipeline.letters.compose import letter_date
 from pipeline.print_provider import PrintTransferError, SimulatedPrintProvider
@@ -223,6 +224,30 @@ def test_answer_for_a_letter_not_yet_marked_sending_is_kept(service, storage, tm
     printing.send_batch(batch_id, provider, storage)
     assert printing.apply_answers(provider) == 1
     assert status_of(notification.id) == "delivered" and not (inbox / "early.json").exists()
+
+
+def test_an_answer_read_while_its_hand_over_is_recorded_is_applied(service, storage, tmp_path, monkeypatch):
+    """Two batches' answer reads run at once: one reads the other's answer before that batch's
+    letters were moved to sending, and finds the letter `sending` only once its own move was refused."""
+    notification = ready_letter(service, storage)
+    provider = SimulatedPrintProvider(tmp_path / "print")
+    printing.claim_batches()
+    inbox = tmp_path / "print" / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "b.json").write_text(json.dumps({"letters": [{"id": str(notification.id), "status": "dispatched"}]}))
+    refused_once, transition = [], statuses.transition
+
+    def hand_over_recorded_meanwhile(notification_id, new_status, **fields):
+        try:
+            return transition(notification_id, new_status, **fields)
+        finally:
+            if not refused_once:
+                refused_once.append(notification_id)
+                Notification.update(status="sending").where(Notification.id == notification_id).execute()
+
+    monkeypatch.setattr(statuses, "transition", hand_over_recorded_meanwhile)
+    assert printing.apply_answers(provider) == 1
+    assert refused_once and status_of(notification.id) == "delivered"
 
 
 def test_lost_stage_messages_are_sent_again(service, worker):
