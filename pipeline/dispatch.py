@@ -140,19 +140,13 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
     """Call the provider once; raises the provider's Retryable/FinalProviderError."""
     channel, started, outcome = notification.notification_type, time.perf_counter(), "sent"
     try:
-        if channel == "sms":
-            message = SmsMessageData(
-                notification_id=str(notification.id), to=notification.normalised_to,
-                sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
-            )
-            if not is_simulated(provider):
-                give_back_connection()  # no query until the provider answers
-            reference = provider.send_sms(message)
-        else:
-            email = _email_message(notification)
-            if not is_simulated(provider):
-                give_back_connection()
-            reference = provider.send_email(email)
+        message = SmsMessageData(
+            notification_id=str(notification.id), to=notification.normalised_to,
+            sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
+        ) if channel == "sms" else _email_message(notification)
+        if not is_simulated(provider):
+            give_back_connection()  # no query until the provider answers
+        reference = provider.send_sms(message) if channel == "sms" else provider.send_email(message)
     except RetryableProviderError:
         outcome = "retryable-error"
         raise

@@ -11,6 +11,8 @@ from config import get_settings, redis_url
 from tests.conftest import _free_port, running_worker, wait_for
 from workers.broker import Broker, broker
 
+pytestmark = pytest.mark.skipif(not isinstance(broker, Broker),
+                                reason="acks are sent together by the Redis broker, not RabbitMQ's")
 QUEUE = f"acks-test-{uuid.uuid4().hex[:8]}"
 ran: list[str] = []
 
@@ -23,8 +25,6 @@ def note(label: str) -> None:
 @pytest.fixture
 def own_broker() -> Broker:
     """A broker of the test's own, whose acks wait until the test sends them."""
-    if not isinstance(broker, Broker):
-        pytest.skip("acks are sent together by the Redis broker")
     own = Broker(idle_poll_ms=100, quiet_poll_ms=100, url=redis_url(get_settings()),
                  namespace=f"acks-test-{uuid.uuid4().hex[:8]}")
     own.ack_every_seconds = 3600
@@ -41,8 +41,6 @@ def _taken(own: Broker) -> tuple[dramatiq.Consumer, dramatiq.MessageProxy]:
 
 
 def test_messages_a_worker_processed_leave_nothing_behind_in_redis():
-    if not isinstance(broker, Broker):
-        pytest.skip("acks are sent together by the Redis broker")
     ran.clear()
     for i in range(20):
         note.send(f"m{i}")

@@ -35,12 +35,16 @@ def _worker_connections(since) -> int:
                                 " AND backend_start >= %s", [WORKER_APPLICATION_NAME, since]).fetchone()[0]
 
 
-def _shared(size: int) -> Iterator[SharedConnections]:
-    db = connect_url(get_settings().database_url, shared_connections=size)
-    yield db
+def _close_all(db: SharedConnections) -> None:
     db.close()
     for conn in db._idle:
         conn.close()
+
+
+def _shared(size: int) -> Iterator[SharedConnections]:
+    db = connect_url(get_settings().database_url, shared_connections=size)
+    yield db
+    _close_all(db)
 
 
 @pytest.fixture
@@ -108,10 +112,8 @@ def test_a_connection_inside_a_transaction_is_kept_until_it_ends():
         give_back_connection()
         assert database.is_closed()
     finally:
-        database.close()
+        _close_all(shared)
         database.initialize(suite_database)
-        for conn in shared._idle:
-            conn.close()
 
 
 def test_a_worker_keeps_more_sends_at_the_gateway_than_it_holds_connections(live_server):

@@ -34,9 +34,11 @@ class DatabaseConnections(Middleware):
 
     def after_process_boot(self, broker: dramatiq.Broker) -> None:
         settings = get_settings()
-        if database.obj is not None and is_postgres() and settings.worker_db_connections:
+        if database.obj is None:
+            return
+        if is_postgres() and settings.worker_db_connections:
             init_database(settings.database_url, shared_connections=settings.worker_db_connections)
-        elif database.obj is not None:
+        else:
             database.obj.dispose()
 
     def before_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
@@ -107,23 +109,33 @@ class Broker(RedisBroker):
             batch.append(self._acks.popleft())
         if not batch:
             return
-        script = self.scripts["dispatch"]
-        calls = [["ack", current_millis(), queue_name, self.broker_id, self.heartbeat_timeout, self.dead_message_ttl,
-                  self._should_do_maintenance("ack"), self._max_unpack_size(), message_id]
-                 for queue_name, message_id in batch]
+        calls = [self._script_args("ack", queue_name, message_id) for queue_name, message_id in batch]
         pipe = self.client.pipeline(transaction=False)
         for args in calls:
-            pipe.evalsha(script.sha, 1, self.namespace, *args)
+            # EVALSHA straight on the pipeline: a Script on a pipeline asks SCRIPT EXISTS first.
+            pipe.evalsha(self.scripts["dispatch"].sha, 1, self.namespace, *args)
         try:
             replies = pipe.execute(raise_on_error=False)
         except (redis.ConnectionError, redis.TimeoutError):
             self._acks.extendleft(reversed(batch))  # an ack sent twice finds nothing to remove
             raise
-        for args, reply in zip(calls, replies):
-            if isinstance(reply, NoScriptError):
-                script(keys=[self.namespace], args=args)  # loads the script (a restarted Redis) and runs it
-            elif isinstance(reply, Exception):
-                raise reply
+        self._check_replies(replies, dict(enumerate(calls)))
+
+    def _script_args(self, command: str, queue_name: str, *args: Any) -> list[Any]:
+        """The arguments RedisBroker._dispatch passes to dispatch.lua (dramatiq is pinned; the tests
+        consume messages sent and acked this way with a real worker)."""
+        return [command, current_millis(), queue_name, self.broker_id, self.heartbeat_timeout, self.dead_message_ttl,
+                self._should_do_maintenance(command), self._max_unpack_size(), *args]
+
+    def _check_replies(self, replies: list[Any], scripted: dict[int, list[Any]]) -> None:
+        """After a pipeline: run again each script call (position: arguments) that a restarted Redis
+        did not know, which loads the script; then raise the first other error."""
+        for position, args in scripted.items():
+            if isinstance(replies[position], NoScriptError):
+                self.scripts["dispatch"](keys=[self.namespace], args=args)
+        failed = [reply for reply in replies if isinstance(reply, Exception) and not isinstance(reply, NoScriptError)]
+        if failed:
+            raise failed[0]
 
     def close(self) -> None:
         with contextlib.suppress(redis.RedisError):
@@ -156,11 +168,7 @@ class Broker(RedisBroker):
         if pending is None:
             self._dispatch("enqueue")(queue_name, message_id, data)
             return
-        # The arguments RedisBroker._dispatch passes to dispatch.lua (dramatiq is pinned; the tests
-        # consume messages sent this way with a real worker).
-        pending.append(["enqueue", current_millis(), queue_name, self.broker_id, self.heartbeat_timeout,
-                        self.dead_message_ttl, self._should_do_maintenance("enqueue"), self._max_unpack_size(),
-                        message_id, data])
+        pending.append(self._script_args("enqueue", queue_name, message_id, data))
 
     def _dispatch_all(self, calls: list[list[Any]]) -> None:
         """Send the messages enqueued in a block, in one round trip and in order.
@@ -201,13 +209,7 @@ class Broker(RedisBroker):
                 run.append(args)
         if run:
             push_run()
-        replies = pipe.execute(raise_on_error=False)
-        for position, args in scripted.items():
-            if isinstance(replies[position], NoScriptError):
-                script(keys=[self.namespace], args=args)  # loads the script (a restarted Redis) and runs it
-        failed = [reply for reply in replies if isinstance(reply, Exception) and not isinstance(reply, NoScriptError)]
-        if failed:
-            raise failed[0]
+        self._check_replies(pipe.execute(raise_on_error=False), scripted)
 
 
 class RabbitBroker(RabbitmqBroker):
