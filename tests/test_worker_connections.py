@@ -93,6 +93,28 @@ def test_a_thread_waits_for_a_connection_another_gives_back(single: SharedConnec
     assert taken == [first]  # the other thread got the same connection
 
 
+def test_a_thread_that_finds_none_free_in_time_fails_and_the_connection_stays_usable(
+        single: SharedConnections, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(single, "WAIT_SECONDS", 0.2)
+    held = _backend_pid(single)
+    failed: list[str] = []
+
+    def take() -> None:
+        try:
+            _backend_pid(single)
+        except Exception as exc:  # noqa: BLE001  (what the waiting thread's work would raise)
+            failed.append(str(exc))
+
+    waiting = threading.Thread(target=take)
+    waiting.start()
+    waiting.join(timeout=10)
+    assert failed == ["no database connection came free"]
+    single.close()
+    assert _backend_pid(single) == held  # the permit of the failed wait was never taken
+    single.close()
+    assert single.connect() and single.close()  # and the one permit came back each time
+
+
 def test_a_connection_the_server_ended_is_replaced_before_use(shared: SharedConnections):
     ended = _backend_pid(shared)
     shared.close()
