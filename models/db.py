@@ -86,13 +86,19 @@ def fetch_one(model: type[BaseModel], sql: str, params: list[Any]) -> BaseModel 
     than a primary-key read itself."""
     cursor = database.execute_sql(sql, params)
     rows = cursor.fetchall()  # to the end: SQLite ends an UPDATE ... RETURNING's write only then
-    if not rows:
-        return None
-    row = rows[0]
+    return row_model(model, column_names(cursor), rows[0]) if rows else None
+
+
+def column_names(cursor: Any) -> tuple[str, ...]:
+    return tuple(description[0] for description in cursor.description)
+
+
+def row_model(model: type[BaseModel], names: tuple[str, ...], row: tuple) -> BaseModel:
+    """A row of model's columns (named as the cursor named them) as a model instance."""
     columns = model._meta.columns
     data = {}
-    for description, value in zip(cursor.description, row):
-        field = columns[description[0]]
+    for name, value in zip(names, row):
+        field = columns[name]
         data[field.name] = None if value is None else field.python_value(value)
     return model(__no_default__=1, **data)
 

@@ -13,6 +13,7 @@ the receipt. Test-key sends are moved a batch at a time (send_simulated).
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from peewee import fn
 
 from config import get_settings
 from models.appearance import cached_appearance_of
-from models.db import column, compiled_sql, database, fetch_one, give_back_connection, utcnow
+from models.db import column, column_names, compiled_sql, database, fetch_one, give_back_connection, row_model, utcnow
 from models.notification import Notification
 from models.service import sending_address
 from models.template import TemplateVersion
@@ -36,6 +37,7 @@ from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.receipts import apply_held_for
 from pipeline.rendering import render
+from pipeline.together import Together
 from pipeline.unsubscribe import hosted_url
 
 
@@ -46,12 +48,28 @@ class Dispatched:
 
 
 def awaiting_dispatch(notification_id: str) -> Notification | None:
-    """The notification while it is created and unclaimed; None once dispatched or claimed."""
-    sql = compiled_sql("awaiting-dispatch", lambda p: (
-        f'SELECT * FROM "{Notification._meta.table_name}" WHERE {column(Notification.id)} = {p}'
+    """The notification while it is created and unclaimed; None once dispatched or claimed.
+
+    Read in one SELECT with those the process's other threads ask for at the same moment; each
+    thread makes its own row a model, so content that no longer decrypts fails only its own send."""
+    found = _read_awaiting(uuid.UUID(str(notification_id)))
+    return None if found is None else row_model(Notification, *found)
+
+
+def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
+    sql = compiled_sql(("awaiting-dispatch", len(notification_ids)), lambda p: (
+        f'SELECT * FROM "{Notification._meta.table_name}"'
+        f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
         f" AND {column(Notification.status)} = '{statuses.CREATED}'"
         f" AND {column(Notification.dispatch_started_at)} IS NULL"))
-    return fetch_one(Notification, sql, [Notification.id.db_value(notification_id)])
+    cursor = database.execute_sql(sql, [Notification.id.db_value(each) for each in notification_ids])
+    names = column_names(cursor)
+    id_at = names.index(Notification.id.column_name)
+    rows = {Notification.id.python_value(row[id_at]): row for row in cursor.fetchall()}
+    return [(names, rows[each]) if each in rows else None for each in notification_ids]
+
+
+_read_awaiting = Together(_awaiting)
 
 
 def claim_awaiting(notification_id: str) -> Notification | None:

@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 import redis
 
+from pipeline.together import Together
+
 BATCH_SIZE = 500
 FLAG_TTL_MS = 60_000  # a flush that died holding the flag blocks new ones for at most this long
 HELD_TTL_MS = 7 * 24 * 3600 * 1000  # outlives any broker redelivery of the flush that holds it
@@ -54,14 +56,20 @@ class Outbox:
         self.flag = f"{self.pending}:flushing"
         self._take = client.register_script(_TAKE)
         self._give_back = client.register_script(_GIVE_BACK)
+        self._add_together: Together[list[str], bool] = Together(self._add_many)
 
     def add(self, *items: Any) -> bool:
-        """Queue items (anything JSON can hold) in one round trip; True when the caller must
-        schedule a flush."""
+        """Queue items (anything JSON can hold) in one round trip, shared with the other threads
+        adding at the same moment; True when the caller must schedule a flush. Returns once they
+        are in Redis; raises when they could not be put there."""
+        return self._add_together([json.dumps(item) for item in items])
+
+    def _add_many(self, requests: list[list[str]]) -> list[bool]:
         pipe = self.client.pipeline(transaction=False)
-        pipe.rpush(self.pending, *(json.dumps(item) for item in items))
+        pipe.rpush(self.pending, *(item for items in requests for item in items))
         pipe.set(self.flag, 1, nx=True, px=FLAG_TTL_MS)
-        return bool(pipe.execute()[1])
+        armed = bool(pipe.execute()[1])
+        return [armed and position == 0 for position in range(len(requests))]  # one flush is scheduled
 
     def waiting(self) -> int:
         """Items queued and not yet taken by a flush."""

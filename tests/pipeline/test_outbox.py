@@ -1,9 +1,11 @@
 """Outboxes on real Redis: batches, one flush at a time, nothing lost."""
 from __future__ import annotations
 
+import threading
 import uuid
 
 import pytest
+import redis
 
 from pipeline import outbox as outbox_module
 from pipeline.outbox import Outbox
@@ -141,3 +143,37 @@ def test_the_give_back_actor_finds_the_outbox_of_the_flush_that_gave_up():
         assert outbox.waiting() == 0
         give_back_outbox_batch({"actor_name": flush_actor, "args": ["f9"]}, {})
         assert outbox.waiting() == 1
+
+
+def test_threads_adding_at_once_put_everything_in_and_one_of_them_starts_the_flush(outbox):
+    armed: list[bool] = []
+    threads = [threading.Thread(target=lambda n=n: armed.append(outbox.add(_receipt(n)))) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+
+    assert sorted(armed) == [False] * 39 + [True]
+    posted: list[list[dict]] = []
+    assert outbox.flush("f1", posted.append, _never_handed_over) == 40
+    assert sorted(receipt["id"] for batch in posted for receipt in batch) == sorted(f"sim-{n}" for n in range(40))
+
+
+def test_threads_adding_while_redis_is_unreachable_each_raise():
+    from tests.conftest import unreachable_outbox
+
+    unreachable = unreachable_outbox()
+    failures: list[str] = []
+
+    def add(n: int) -> None:
+        try:
+            unreachable.add(_receipt(n))
+        except redis.ConnectionError:
+            failures.append(f"sim-{n}")
+
+    threads = [threading.Thread(target=add, args=(n,)) for n in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(failures) == sorted(f"sim-{n}" for n in range(10))

@@ -1,0 +1,41 @@
+"""The dispatch stage's reads: sends that threads of a worker read at the same moment share one
+SELECT, and each still gets only its own notification, or its own failure."""
+from __future__ import annotations
+
+import threading
+
+from models import crypto
+from models.db import utcnow
+from pipeline import dispatch
+from tests.conftest import wait_for
+from tests.factories import create_notification
+from tests.test_fault_receipts import _unreadable
+
+
+def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alone(service):
+    waiting = [create_notification(service=service, body=f"Your code is {n}") for n in range(8)]
+    claimed = create_notification(service=service, dispatch_started_at=utcnow())
+    delivered = create_notification(service=service, status="delivered")
+    unreadable = create_notification(service=service)
+    _unreadable(unreadable)
+    wanted = [*waiting, claimed, delivered, unreadable]
+    read: dict[str, object] = {}
+
+    def read_one(notification_id: str) -> None:
+        try:
+            found = dispatch.awaiting_dispatch(notification_id)
+            read[notification_id] = found.body if found else None
+        except crypto.UNREADABLE:
+            read[notification_id] = "unreadable"
+
+    together = dispatch._read_awaiting
+    with together._turn:  # as a call under way would: every read waits, then one SELECT takes them all
+        threads = [threading.Thread(target=read_one, args=(str(n.id),)) for n in wanted]
+        for thread in threads:
+            thread.start()
+        wait_for(lambda: len(together._waiting) == len(wanted))
+    for thread in threads:
+        thread.join(10)
+
+    assert read == {**{str(n.id): f"Your code is {i}" for i, n in enumerate(waiting)},
+                    str(claimed.id): None, str(delivered.id): None, str(unreadable.id): "unreadable"}
