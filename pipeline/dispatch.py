@@ -66,7 +66,8 @@ def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], 
     names = column_names(cursor)
     id_at = names.index(Notification.id.column_name)
     rows = {Notification.id.python_value(row[id_at]): row for row in cursor.fetchall()}
-    return [(names, rows[each]) if each in rows else None for each in notification_ids]
+    # An id asked for twice (its message delivered twice at once) gets its row once: one send goes on.
+    return [(names, row) if (row := rows.pop(each, None)) is not None else None for each in notification_ids]
 
 
 _read_awaiting = Together(_awaiting)

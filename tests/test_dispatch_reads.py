@@ -39,3 +39,18 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
 
     assert read == {**{str(n.id): f"Your code is {i}" for i, n in enumerate(waiting)},
                     str(claimed.id): None, str(delivered.id): None, str(unreadable.id): "unreadable"}
+
+
+
+def test_a_send_read_twice_at_once_goes_on_once(service):
+    send = create_notification(service=service)
+    found: list[object] = []
+    with dispatch._read_awaiting._turn:
+        threads = [threading.Thread(target=lambda: found.append(dispatch.awaiting_dispatch(str(send.id))))
+                   for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        wait_for(lambda: len(dispatch._read_awaiting._waiting) == 2)
+    for thread in threads:
+        thread.join(10)
+    assert sorted(map(bool, found)) == [False, True]
