@@ -1,10 +1,10 @@
 """Requests that many threads make at once, made as one call: a database's group commit.
 
 A thread whose request finds no call under way makes one for every request waiting, its own
-included; requests that come meanwhile wait (in C, on a lock), and the next of their threads makes
-the next call for all of them. Nobody waits for a timer: a request alone is made at once, and under
-load each call carries what came during the one before. Each request gets its own share of the
-call's result, or the call's exception.
+included; requests that come meanwhile wait (in C, each on a lock of its own), and when the call
+ends the first of them makes the next one for all of them. Nobody waits for a timer: a request
+alone is made at once, and under load each call carries what came during the one before. Each
+request gets its own share of the call's result, or the call's exception.
 
 A worker process runs 48 threads; one round trip per batch instead of per message saves each
 message the client library's per-call work (a Redis pipeline's building, its pool's lock, the
@@ -12,7 +12,6 @@ reply's parsing).
 """
 from __future__ import annotations
 
-import collections
 import threading
 from typing import Callable, Generic, TypeVar
 
@@ -21,13 +20,15 @@ R = TypeVar("R")
 
 
 class _Request(Generic[A, R]):
-    __slots__ = ("argument", "result", "error", "done")
+    __slots__ = ("argument", "error", "lead", "ready", "result")
 
     def __init__(self, argument: A) -> None:
         self.argument = argument
         self.result: R | None = None
         self.error: BaseException | None = None
-        self.done = False
+        self.lead = False  # this request's thread makes the next call
+        self.ready = threading.Lock()  # held until a call has answered it, or it is to lead
+        self.ready.acquire()
 
 
 class Together(Generic[A, R]):
@@ -36,23 +37,28 @@ class Together(Generic[A, R]):
 
     def __init__(self, call: Callable[[list[A]], list[R]]) -> None:
         self._call = call
-        self._waiting: collections.deque[_Request[A, R]] = collections.deque()
-        self._turn = threading.Lock()
+        self._guard = threading.Lock()  # held only to queue a request or hand the lead on
+        self._waiting: list[_Request[A, R]] = []
+        self._busy = False
 
     def __call__(self, argument: A) -> R:
         request: _Request[A, R] = _Request(argument)
-        self._waiting.append(request)
-        with self._turn:
-            if not request.done:  # an earlier turn's call did not carry it: this one makes the call
-                self._make()
+        with self._guard:
+            self._waiting.append(request)
+            request.lead, self._busy = not self._busy, True
+        if not request.lead:
+            # Woken directly, each waiter by its own lock: waiters queued on one shared lock woke one
+            # after another, a chain of thread switches that cost more than the call they saved.
+            request.ready.acquire()
+        if request.lead:
+            self._make()
         if request.error is not None:
             raise request.error
         return request.result  # type: ignore[return-value]
 
     def _make(self) -> None:
-        batch: list[_Request[A, R]] = []
-        while self._waiting:  # only the holder of the turn takes requests out
-            batch.append(self._waiting.popleft())
+        with self._guard:
+            batch, self._waiting = self._waiting, []
         try:
             results = self._call([request.argument for request in batch])
             for request, result in zip(batch, results, strict=True):
@@ -61,5 +67,14 @@ class Together(Generic[A, R]):
             for request in batch:
                 request.error = exc
         finally:
+            with self._guard:
+                successor = self._waiting[0] if self._waiting else None
+                if successor is None:
+                    self._busy = False
+                else:
+                    successor.lead = True  # it takes everything that came during this call
+            if successor is not None:
+                successor.ready.release()
             for request in batch:
-                request.done = True
+                if not request.lead:
+                    request.ready.release()

@@ -3,6 +3,7 @@ SELECT, and each still gets only its own notification, or its own failure."""
 from __future__ import annotations
 
 import threading
+import uuid
 
 from models import crypto
 from models.db import utcnow
@@ -10,6 +11,7 @@ from pipeline import dispatch
 from tests.conftest import wait_for
 from tests.factories import create_notification
 from tests.test_fault_receipts import _unreadable
+from tests.together_helpers import call_under_way
 
 
 def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alone(service):
@@ -29,7 +31,7 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
             read[notification_id] = "unreadable"
 
     together = dispatch._read_awaiting
-    with together._turn:  # as a call under way would: every read waits, then one SELECT takes them all
+    with call_under_way(together, uuid.uuid4()):  # every read waits, then one SELECT takes them all
         threads = [threading.Thread(target=read_one, args=(str(n.id),)) for n in wanted]
         for thread in threads:
             thread.start()
@@ -45,7 +47,7 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
 def test_a_send_read_twice_at_once_goes_on_once(service):
     send = create_notification(service=service)
     found: list[object] = []
-    with dispatch._read_awaiting._turn:
+    with call_under_way(dispatch._read_awaiting, uuid.uuid4()):
         threads = [threading.Thread(target=lambda: found.append(dispatch.awaiting_dispatch(str(send.id))))
                    for _ in range(2)]
         for thread in threads:
