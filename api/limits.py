@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import redis
 
-from api.batching import Batcher
+from pipeline.batching import Batcher
 from api.errors import ApiError, BadRequestError, RateLimitError, TooManyRequestsError
 from config import get_settings, redis_url
 from models import cache

@@ -37,7 +37,7 @@ from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.receipts import apply_held_for
 from pipeline.rendering import render
-from pipeline.together import Together
+from pipeline.batching import Batcher
 from pipeline.unsubscribe import hosted_url
 
 
@@ -52,7 +52,7 @@ def awaiting_dispatch(notification_id: str) -> Notification | None:
 
     Read in one SELECT with those the process's other threads ask for at the same moment; each
     thread makes its own row a model, so content that no longer decrypts fails only its own send."""
-    found = _read_awaiting(uuid.UUID(str(notification_id)))
+    found = _read_awaiting.submit(uuid.UUID(str(notification_id)))
     return None if found is None else row_model(Notification, *found)
 
 
@@ -70,7 +70,7 @@ def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], 
     return [(names, row) if (row := rows.pop(each, None)) is not None else None for each in notification_ids]
 
 
-_read_awaiting = Together(_awaiting)
+_read_awaiting = Batcher("awaiting-dispatch", _awaiting)
 
 
 def claim_awaiting(notification_id: str) -> Notification | None:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import redis
 
-from pipeline.together import Together
+from pipeline.batching import Batcher
 
 BATCH_SIZE = 500
 FLAG_TTL_MS = 60_000  # a flush that died holding the flag blocks new ones for at most this long
@@ -56,13 +56,13 @@ class Outbox:
         self.flag = f"{self.pending}:flushing"
         self._take = client.register_script(_TAKE)
         self._give_back = client.register_script(_GIVE_BACK)
-        self._add_together: Together[list[str], bool] = Together(self._add_many)
+        self._adds: Batcher[list[str], bool] = Batcher(f"outbox-adds:{key}", self._add_many)
 
     def add(self, *items: Any) -> bool:
         """Queue items (anything JSON can hold) in one round trip, shared with the other threads
         adding at the same moment; True when the caller must schedule a flush. Returns once they
         are in Redis; raises when they could not be put there."""
-        return self._add_together([json.dumps(item) for item in items])
+        return self._adds.submit([json.dumps(item) for item in items])
 
     def _add_many(self, requests: list[list[str]]) -> list[bool]:
         pipe = self.client.pipeline(transaction=False)

@@ -11,7 +11,7 @@ from pipeline import dispatch
 from tests.conftest import wait_for
 from tests.factories import create_notification
 from tests.test_fault_receipts import _unreadable
-from tests.together_helpers import call_under_way
+from tests.batching_helpers import call_under_way
 
 
 def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alone(service):
@@ -30,12 +30,12 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
         except crypto.UNREADABLE:
             read[notification_id] = "unreadable"
 
-    together = dispatch._read_awaiting
-    with call_under_way(together, uuid.uuid4()):  # every read waits, then one SELECT takes them all
+    batcher = dispatch._read_awaiting
+    with call_under_way(batcher, uuid.uuid4()):  # every read waits, then one SELECT takes them all
         threads = [threading.Thread(target=read_one, args=(str(n.id),)) for n in wanted]
         for thread in threads:
             thread.start()
-        wait_for(lambda: len(together._waiting) == len(wanted))
+        wait_for(lambda: len(batcher._queued) == len(wanted))
     for thread in threads:
         thread.join(10)
 
@@ -52,7 +52,7 @@ def test_a_send_read_twice_at_once_goes_on_once(service):
                    for _ in range(2)]
         for thread in threads:
             thread.start()
-        wait_for(lambda: len(dispatch._read_awaiting._waiting) == 2)
+        wait_for(lambda: len(dispatch._read_awaiting._queued) == 2)
     for thread in threads:
         thread.join(10)
     assert sorted(map(bool, found)) == [False, True]

@@ -6,7 +6,7 @@ from typing import Callable
 
 import peewee
 
-from api.batching import Batcher
+from pipeline.batching import Batcher
 from models.db import database, insert_rows, open_connection
 from models.notification import Notification
 from workers.enqueue import enqueued_together

@@ -1,21 +1,21 @@
-"""Making requests of a Together (pipeline/together.py) wait behind a call, so a test knows they
-are taken by one call."""
+"""Making a Batcher's requests (pipeline/batching.py) wait behind a round trip, so a test knows
+they are taken by one."""
 from __future__ import annotations
 
 import contextlib
 import threading
 from typing import Any, Iterator
 
-from pipeline.together import Together
+from pipeline.batching import Batcher
 from tests.conftest import wait_for
 
 
 @contextlib.contextmanager
-def call_under_way(together: Together, plug: Any) -> Iterator[None]:
+def call_under_way(batcher: Batcher, plug: Any) -> Iterator[None]:
     """A call (for the request `plug`) that lasts until the block ends: requests made in the block
     wait for it, then the next call takes them all."""
     entered, may_end = threading.Event(), threading.Event()
-    original = together._call
+    original = batcher.process
 
     def held(arguments: list) -> list:
         if not entered.is_set():
@@ -23,8 +23,8 @@ def call_under_way(together: Together, plug: Any) -> Iterator[None]:
             may_end.wait(10)
         return original(arguments)
 
-    together._call = held
-    plugging = threading.Thread(target=together, args=(plug,))
+    batcher.process = held
+    plugging = threading.Thread(target=batcher.submit, args=(plug,))
     plugging.start()
     try:
         wait_for(entered.is_set)
@@ -32,4 +32,4 @@ def call_under_way(together: Together, plug: Any) -> Iterator[None]:
     finally:
         may_end.set()
         plugging.join(10)
-        together._call = original
+        batcher.process = original

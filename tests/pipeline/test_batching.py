@@ -1,4 +1,4 @@
-"""api.batching.Batcher: requests waiting at the same moment share one process() call."""
+"""pipeline.batching.Batcher: requests waiting at the same moment share one process() call."""
 from __future__ import annotations
 
 import threading
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from api.batching import Batcher
+from pipeline.batching import Batcher
 
 TIMEOUT = 10
 
