@@ -10,6 +10,12 @@ from pipeline.batching import Batcher
 from tests.conftest import wait_for
 
 
+def wait_until_queued(batcher: Batcher, count: int) -> None:
+    """Until `count` requests wait behind the round trip under way: the moment a thread starts
+    waiting is not observable from outside, and tests need it to know what a round will carry."""
+    wait_for(lambda: len(batcher._queued) >= count)
+
+
 @contextlib.contextmanager
 def call_under_way(batcher: Batcher, plug: Any) -> Iterator[None]:
     """A call (for the request `plug`) that lasts until the block ends: requests made in the block

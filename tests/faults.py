@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
 
-from models.db import open_connection
+from models.db import database, open_connection
 from models.notification import Notification
 from pipeline.statuses import FINAL
 from tests.conftest import wait_for
@@ -60,3 +60,9 @@ def assert_each_sent_once(gateway: FakeGateway, ids: list[str]) -> None:
     sent = gateway.references()
     assert sorted(sent) == sorted(ids), f"{len(set(ids) - set(sent))} never reached the gateway"
     assert [ref for ref, times in sent.items() if times > 1] == []
+
+
+def make_unreadable(notification: Notification) -> None:
+    """Give the notification a body that no longer decrypts, as after a SECRET_KEY change."""
+    database.execute_sql('UPDATE "notification" SET "body" = %s WHERE "id" = %s'.replace("%s", database.obj.param),
+                         ["v2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", Notification.id.db_value(notification.id)])

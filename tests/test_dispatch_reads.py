@@ -8,10 +8,9 @@ import uuid
 from models import crypto
 from models.db import utcnow
 from pipeline import dispatch
-from tests.conftest import wait_for
 from tests.factories import create_notification
-from tests.test_fault_receipts import _unreadable
-from tests.batching_helpers import call_under_way
+from tests.faults import make_unreadable
+from tests.batching_helpers import call_under_way, wait_until_queued
 
 
 def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alone(service):
@@ -19,7 +18,7 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
     claimed = create_notification(service=service, dispatch_started_at=utcnow())
     delivered = create_notification(service=service, status="delivered")
     unreadable = create_notification(service=service)
-    _unreadable(unreadable)
+    make_unreadable(unreadable)
     wanted = [*waiting, claimed, delivered, unreadable]
     read: dict[str, object] = {}
 
@@ -35,7 +34,7 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
         threads = [threading.Thread(target=read_one, args=(str(n.id),)) for n in wanted]
         for thread in threads:
             thread.start()
-        wait_for(lambda: len(batcher._queued) == len(wanted))
+        wait_until_queued(batcher, len(wanted))
     for thread in threads:
         thread.join(10)
 
@@ -52,7 +51,7 @@ def test_a_send_read_twice_at_once_goes_on_once(service):
                    for _ in range(2)]
         for thread in threads:
             thread.start()
-        wait_for(lambda: len(dispatch._read_awaiting._queued) == 2)
+        wait_until_queued(dispatch._read_awaiting, 2)
     for thread in threads:
         thread.join(10)
     assert sorted(map(bool, found)) == [False, True]

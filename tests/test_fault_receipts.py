@@ -12,14 +12,14 @@ import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
 import config
-from models.db import database, utcnow
+from models.db import utcnow
 from models.held_receipt import HeldReceipt
 from models.notification import Notification
 from pipeline import dispatch
 from pipeline.receipts import apply_receipts, sweep_held_receipts
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
-from tests.faults import assert_each_sent_once, send_texts, statuses_of, wait_until_final
+from tests.faults import assert_each_sent_once, make_unreadable, send_texts, statuses_of, wait_until_final
 from workers.periodic import sweep_stuck_notifications, time_out_sending
 
 
@@ -121,15 +121,10 @@ def test_a_claim_with_an_unknown_outcome_fails_only_when_no_receipt_came_in_time
     assert status_of(silent.id) == "technical-failure"
 
 
-def _unreadable(notification: Notification) -> None:
-    database.execute_sql('UPDATE "notification" SET "body" = %s WHERE "id" = %s'.replace("%s", database.obj.param),
-                         ["v2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", Notification.id.db_value(notification.id)])
-
-
 def test_sweeps_go_on_past_a_row_they_cannot_read(service, worker):
     long_ago = utcnow() - datetime.timedelta(days=4)
     bad, good = (create_notification(service=service, created_at=long_ago) for _ in range(2))
-    _unreadable(bad)
+    make_unreadable(bad)
 
     sweep_stuck_notifications.fn()
 
@@ -138,7 +133,7 @@ def test_sweeps_go_on_past_a_row_they_cannot_read(service, worker):
                                                         for done in ("sending", "delivered")), timeout=30)
     late_bad, late_good = (create_notification(service=service, status="sending", created_at=long_ago)
                            for _ in range(2))
-    _unreadable(late_bad)
+    make_unreadable(late_bad)
     time_out_sending.fn()
     assert set(statuses_of([late_bad.id, late_good.id]).values()) == {"temporary-failure"}
 

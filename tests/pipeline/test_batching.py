@@ -7,6 +7,7 @@ import time
 import pytest
 
 from pipeline.batching import Batcher
+from tests.batching_helpers import wait_until_queued
 
 TIMEOUT = 10
 
@@ -45,15 +46,6 @@ class Submitter(threading.Thread):
             self.error = exc
 
 
-def _wait_until_queued(batcher: Batcher, count: int) -> None:
-    # The moment a submitter is waiting is not observable from outside, and the tests need it to
-    # know what order the requests arrived in.
-    deadline = time.monotonic() + TIMEOUT
-    while len(batcher._queued) < count:
-        assert time.monotonic() < deadline, "submitters never queued"
-        time.sleep(0.001)
-
-
 def _busy_round(batcher: Batcher, recorder: Recorder, first_item, later_items) -> tuple[Submitter, list[Submitter]]:
     """Starts a round trip for first_item that blocks, then queues later_items behind it one by one
     (so their submission order is known), then lets the round trip finish."""
@@ -67,7 +59,7 @@ def _busy_round(batcher: Batcher, recorder: Recorder, first_item, later_items) -
         submitter = Submitter(batcher, item)
         submitter.start()
         later.append(submitter)
-        _wait_until_queued(batcher, len(later))
+        wait_until_queued(batcher, len(later))
     gate.set()
     for thread in [first, *later]:
         thread.join(TIMEOUT)
@@ -186,7 +178,7 @@ def test_after_a_shared_round_the_next_one_lingers_for_requests_on_their_way():
     _busy_round(batcher, recorder, 0, [1, 2])  # a round of two: load
     lead = Submitter(batcher, 3)
     lead.start()
-    _wait_until_queued(batcher, 1)
+    wait_until_queued(batcher, 1)
     close_behind = Submitter(batcher, 4)  # arrives while the leader lingers
     close_behind.start()
     for thread in (lead, close_behind):
