@@ -22,7 +22,7 @@ from peewee import fn
 from config import get_settings
 from models.appearance import cached_appearance_of
 from models.db import column, column_names, compiled_sql, database, fetch_one, give_back_connection, row_model, utcnow
-from models.notification import Notification
+from models.notification import UNINDEXED_STATUS_SQL, Notification
 from models.service import sending_address
 from models.template import TemplateVersion
 from pipeline import statuses
@@ -60,7 +60,7 @@ def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], 
     sql = compiled_sql(("awaiting-dispatch", len(notification_ids)), lambda p: (
         f'SELECT * FROM "{Notification._meta.table_name}"'
         f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
-        f" AND {column(Notification.status)} = '{statuses.CREATED}'"
+        f" AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
         f" AND {column(Notification.dispatch_started_at)} IS NULL"))
     cursor = database.execute_sql(sql, [Notification.id.db_value(each) for each in notification_ids])
     names = column_names(cursor)
@@ -79,7 +79,7 @@ def claim_awaiting(notification_id: str) -> Notification | None:
     otherwise, and for a test key's (whose send needs no claim)."""
     sql = compiled_sql("claim-awaiting", lambda p: (
         f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
-        f" WHERE {column(Notification.id)} = {p} AND {column(Notification.status)} = '{statuses.CREATED}'"
+        f" WHERE {column(Notification.id)} = {p} AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
         f" AND {column(Notification.dispatch_started_at)} IS NULL AND {column(Notification.key_type)} <> 'test'"
         " RETURNING *"))
     return fetch_one(Notification, sql, [Notification.dispatch_started_at.db_value(utcnow()),
@@ -127,7 +127,7 @@ def claim(notification: Notification) -> bool:
     """True when this worker now owns the notification's provider call."""
     sql = compiled_sql("claim", lambda p: (
         f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
-        f" WHERE {column(Notification.id)} = {p} AND {column(Notification.status)} = '{statuses.CREATED}'"
+        f" WHERE {column(Notification.id)} = {p} AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
         f" AND {column(Notification.dispatch_started_at)} IS NULL"))
     notification.dispatch_started_at = utcnow()
     params = [Notification.dispatch_started_at.db_value(notification.dispatch_started_at),

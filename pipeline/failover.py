@@ -14,7 +14,7 @@ import logging
 from typing import Callable, Collection
 
 from config import Settings
-from models.notification import Notification
+from models.notification import Notification, unindexed_status
 from pipeline import dispatch, statuses
 from pipeline.providers import EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsProvider
 from pipeline.providers.errors import TECHNICAL_FAILURE
@@ -98,4 +98,4 @@ def _failed(circuit: CircuitBreaker | None, provider: Provider) -> None:
 
 def _pin(notification: Notification, provider_name: str) -> None:
     Notification.update(sent_by=provider_name).where(
-        (Notification.id == notification.id) & (Notification.status == statuses.CREATED)).execute()
+        (Notification.id == notification.id) & (unindexed_status() == statuses.CREATED)).execute()

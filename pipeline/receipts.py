@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 from config import get_settings
 from models.db import column, compiled_sql, database, utcnow
 from models.held_receipt import HeldReceipt
-from models.notification import Notification
+from models.notification import Notification, unindexed_status
 from pipeline import statuses
 from pipeline.providers.sms.receipts import is_known_state, map_gateway_state
 
@@ -108,7 +108,7 @@ def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) 
     # still stepping fails at once ("database is locked") once another connection has committed, and
     # a batch of receipts gives other connections time to commit.
     created = list(Notification.select(Notification.id, Notification.fragment_count)
-                   .where(Notification.id.in_(list(first_receipt)) & (Notification.status == statuses.CREATED)
+                   .where(Notification.id.in_(list(first_receipt)) & (unindexed_status() == statuses.CREATED)
                           & Notification.notification_type.in_(("sms", "email"))))
     now = utcnow()
     for row in created:  # refused where the send's answer moved it meanwhile (to `sent`, international)

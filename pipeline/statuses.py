@@ -11,7 +11,7 @@ from typing import Any, Callable, Collection, Mapping
 import peewee
 
 from models.db import column, compiled_sql, database, utcnow
-from models.notification import Notification
+from models.notification import UNINDEXED_STATUS_SQL, Notification, unindexed_status
 from observability.metrics import status_transitions
 
 log = logging.getLogger(__name__)
@@ -169,7 +169,7 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
             and not any(isinstance(v, peewee.Node) for v in values.values())):
         moved_rows = _update_plain(list(notification_ids), new_status, values)  # every receipt takes this
     else:
-        condition = Notification.id.in_(list(notification_ids)) & Notification.status.in_(ALLOWED[new_status])
+        condition = Notification.id.in_(list(notification_ids)) & unindexed_status().in_(ALLOWED[new_status])
         for field, value in (where or {}).items():
             condition &= (field.is_null() if value is None else field.is_null(False) if value is NOT_NULL
                           else field == value)
@@ -205,7 +205,7 @@ def _update_allowed(new_status: str, values: dict[str, Any], p: str) -> str:
     assignments = ", ".join(f"{column(columns[name])} = {p}" for name in values)
     allowed = ", ".join(repr(status) for status in sorted(ALLOWED[new_status]))
     return (f'UPDATE "{Notification._meta.table_name}" SET {assignments}'
-            f' WHERE {column(Notification.status)} IN ({allowed})')
+            f' WHERE {UNINDEXED_STATUS_SQL} IN ({allowed})')
 
 
 def _params(values: dict[str, Any]) -> list[Any]:

@@ -28,6 +28,8 @@ from models.db import connect_url, database, utcnow
 from models.migrations import migrate
 from models.notification import Notification
 from models.queries import PAGE_SIZE, retention_cutoff
+from pipeline import dispatch, statuses
+from pipeline.receipts import _record_sent_from_receipts
 from models.service import CHANNELS
 from pipeline.retention import purge_notifications
 from pipeline.sending_timeout import time_out_overdue
@@ -238,3 +240,31 @@ def _token(key: str) -> str:
     from api.auth import create_token
 
     return create_token(key[-73:-37], key[-36:])
+
+
+def test_statements_on_rows_found_by_id_leave_the_status_index_alone(scale):
+    """A worker's reads and status moves name their rows by id: the primary key finds them. The
+    (status, created_at) index holds an entry for every row that passed through a status until VACUUM
+    clears it, and a bitmap scan never marks one dead, so a plan that ANDs it with the primary key
+    reads every row moved through that status lately to narrow a few found by id."""
+    db = scale["db"]
+
+    def ids(status: str) -> list:
+        return [row[0] for row in db.execute_sql(
+            "SELECT id FROM notification WHERE status = %s AND notification_type = 'sms' LIMIT 20", (status,))]
+
+    with using(db):
+        created, sending = ids("created"), ids("sending")
+        assert len(created) == len(sending) == 20
+        with db.atomic() as transaction, statements(db) as seen:
+            dispatch._awaiting([uuid.UUID(str(each)) for each in created])
+            statuses.transition_many(sending, statuses.DELIVERED)
+            statuses.transition_many(sending[:5], statuses.PERMANENT_FAILURE, where={Notification.sent_by: None})
+            statuses.transition(created[0], statuses.SENDING, sent_at=scale["now"])
+            _record_sent_from_receipts("firetext", [({"id": "ref"}, str(each)) for each in created[1:]])
+            transaction.rollback()
+    moves = [(sql, params) for sql, params in seen if 'notification' in sql and "WHERE" in sql]
+    assert len(moves) >= 5
+    for sql, params in moves:
+        text = plan(db, sql, params)
+        assert "notification_pkey" in text and "notification_status_created_at" not in text, (sql, text)

@@ -13,7 +13,7 @@ import logging
 import uuid
 
 from models.db import utcnow
-from models.notification import Notification
+from models.notification import Notification, unindexed_status
 from pipeline import statuses
 from pipeline.print_provider import DISPATCHED, PrintBatch, PrintLetter, PrintProvider
 from pipeline.storage import BlobNotFound, Storage, letter_pdf_key
@@ -49,7 +49,7 @@ def claim_batches(now: datetime.datetime | None = None) -> list[tuple[str, bool]
             batch_id = f"{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}"
             claimed = (
                 Notification.update(dispatch_started_at=now, provider_reference=batch_id)
-                .where(Notification.id.in_(ids[start:start + BATCH_SIZE]) & (Notification.status == statuses.CREATED)
+                .where(Notification.id.in_(ids[start:start + BATCH_SIZE]) & (unindexed_status() == statuses.CREATED)
                        & Notification.dispatch_started_at.is_null())
                 .execute()
             )

@@ -10,7 +10,7 @@ import logging
 import uuid
 
 from models.db import utcnow
-from models.notification import Notification
+from models.notification import Notification, unindexed_status
 from pipeline import statuses
 from pipeline.letters.compose import render_notification_letter
 from pipeline.letters.pdf import MAX_SHEETS, LetterLayoutError
@@ -54,7 +54,7 @@ def create_letter_pdf(notification_id: uuid.UUID | str, storage: Storage) -> str
         return statuses.VALIDATION_FAILED
     # Not a status change: the letter stays accepted (created) until it is handed to the printer.
     Notification.update(billable_units=pdf.sheets, updated_at=utcnow()).where(
-        (Notification.id == notification_id) & (Notification.status == statuses.CREATED)
+        (Notification.id == notification_id) & (unindexed_status() == statuses.CREATED)
     ).execute()
     return "rendered"
 
