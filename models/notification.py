@@ -62,11 +62,11 @@ class Notification(BaseModel):
         )
 
 
-# A status condition on rows found by id (a worker's reads and moves) is made on this expression, which
-# no index covers, so the primary key alone finds the rows. The (status, created_at) index keeps an entry
-# for every row that passed through a status until VACUUM clears it, and a bitmap scan never marks one
-# dead: a plan that ANDs that index with the primary key's reads every row moved through the status
-# lately, to narrow down a few rows the primary key had found already.
+# A status condition on rows found by id or provider reference (a worker's reads and moves) is made on
+# this expression, which no index covers, so the key alone finds the rows. The (status, created_at)
+# index keeps an entry for every row that passed through a status until VACUUM clears it, and a
+# bitmap scan never marks one dead: a plan that ANDs that index with the key's reads every row moved
+# through the status lately, to narrow down a few rows the key had found already.
 UNINDEXED_STATUS_SQL = f"(\"{Notification.status.column_name}\" || '')"
 
 

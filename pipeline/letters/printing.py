@@ -60,7 +60,7 @@ def claim_batches(now: datetime.datetime | None = None) -> list[tuple[str, bool]
 
 def _letters_of(batch_id: str) -> list[Notification]:
     return list(Notification.select().where(
-        (Notification.provider_reference == batch_id) & (Notification.status == statuses.CREATED)
+        (Notification.provider_reference == batch_id) & (unindexed_status() == statuses.CREATED)
         & (Notification.notification_type == "letter")))
 
 
