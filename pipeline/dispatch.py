@@ -26,6 +26,7 @@ from models.notification import UNINDEXED_STATUS_SQL, Notification
 from models.service import sending_address
 from models.template import TemplateVersion
 from pipeline import statuses
+from pipeline.batching import Batcher
 from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
 from observability.metrics import provider_calls
@@ -37,7 +38,6 @@ from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.receipts import apply_held_for
 from pipeline.rendering import render
-from pipeline.batching import Batcher
 from pipeline.unsubscribe import hosted_url
 
 
