@@ -1,10 +1,11 @@
 """Group commit: requests that threads make at the same moment share one round trip.
 
 Every accepted send needs a Redis counter, a database INSERT and a queue message; every send a
-worker makes, a read of its notification and its receipt queued in an outbox. Each round trip
-costs far more CPU than the work it carries (socket calls, the client libraries' per-command work,
-a commit per statement on the database's side). A Batcher lets the requests that are waiting at
-the same moment share one: a web process's request threads, a worker process's 48 threads.
+worker makes, a read of its notification, its receipt queued in an outbox and its record as sent.
+Each round trip costs far more CPU than the work it carries (socket calls, the client libraries'
+per-command work, a commit per statement on the database's side). A Batcher lets the requests
+that are waiting at the same moment share one: a web process's request threads, a worker process's
+48 threads.
 
 It works by combining, with no thread of its own: a request that finds no round trip under way
 does its own at once, so a lone request pays nothing extra. Requests that arrive while one is under

@@ -6,11 +6,11 @@ workers racing on one notification cannot both move it, and an illegal move is r
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Collection, Mapping
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 import peewee
 
-from models.db import column, compiled_sql, database, utcnow
+from models.db import column, compiled_sql, database, is_postgres, utcnow
 from models.notification import UNINDEXED_STATUS_SQL, Notification, unindexed_status
 from observability.metrics import status_transitions
 
@@ -177,13 +177,18 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
             condition &= also
         moved_rows = [(row.id, row.notification_type) for row in Notification.update(values).where(condition)
                       .returning(Notification.id, Notification.notification_type).execute()]
+    return _moved(moved_rows, new_status, set(map(str, notification_ids)) if log_refused else set())
+
+
+def _moved(moved_rows: list[tuple[Any, str]], new_status: str, wanted: set[str]) -> list[str]:
+    """The ids a batch move's RETURNING gave (id, notification type), counted and announced; those
+    of `wanted` that did not move are logged where refused."""
     moved = [str(Notification.id.python_value(row_id)) for row_id, _ in moved_rows]
     for _, notification_type in moved_rows:
         status_transitions.labels(notification_type, new_status).inc()
     for notification_id in moved:
         _notify(notification_id, new_status)
-    wanted = set(map(str, notification_ids))
-    if log_refused and len(moved) < len(wanted):
+    if len(moved) < len(wanted):
         _log_refused(wanted - set(moved), new_status)
     return moved
 
@@ -198,14 +203,64 @@ def _update_plain(notification_ids: list[Any], new_status: str, values: dict[str
     return database.execute_sql(sql, [*_params(values), *map(Notification.id.db_value, notification_ids)]).fetchall()
 
 
+def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[bool]:
+    """transition_if_allowed() for many notifications in one statement, each with values of its own
+    (the same fields for all): whether each moved. An id given twice moves at most once, for the
+    first; refusals are logged as transition_many logs them."""
+    if not changes:
+        return []
+    first: dict[str, int] = {}
+    for index, (notification_id, _) in enumerate(changes):
+        first.setdefault(str(notification_id), index)
+    unique = [changes[index] for index in first.values()]
+    names = tuple(unique[0][1])
+    shared = _values(new_status, {})  # the status and its timestamps, alike for every row
+    columns = Notification._meta.fields
+    sql = compiled_sql(("transition-each", new_status, names, len(unique)), lambda p: _update_each(
+        new_status, tuple(shared), names, len(unique), p))
+    params = []  # in the statement's order: the VALUES rows, then what every row is set to
+    for notification_id, fields in unique:
+        params.append(Notification.id.db_value(notification_id))
+        params.extend(columns[name].db_value(fields[name]) for name in names)
+    params += _params(shared)
+    moved = set(_moved(database.execute_sql(sql, params).fetchall(), new_status, set(first)))
+    return [str(notification_id) in moved and first[str(notification_id)] == index
+            for index, (notification_id, _) in enumerate(changes)]
+
+
+def _update_each(new_status: str, shared: tuple[str, ...], names: tuple[str, ...], rows: int, p: str) -> str:
+    """transition_each's statement: the rows' own values come from a VALUES list joined on the id.
+    PostgreSQL types a VALUES column by its first value, and a parameter is untyped text there:
+    each is cast to its column's type. SQLite, whose columns take any value, needs no casts."""
+    columns = Notification._meta.fields
+    types = database.obj.get_context_options()["field_types"] if is_postgres() else None
+
+    def typed(name: str) -> str:
+        field_type = columns[name].field_type
+        return p if types is None else f"CAST({p} AS {types.get(field_type, field_type)})"
+
+    table = f'"{Notification._meta.table_name}"'
+    row = f'({", ".join(typed(name) for name in ("id", *names))})'
+    assignments = [f"{column(columns[name])} = {p}" for name in shared]
+    assignments += [f'{column(columns[name])} = "changes".{column(columns[name])}' for name in names]
+    return (f'WITH "changes" ("id", {", ".join(column(columns[name]) for name in names)})'
+            f' AS (VALUES {", ".join([row] * rows)})'
+            f' UPDATE {table} SET {", ".join(assignments)} FROM "changes"'
+            f' WHERE {table}.{column(Notification.id)} = "changes"."id" AND {_status_allows(new_status)}'
+            f' RETURNING {table}.{column(Notification.id)}, {table}.{column(Notification.notification_type)}')
+
+
 def _update_allowed(new_status: str, values: dict[str, Any], p: str) -> str:
     """UPDATE ... SET values WHERE the status allows new_status: the start of the compiled
     transitions, to which the caller adds which rows and what to return."""
     columns = Notification._meta.fields
     assignments = ", ".join(f"{column(columns[name])} = {p}" for name in values)
-    allowed = ", ".join(repr(status) for status in sorted(ALLOWED[new_status]))
-    return (f'UPDATE "{Notification._meta.table_name}" SET {assignments}'
-            f' WHERE {UNINDEXED_STATUS_SQL} IN ({allowed})')
+    return f'UPDATE "{Notification._meta.table_name}" SET {assignments} WHERE {_status_allows(new_status)}'
+
+
+def _status_allows(new_status: str) -> str:
+    """The compiled statements' condition that the row's status may move to new_status."""
+    return f'{UNINDEXED_STATUS_SQL} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'
 
 
 def _params(values: dict[str, Any]) -> list[Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from pipeline.batching import Batcher
 from tests.conftest import wait_for
@@ -39,3 +39,15 @@ def call_under_way(batcher: Batcher, plug: Any) -> Iterator[None]:
         may_end.set()
         plugging.join(10)
         batcher.process = original
+
+
+def taken_together(batcher: Batcher, plug: Any, calls: list[Callable[[], None]]) -> None:
+    """Each call on a thread of its own, all of them waiting behind one round trip (for `plug`) so that
+    the next round takes them together; returns once every call has ended."""
+    with call_under_way(batcher, plug):
+        threads = [threading.Thread(target=call) for call in calls]
+        for thread in threads:
+            thread.start()
+        wait_until_queued(batcher, len(calls))
+    for thread in threads:
+        thread.join(10)

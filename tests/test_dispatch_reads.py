@@ -1,16 +1,19 @@
-"""The dispatch stage's reads: sends that threads of a worker read at the same moment share one
-SELECT, and each still gets only its own notification, or its own failure."""
+"""The dispatch stage's reads and claims: sends that threads of a worker read (or claim) at the same
+moment share one statement, and each still gets only its own notification, or its own failure."""
 from __future__ import annotations
 
-import threading
+import functools
 import uuid
+
+import pytest
 
 from models import crypto
 from models.db import utcnow
+from models.notification import Notification
 from pipeline import dispatch
+from tests.batching_helpers import taken_together
 from tests.factories import create_notification
 from tests.faults import make_unreadable
-from tests.batching_helpers import call_under_way, wait_until_queued
 
 
 def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alone(service):
@@ -29,29 +32,40 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
         except crypto.UNREADABLE:
             read[notification_id] = "unreadable"
 
-    batcher = dispatch._read_awaiting
-    with call_under_way(batcher, uuid.uuid4()):  # every read waits, then one SELECT takes them all
-        threads = [threading.Thread(target=read_one, args=(str(n.id),)) for n in wanted]
-        for thread in threads:
-            thread.start()
-        wait_until_queued(batcher, len(wanted))
-    for thread in threads:
-        thread.join(10)
+    # Every read waits, then one SELECT takes them all.
+    taken_together(dispatch._read_awaiting, uuid.uuid4(), [functools.partial(read_one, str(n.id)) for n in wanted])
 
     assert read == {**{str(n.id): f"Your code is {i}" for i, n in enumerate(waiting)},
                     str(claimed.id): None, str(delivered.id): None, str(unreadable.id): "unreadable"}
 
 
-
-def test_a_send_read_twice_at_once_goes_on_once(service):
+@pytest.mark.parametrize("asks", ["awaiting_dispatch", "claim_awaiting"])
+def test_a_send_read_or_claimed_twice_at_once_goes_on_once(service, asks):
+    """Its message delivered twice at once: one request gets the notification, the other None."""
     send = create_notification(service=service)
+    ask = getattr(dispatch, asks)
+    batcher = dispatch._read_awaiting if asks == "awaiting_dispatch" else dispatch._claim_awaiting
     found: list[object] = []
-    with call_under_way(dispatch._read_awaiting, uuid.uuid4()):
-        threads = [threading.Thread(target=lambda: found.append(dispatch.awaiting_dispatch(str(send.id))))
-                   for _ in range(2)]
-        for thread in threads:
-            thread.start()
-        wait_until_queued(dispatch._read_awaiting, 2)
-    for thread in threads:
-        thread.join(10)
+    taken_together(batcher, uuid.uuid4(), [lambda: found.append(ask(str(send.id)))] * 2)
     assert sorted(map(bool, found)) == [False, True]
+
+
+def test_sends_claimed_together_each_get_their_own_row_and_only_the_claimable_are_claimed(service):
+    waiting = [create_notification(service=service, body=f"Your code is {n}") for n in range(6)]
+    claimed = create_notification(service=service, dispatch_started_at=utcnow())
+    delivered = create_notification(service=service, status="delivered")
+    test_key = create_notification(service=service, key_type="test")
+    wanted = [*waiting, claimed, delivered, test_key]
+    found: dict[str, object] = {}
+
+    def claim_one(notification_id: str) -> None:
+        notification = dispatch.claim_awaiting(notification_id)
+        found[notification_id] = notification.body if notification else None
+
+    taken_together(dispatch._claim_awaiting, uuid.uuid4(), [functools.partial(claim_one, str(n.id)) for n in wanted])
+
+    assert found == {**{str(n.id): f"Your code is {i}" for i, n in enumerate(waiting)},
+                     str(claimed.id): None, str(delivered.id): None, str(test_key.id): None}
+    rows = {row.id: row for row in Notification.select()}
+    assert all(rows[n.id].dispatch_started_at is not None for n in waiting)
+    assert rows[test_key.id].dispatch_started_at is None and rows[delivered.id].dispatch_started_at is None
