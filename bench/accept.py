@@ -6,38 +6,40 @@
   workers from /proc, read just before and just after the load, divided by the requests served.
 - R3: the accept rate with each WEB_CONCURRENCY (default 1, 2 and 4) against 1, and the CPU per
   request of each.
+- The floor (bench/floor_app.py, served the same way with WEB_CONCURRENCY=2): an endpoint doing
+  only what no accept can skip (a cached token, the body parsed, the number checked, the template
+  filled, the row INSERTed and a queue message pushed, both shared by the requests waiting
+  together). Its rate against the bare endpoint is the most R1 can be here, its CPU per request the
+  least R2 can be; `--no-floor` leaves it out.
 
-Each round measures every side once (the bare endpoint, then the service at each concurrency,
-the order turned by one each round), each on a fresh server, after a short warm-up load that is
+Each round measures every side once (the bare endpoint, the floor, then the service at each
+concurrency, the order turned by one each round), each on a fresh server, after a short warm-up load that is
 not counted, loaded by wrk on the same machine. Every request opens its own connection
 (`Connection: close`): with kept-alive connections gunicorn's workers split wrk's fixed set of
 connections by chance, and the baseline swung threefold between runs. A round prints the load
 average before it and each side's figures; the end prints the medians and each round's ratios.
 
 gunicorn.conf.py picks gevent workers with PostgreSQL and threads with SQLite: the bare endpoint
-is served with the settings of the database measured.
+and the floor are served with the settings of the database measured.
 
     python bench/accept.py --postgres postgresql://postgres@127.0.0.1:5432/bench_accept \
-        [--key-type live] [--rounds 3] [--seconds 10] [--connections 16] [--concurrency 1 2 4]
+        [--key-type live] [--rounds 3] [--seconds 10] [--connections 16] [--concurrency 1 2 4] [--no-floor]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import redis
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn_process, service_env, wrk_post  # noqa: E402
+from bench.harness import ROOT, drop_queues, free_port, gunicorn_process, provision, service_env, wrk_post  # noqa: E402
 from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
 
 R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
@@ -53,7 +55,7 @@ class Figures:
 class Side:
     name: str
     concurrency: int
-    bare: bool
+    app: str  # "bare", "floor" or "service"
 
 
 def _load(url: str, path: str, body: str, headers: dict[str, str], seconds: float, connections: int,
@@ -66,19 +68,23 @@ def _load(url: str, path: str, body: str, headers: dict[str, str], seconds: floa
 
 def measure(side: Side, args: argparse.Namespace, made: dict, env_base: dict[str, str]) -> Figures:
     env = {**env_base, "WEB_CONCURRENCY": str(side.concurrency)}
-    if side.bare:
+    headers = {"Content-Type": "application/json", "Connection": "close"}
+    body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
+                       "personalisation": {"code": "123456"}, "reference": "bench"})
+    path = "/v2/notifications/sms"
+    if side.app == "bare":
         env["PYTHONPATH"] = str(ROOT / "bench")
         app, ready, path = "bare_app:app", "/json", "/json"
         body = json.dumps({"phone_number": "0612345678", "template_id": "x"})
-        headers = {"Content-Type": "application/json", "Connection": "close"}
+    elif side.app == "floor":
+        env.update(FLOOR_SERVICE_ID=made["service_id"], FLOOR_TEMPLATE_ID=made["template_id"],
+                   FLOOR_TEMPLATE_BODY=made["template_body"], FLOOR_KEY_SECRET=made["key"][-36:])
+        app, ready = "bench.floor_app:app", "/"
     else:
-        app, ready, path = "app:app", "/_status", "/v2/notifications/sms"
-        body = json.dumps({"phone_number": "06 12345678", "template_id": made["template_id"],
-                           "personalisation": {"code": "123456"}, "reference": "bench"})
-        headers = {"Content-Type": "application/json", "Connection": "close"}
+        app, ready = "app:app", "/_status"
     with gunicorn_process(app, env, free_port(), ready) as (url, pid):
         def run(seconds: float) -> tuple[Figures, dict]:
-            if not side.bare:  # a token lives 30 s: one per load, minted as the clients mint them
+            if side.app != "bare":  # a token lives 30 s: one per load, minted as the clients mint them
                 token = create_token(made["key"][-73:-37], made["key"][-36:])
                 headers["Authorization"] = f"Bearer {token}"
             return _load(url, path, body, headers, seconds, args.connections, pid)
@@ -94,18 +100,14 @@ def measure(side: Side, args: argparse.Namespace, made: dict, env_base: dict[str
     return figures
 
 
-def provision(env: dict[str, str], key_type: str) -> dict:
-    return json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
-                                     capture_output=True, text=True, check=True).stdout)
-
-
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 
 
 def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: str) -> None:
-    bare = next(side for side in sides if side.bare)
-    services = [side for side in sides if not side.bare]
+    bare = next(side for side in sides if side.app == "bare")
+    floor = next((side for side in sides if side.app == "floor"), None)
+    services = [side for side in sides if side.app == "service"]
     print("\nmedians of the rounds (each round's figures in brackets)")
     for side in sides:
         rates = [f.rate for f in results[side.name]]
@@ -121,6 +123,13 @@ def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: st
         cpu = [f.cpu_ms for f in results[r1.name]]
         print(f"R2 CPU per accepted send, web processes, WEB_CONCURRENCY={R1_CONCURRENCY}: "
               f"per round {', '.join(f'{c:.2f}' for c in cpu)} ms; median {_median(cpu):.2f} ms   (target <= 0.5 ms)")
+    if floor is not None:
+        paired = [f.rate / b.rate for f, b in zip(results[floor.name], base)]
+        cpu = [f.cpu_ms for f in results[floor.name]]
+        print(f"   the floor, the most R1 can be: per round {', '.join(f'{r:.1%}' for r in paired)}; "
+              f"median {_median(paired):.1%}")
+        print(f"   the floor, the least R2 can be: per round {', '.join(f'{c:.2f}' for c in cpu)} ms; "
+              f"median {_median(cpu):.2f} ms")
     one = next((side for side in services if side.concurrency == 1), None)
     if one is not None:
         for side in services:
@@ -144,6 +153,8 @@ def main() -> None:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/5")
     parser.add_argument("--key-type", choices=["test", "live"], default="live",
                         help="live: daily limits counted and a queue message per send")
+    parser.add_argument("--no-floor", dest="floor", action="store_false",
+                        help="leave out the floor (bench/floor_app.py)")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
@@ -152,8 +163,10 @@ def main() -> None:
     env = service_env(Path(tempfile.mkdtemp(prefix="bench-")), REDIS_URL=args.redis,
                       **({"DATABASE_URL": args.postgres} if args.postgres else {}))
     made = provision(env, args.key_type)
-    sides = [Side(f"bare endpoint, {R1_CONCURRENCY} processes", R1_CONCURRENCY, True)]
-    sides += [Side(f"accept, {n} process{'es' if n > 1 else ''}", n, False) for n in args.concurrency]
+    sides = [Side(f"bare endpoint, {R1_CONCURRENCY} processes", R1_CONCURRENCY, "bare")]
+    if args.floor:
+        sides.append(Side(f"floor, {R1_CONCURRENCY} processes", R1_CONCURRENCY, "floor"))
+    sides += [Side(f"accept, {n} process{'es' if n > 1 else ''}", n, "service") for n in args.concurrency]
     results: dict[str, list[Figures]] = {side.name: [] for side in sides}
     print(f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.key_type} key, {args.connections} connections, "
           f"{args.seconds:g} s per side after {args.warmup:g} s of warm-up")
@@ -167,10 +180,7 @@ def main() -> None:
                 print(f"  {side.name:28} {figures.rate:7.0f} req/s   {figures.cpu_ms:5.2f} ms CPU/req")
                 time.sleep(1)  # the stopped server's sockets and processes go before the next starts
     finally:
-        # Live sends leave a queue message each that no worker here consumes.
-        client = redis.Redis.from_url(args.redis)
-        for key in client.scan_iter(f"{env['QUEUE_NAMESPACE']}*", count=1000):
-            client.delete(key)
+        drop_queues(args.redis, env["QUEUE_NAMESPACE"])
     summarise(sides, results, args.key_type)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
+import redis
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +88,20 @@ def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: int, conn
     return {"rps": rate, "requests": int(re.search(r"(\d+) requests in", out).group(1)),
             "non_2xx": int(non2xx.group(1)) if non2xx else 0,
             "socket_errors": sum(map(int, errors.groups())) if errors else 0}
+
+
+def provision(env: dict[str, str], key_type: str) -> dict:
+    """A service, key and sms template made by bench/provision.py in env's database: key, service_id,
+    template_id and template_body."""
+    return json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
+                                     capture_output=True, text=True, check=True).stdout)
+
+
+def drop_queues(redis_url: str, namespace: str) -> None:
+    """Remove a run's queues: live sends leave a queue message each that no worker of the run takes."""
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(f"{namespace}*", count=1000):
+        client.delete(key)
 
 
 def service_env(instance: Path, **extra: str) -> dict[str, str]:

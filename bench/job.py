@@ -15,7 +15,6 @@ the web process under wrk (each accepted send also counts the daily limit and qu
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -25,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.accept import measure_service  # noqa: E402
-from bench.harness import ROOT, interleaved, report, service_env  # noqa: E402
+from bench.accept import Side, measure  # noqa: E402
+from bench.harness import ROOT, drop_queues, interleaved, provision, report, service_env  # noqa: E402
 
 
 def run_job(service_id: str, template_id: str, rows: int) -> float:
@@ -57,8 +56,7 @@ def run_job(service_id: str, template_id: str, rows: int) -> float:
 def measure_job(database_url: str | None, redis_url: str, rows: int) -> float:
     instance = Path(tempfile.mkdtemp(prefix="bench-job-"))
     env = service_env(instance, REDIS_URL=redis_url, **({"DATABASE_URL": database_url} if database_url else {}))
-    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", "live"], cwd=ROOT, env=env,
-                                     capture_output=True, text=True, check=True).stdout)
+    made = provision(env, "live")
     log = open(instance / "jobs-worker.log", "w")
     worker = subprocess.Popen([sys.executable, "-m", "workers.supervise", "--processes", "1", "--threads", "2",
                                "--queues", "jobs"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -88,10 +86,14 @@ def main() -> None:
     runs = [("SQLite", None)] + ([("PostgreSQL", args.postgres)] if args.postgres else [])
     for name, url in runs:
         def accept(url: str | None = url) -> float:
-            result = measure_service(url, args.seconds, args.connections, args.redis, "live")
-            if result["non_2xx"]:
-                sys.exit(f"{result['non_2xx']} sends were refused on {name}: the figures would be meaningless")
-            return result["rps"]
+            """accept.py's R1 measurement: the API at the Procfile's WEB_CONCURRENCY, a live key."""
+            env = service_env(Path(tempfile.mkdtemp(prefix="bench-")), REDIS_URL=args.redis,
+                              **({"DATABASE_URL": url} if url else {}))
+            load = argparse.Namespace(seconds=args.seconds, warmup=2, connections=args.connections)
+            try:
+                return measure(Side("accept", 2, "service"), load, provision(env, "live"), env).rate
+            finally:
+                drop_queues(args.redis, env["QUEUE_NAMESPACE"])
 
         base, rates = interleaved(args.rounds, [(name, url)], accept,
                                   lambda _name, db: measure_job(db, args.redis, args.rows))

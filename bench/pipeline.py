@@ -7,6 +7,9 @@ before each round, the machine being shared):
 - (R4) the pipeline with the simulated provider: dispatch, the simulator's receipts posted to the
   web process's webhook, the receipts applied; its share of no-op Dramatiq, each round's and the
   medians';
+- R4's floor (bench/floor_actors.py) on the same workers: a message per notification and only its two
+  status writes (`sending`, then `delivered`), the most R4 can be while each notification is a
+  message of its own (`--no-floor` leaves it out);
 - (R5) the pipeline through a real HTTP gateway (bench/gateway.py, a process of its own) that
   answers each send after --gateway-delay-ms and posts a receipt per message back to the webhook:
   sends per second per worker process, and the most sends the gateway held at once.
@@ -30,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import shlex
 import statistics
@@ -50,7 +52,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn, service_env  # noqa: E402
+from bench.harness import ROOT, free_port, gunicorn, provision, service_env  # noqa: E402
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
 
 
@@ -128,20 +130,34 @@ def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count:
 
 
 def measure_noop(redis_url: str, count: int) -> Run:
-    namespace = f"bench-noop-{uuid.uuid4().hex[:6]}"
-    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url, QUEUE_NAMESPACE=namespace)
-    subprocess.run(
-        [sys.executable, "-c", f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)"],
-        cwd=ROOT, env=env, check=True,
-    )
-    client = redis.Redis.from_url(redis_url)
-    # The same processes and threads as the pipeline's workers; supervise runs our actors only.
-    workers = subprocess.Popen([sys.executable, "-m", "dramatiq", "bench.noop_actors", "--processes", str(PROCESSES),
+    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url, QUEUE_NAMESPACE=f"bench-noop-{uuid.uuid4().hex[:6]}")
+    return _drain("bench.noop_actors", "noop", f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)",
+                  env, count)
+
+
+def measure_floor(redis_url: str, database_url: str | None, count: int) -> Run:
+    """The R4 floor (bench/floor_actors.py): a message per notification and its two status writes."""
+    env = service_env(Path(tempfile.mkdtemp(prefix="bench-floor-")), REDIS_URL=redis_url,
+                      QUEUE_NAMESPACE=f"bench-floor-{uuid.uuid4().hex[:6]}",
+                      **({"DATABASE_URL": database_url} if database_url else {}))
+    made = provision(env, "live")
+    if database_url:
+        _vacuum(env)
+    return _drain("bench.floor_actors", "floor", "from bench.floor_actors import seed\n"
+                  f"seed({count}, {made['service_id']!r}, {made['template_id']!r})", env, count)
+
+
+def _drain(module: str, queue: str, send: str, env: dict[str, str], count: int) -> Run:
+    """count messages sent by the code send, taken by module's actors on the pipeline's worker
+    processes and threads (supervise runs our actors only), from the first taken to the last done."""
+    subprocess.run([sys.executable, "-c", send], cwd=ROOT, env=env, check=True)
+    client = redis.Redis.from_url(env["REDIS_URL"])
+    workers = subprocess.Popen([sys.executable, "-m", "dramatiq", module, "--processes", str(PROCESSES),
                                 "--threads", str(THREADS)], cwd=ROOT, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # An acked message leaves the queue's hash: what is gone from it is done.
-        waiting = f"{namespace}:noop.msgs"
+        waiting = f"{env['QUEUE_NAMESPACE']}:{queue}.msgs"
         return _watch(lambda: client.hlen(waiting) < count, lambda: client.hlen(waiting) == 0, count,
                       lambda: {"worker": tree_cpu_seconds(workers.pid)})
     finally:
@@ -190,8 +206,7 @@ def _wait_for(url: str, timeout: float = 60) -> None:
 
 def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database_url: str | None, count: int,
                   key_type: str, gateway_url: str | None, gateway_pid: int | None) -> Run:
-    made = json.loads(subprocess.run([sys.executable, "bench/provision.py", key_type], cwd=ROOT, env=env,
-                                     capture_output=True, text=True, check=True).stdout)
+    made = provision(env, key_type)
     if database_url:
         # The database keeps the gateways it was configured with (pipeline/providers/sms/gateways.py):
         # an earlier R5 run's would take the simulated provider's place.
@@ -199,11 +214,9 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
         try:
             for table in ("sms_gateway_change", "sms_gateway"):
                 db.execute_sql(f"DELETE FROM {table}")
-            # Every round starts where autovacuum would leave the table between bursts, whatever the
-            # rounds before left dead, and wherever autovacuum is off (this machine's is).
-            db.execute_sql("VACUUM ANALYZE notification")
         finally:
             db.close()
+        _vacuum(env)
     body = {"phone_number": "0612345678", "template_id": made["template_id"], "personalisation": {"code": "1"}}
     with gunicorn("app:app", env, port, "/_status") as url:
         web_pid = pid_of(f"127.0.0.1:{port}")
@@ -260,6 +273,16 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
     return run
 
 
+def _vacuum(env: dict) -> None:
+    """Every round starts where autovacuum would leave the table between bursts, whatever the rounds
+    before left dead, and wherever autovacuum is off (this machine's is)."""
+    db = _database(env)[0]
+    try:
+        db.execute_sql("VACUUM ANALYZE notification")
+    finally:
+        db.close()
+
+
 def _database(env: dict):
     os.environ.update({k: env[k] for k in ("INSTANCE_DIR",) if k in env})
     from models.db import connect_url
@@ -289,6 +312,14 @@ def _cpu(runs: list[Run]) -> str:
     return ", ".join(parts)
 
 
+def _shares(values: list[Run], noop: list[Run]) -> str:
+    """The medians' ratio, and each round's against the no-op run measured beside it."""
+    shares = [run.rate / base.rate for run, base in zip(values, noop)]
+    median = statistics.median(run.rate for run in values) / statistics.median(run.rate for run in noop)
+    return (f"{median:.1%} (per round {', '.join(f'{share:.1%}' for share in shares)}; "
+            f"median {statistics.median(shares):.1%})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=2000)
@@ -303,17 +334,25 @@ def main() -> None:
     parser.add_argument("--receipt-batch", type=int, default=1, help="receipts per webhook request from the gateway")
     parser.add_argument("--worker-processes", type=int, help="worker processes (default: the Procfile's)")
     parser.add_argument("--worker-threads", type=int, help="threads per worker process (default: the Procfile's)")
+    parser.add_argument("--no-floor", dest="floor", action="store_false",
+                        help="leave out R4's floor (bench/floor_actors.py)")
     args = parser.parse_args()
     override_workers(args.worker_processes, args.worker_threads)
     databases = ([] if args.skip_sqlite else [("SQLite", None)]) + ([("PostgreSQL", args.postgres)] if args.postgres else [])
     rows = [row for row in ("r4", "r5") if args.only in (None, row)]
     noop: list[Run] = []
     runs: dict[tuple[str, str], list[Run]] = {(row, name): [] for row in rows for name, _ in databases}
+    floors: dict[str, list[Run]] = {name: [] for name, _ in databases} if "r4" in rows and args.floor else {}
     for number in range(1, args.rounds + 1):
         print(f"round {number}: load average {load_average()}", flush=True)
         if "r4" in rows:
             noop.append(measure_noop(args.redis, args.count * 3))
             print(f"  no-op Dramatiq {noop[-1].rate:.0f} messages/s; CPU per message {_cpu(noop[-1:])}", flush=True)
+        for name, url in databases if floors else ():
+            floors[name].append(measure_floor(args.redis, url, args.count))
+            print(f"  R4 floor {name}: {floors[name][-1].rate:.0f} notifications/s, share of no-op "
+                  f"{floors[name][-1].rate / noop[-1].rate:.1%}; CPU per notification {_cpu(floors[name][-1:])}",
+                  flush=True)
         for row in rows:
             for name, url in databases:
                 run = measure_pipeline(args.redis, url, args.count, args.key_type, args if row == "r5" else None)
@@ -326,12 +365,12 @@ def main() -> None:
           f"workers: supervise {' '.join(WORKER_ARGS)}")
     if noop:
         _line("no-op Dramatiq", noop, "messages/s")
+    for name, values in floors.items():
+        _line(f"R4 floor, {name}", values, "notifications/s", f"; share of no-op {_shares(values, noop)}"
+              " (the most R4 can be with a queue message per notification)")
     for (row, name), values in runs.items():
         if row == "r4":
-            shares = [run.rate / base.rate for run, base in zip(values, noop)]
-            _line(f"R4 simulated provider, {name}", values, "notifications/s",
-                  f"; share of no-op {statistics.median(v.rate for v in values) / statistics.median(b.rate for b in noop):.1%}"
-                  f" (per round {', '.join(f'{s:.1%}' for s in shares)}; median {statistics.median(shares):.1%})")
+            _line(f"R4 simulated provider, {name}", values, "notifications/s", f"; share of no-op {_shares(values, noop)}")
         else:
             per_process = [run.rate / PROCESSES for run in values]
             _line(f"R5 HTTP gateway {args.gateway_delay_ms:.0f} ms, {name}", values, "notifications/s",

@@ -1,0 +1,91 @@
+"""The accept floor: the least any accepted send costs, served exactly like the service's web process.
+
+A WSGI endpoint without Flask that does only what no accept can skip: it takes the caller's key
+from a cache of tokens already verified (as the service does for a repeated token), parses the
+body, checks the phone number with phonenumbers and fills the template, INSERTs the row into the
+notification table (the rows of requests waiting at the same moment in one statement, through the
+service's own Batcher), pushes a queue message per row to Redis in one pipeline once the INSERT
+has returned, and answers the 201 body. The row holds what the service's would, its content encrypted
+as the service keeps it (the service reads it back). Nothing else: no schema validation, limits,
+idempotency, metrics, logs or Flask. No real accept can be cheaper, so its rate against the bare
+endpoint is the most R1 can reach on this machine and server, and its CPU per request the least R2
+can be (bench/accept.py serves it beside them).
+
+Configured by environment (bench/accept.py sets it): DATABASE_URL (bench/floor_db.py), REDIS_URL,
+QUEUE_NAMESPACE, FLOOR_SERVICE_ID, FLOOR_TEMPLATE_ID, FLOOR_TEMPLATE_BODY, FLOOR_KEY_SECRET.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import uuid
+from typing import Any, Callable, Iterable
+
+import jwt
+import phonenumbers
+import redis
+
+from bench.floor_db import connect, insert_sql, sms_row
+from pipeline.batching import Batcher
+
+SERVICE_ID = os.environ["FLOOR_SERVICE_ID"]
+TEMPLATE_ID = os.environ["FLOOR_TEMPLATE_ID"]
+TEMPLATE_BODY = os.environ["FLOOR_TEMPLATE_BODY"]
+KEY_SECRET = os.environ["FLOOR_KEY_SECRET"]
+QUEUE = f"{os.environ['QUEUE_NAMESPACE']}:floor"
+PLACEHOLDER = re.compile(r"\(\(([^)]+)\)\)")
+
+_redis = redis.Redis.from_url(os.environ["REDIS_URL"])
+_connection: Any = None  # one per process: only a Batcher round's leader uses it, one round at a time
+_verified: dict[str, str] = {}  # token -> issuer, as api.auth remembers tokens it verified
+
+
+def _write(rows: list[tuple]) -> list[tuple]:
+    global _connection
+    if _connection is None:
+        _connection = connect()
+    _connection.cursor().execute(insert_sql(len(rows)), [value for row in rows for value in row])
+    pipe = _redis.pipeline(transaction=False)
+    now = int(time.time() * 1000)
+    for row in rows:
+        pipe.rpush(QUEUE, json.dumps({"queue_name": "send-sms", "actor_name": "deliver", "args": [row[0]],
+                                      "kwargs": {}, "options": {}, "message_id": row[0], "message_timestamp": now}))
+    pipe.execute()
+    return rows
+
+
+_writer = Batcher("floor-writer", _write, linger_seconds=0.002)
+
+
+def _authenticate(environ: dict) -> None:
+    token = environ.get("HTTP_AUTHORIZATION", "").partition(" ")[2]
+    if token not in _verified:
+        _verified[token] = jwt.decode(token, KEY_SECRET, algorithms=["HS256"])["iss"]
+
+
+def app(environ: dict, start_response: Callable) -> Iterable[bytes]:
+    if environ["REQUEST_METHOD"] != "POST":
+        start_response("404 NOT FOUND", [("Content-Length", "0")])
+        return [b""]
+    _authenticate(environ)
+    body = json.loads(environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)))
+    number = phonenumbers.parse(body["phone_number"], "NL")
+    if not phonenumbers.is_valid_number(number):
+        start_response("400 BAD REQUEST", [("Content-Length", "0")])
+        return [b""]
+    values = body.get("personalisation") or {}
+    content = PLACEHOLDER.sub(lambda match: str(values.get(match.group(1), "")), TEMPLATE_BODY)
+    notification_id = str(uuid.uuid4())
+    _writer.submit(sms_row(notification_id, SERVICE_ID, TEMPLATE_ID, body["phone_number"],
+                           phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
+                           str(number.country_code), body.get("reference"), content, values))
+    base = f"http://{environ.get('HTTP_HOST', 'localhost')}"
+    answer = json.dumps({
+        "id": notification_id, "reference": body.get("reference"), "uri": f"{base}/v2/notifications/{notification_id}",
+        "template": {"id": TEMPLATE_ID, "version": 1, "uri": f"{base}/v2/template/{TEMPLATE_ID}"},
+        "scheduled_for": None, "content": {"body": content, "from_number": "Notify"},
+    }).encode()
+    start_response("201 CREATED", [("Content-Type", "application/json"), ("Content-Length", str(len(answer)))])
+    return [answer]

@@ -1,0 +1,113 @@
+"""The benchmarks run, and their floors do the work they stand for.
+
+A floor (bench/floor_app.py, bench/floor_actors.py) is the least an accept or a send can cost; its
+figures say what a row of issue #18 can reach at most. A floor that skipped part of what the service
+must do would claim less than any real send could, so these check that a floor's send is one the
+service itself reads back and takes through its statuses.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from werkzeug.test import EnvironBuilder
+
+from config import get_settings, redis_url
+from models.notification import Notification
+from tests.conftest import wait_for
+from tests.factories import auth_headers, create_sample_template
+from workers.broker import ops_redis
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def floor_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment the benchmarks give the floors: this run's database, Redis and a queue
+    namespace of their own."""
+    namespace = f"floor-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("REDIS_URL", redis_url(get_settings()))
+    monkeypatch.setenv("QUEUE_NAMESPACE", namespace)
+    yield {**os.environ, "PYTHONPATH": str(ROOT)}
+    for key in ops_redis().scan_iter(f"{namespace}:*"):
+        ops_redis().delete(key)
+
+
+@pytest.fixture
+def floor_app(floor_env, monkeypatch, service, key) -> Iterator[object]:
+    template = create_sample_template(service=service, body="Your code is ((code))")
+    for name, value in (("FLOOR_SERVICE_ID", str(service.id)), ("FLOOR_TEMPLATE_ID", str(template.id)),
+                        ("FLOOR_TEMPLATE_BODY", template.versions[0].body), ("FLOOR_KEY_SECRET", key[-36:])):
+        monkeypatch.setenv(name, value)
+    sys.modules.pop("bench.floor_app", None)  # it reads its configuration when imported
+    module = importlib.import_module("bench.floor_app")
+    yield module
+    if module._connection is not None:
+        module._connection.close()
+    sys.modules.pop("bench.floor_app", None)
+
+
+def test_a_send_to_the_accept_floor_is_one_the_service_reads_back_and_queued(floor_app, client, service, key):
+    environ = EnvironBuilder(method="POST", path="/v2/notifications/sms", headers=auth_headers(key), json={
+        "phone_number": "06 12345678", "template_id": floor_app.TEMPLATE_ID, "personalisation": {"code": "123456"},
+        "reference": "floor"}).get_environ()
+    statuses: list[str] = []
+    answer = json.loads(b"".join(floor_app.app(environ, lambda status, headers: statuses.append(status))))
+
+    assert statuses == ["201 CREATED"]
+    assert answer["content"] == {"body": "Your code is 123456", "from_number": "Notify"}
+    read = client.get(f"/v2/notifications/{answer['id']}", headers=auth_headers(key))
+    assert read.status_code == 200
+    assert {name: read.json[name] for name in ("phone_number", "body", "status", "reference", "type")} == {
+        "phone_number": "06 12345678", "body": "Your code is 123456", "status": "created", "reference": "floor",
+        "type": "sms"}
+    assert read.json["template"]["id"] == floor_app.TEMPLATE_ID
+    queued = [json.loads(message) for message in ops_redis().lrange(floor_app.QUEUE, 0, -1)]
+    assert [uuid.UUID(message["args"][0]) for message in queued] == [uuid.UUID(answer["id"])]
+
+
+def test_the_accept_floor_refuses_a_number_that_is_not_one(floor_app, key):
+    environ = EnvironBuilder(method="POST", path="/v2/notifications/sms", headers=auth_headers(key), json={
+        "phone_number": "06 123", "template_id": floor_app.TEMPLATE_ID, "personalisation": {"code": "1"}}).get_environ()
+    statuses: list[str] = []
+    b"".join(floor_app.app(environ, lambda status, headers: statuses.append(status)))
+
+    assert statuses == ["400 BAD REQUEST"]
+    assert Notification.select().count() == 0
+
+
+def test_the_pipeline_floor_takes_every_send_through_sending_to_delivered(floor_env, service):
+    template = create_sample_template(service=service)
+    subprocess.run([sys.executable, "-c", f"from bench.floor_actors import seed\nseed(20, {str(service.id)!r}, "
+                    f"{str(template.id)!r})"], cwd=ROOT, env=floor_env, check=True)
+    def mine():
+        return Notification.select().where(Notification.service == service)
+
+    assert [row.status for row in mine()] == ["created"] * 20
+
+    worker = subprocess.Popen([sys.executable, "-m", "dramatiq", "bench.floor_actors", "--processes", "1",
+                               "--threads", "4"], cwd=ROOT, env=floor_env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: mine().where(Notification.status == "delivered").count() == 20, timeout=30)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    assert all(row.sent_at is not None and row.completed_at >= row.sent_at for row in mine())
+
+
+def test_every_benchmark_module_imports():
+    """A benchmark is run by hand, so nothing else notices one that no longer starts (bench/job.py
+    once imported a function accept.py had lost)."""
+    modules = [f"bench.{path.stem}" for path in sorted((ROOT / "bench").glob("*.py"))
+               if path.stem not in ("__init__", "floor_app", "floor_actors", "noop_actors")]
+    result = subprocess.run([sys.executable, "-c", "\n".join(f"import {module}" for module in modules)], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
