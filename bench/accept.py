@@ -39,7 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, drop_queues, free_port, gunicorn_process, provision, service_env, wrk_post  # noqa: E402
+from bench.harness import (  # noqa: E402
+    ROOT, drop_queues, free_port, gunicorn_process, provision, remove_sends, service_env, vacuum, wrk_post)  # noqa: E402
 from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
 
 R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
@@ -172,6 +173,9 @@ def main() -> None:
           f"{args.seconds:g} s per side after {args.warmup:g} s of warm-up")
     try:
         for number in range(args.rounds):
+            remove_sends(env, made["service_id"])  # each round starts from the same table
+            if args.postgres:
+                vacuum(env)
             print(f"round {number + 1}, load average before it {load_average()}")
             turned = sides[number % len(sides):] + sides[:number % len(sides)]
             for side in turned:
@@ -181,6 +185,7 @@ def main() -> None:
                 time.sleep(1)  # the stopped server's sockets and processes go before the next starts
     finally:
         drop_queues(args.redis, env["QUEUE_NAMESPACE"])
+        remove_sends(env, made["service_id"])
     summarise(sides, results, args.key_type)
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -102,6 +103,38 @@ def drop_queues(redis_url: str, namespace: str) -> None:
     client = redis.Redis.from_url(redis_url)
     for key in client.scan_iter(f"{namespace}*", count=1000):
         client.delete(key)
+
+
+def database(env: dict[str, str]):  # noqa: ANN201 (a peewee Database and its parameter placeholder)
+    """A connection to env's database, as the service would open it."""
+    os.environ.update({k: env[k] for k in ("INSTANCE_DIR",) if k in env})
+    from models.db import connect_url
+
+    db = connect_url(env.get("DATABASE_URL") or f"sqlite:///{env['INSTANCE_DIR']}/notify.db")
+    db.connect()
+    return db, db.param
+
+
+def vacuum(env: dict[str, str]) -> None:
+    """A round starts where autovacuum would leave the table between bursts, whatever the rounds
+    before left dead, and wherever autovacuum is off (this machine's is). PostgreSQL only."""
+    db = database(env)[0]
+    try:
+        db.execute_sql("VACUUM ANALYZE notification")
+    finally:
+        db.close()
+
+
+def remove_sends(env: dict[str, str], service_id: str) -> None:
+    """Delete the notifications a run made for its service: left behind, every run would measure a
+    bench database larger than the one before (a hundred thousand rows an accept run), and its
+    figures would drift with the database's history."""
+    db, param = database(env)
+    try:
+        stored = service_id if env.get("DATABASE_URL") else uuid.UUID(service_id).hex
+        db.execute_sql(f"DELETE FROM notification WHERE service_id = {param}", (stored,))
+    finally:
+        db.close()
 
 
 def service_env(instance: Path, **extra: str) -> dict[str, str]:

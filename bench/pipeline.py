@@ -52,7 +52,8 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from api.auth import create_token  # noqa: E402
-from bench.harness import ROOT, free_port, gunicorn, provision, service_env  # noqa: E402
+from bench.harness import (  # noqa: E402
+    ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum)
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
 
 
@@ -142,9 +143,12 @@ def measure_floor(redis_url: str, database_url: str | None, count: int) -> Run:
                       **({"DATABASE_URL": database_url} if database_url else {}))
     made = provision(env, "live")
     if database_url:
-        _vacuum(env)
-    return _drain("bench.floor_actors", "floor", "from bench.floor_actors import seed\n"
-                  f"seed({count}, {made['service_id']!r}, {made['template_id']!r})", env, count)
+        vacuum(env)
+    try:
+        return _drain("bench.floor_actors", "floor", "from bench.floor_actors import seed\n"
+                      f"seed({count}, {made['service_id']!r}, {made['template_id']!r})", env, count)
+    finally:
+        remove_sends(env, made["service_id"])
 
 
 def _drain(module: str, queue: str, send: str, env: dict[str, str], count: int) -> Run:
@@ -210,13 +214,13 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
     if database_url:
         # The database keeps the gateways it was configured with (pipeline/providers/sms/gateways.py):
         # an earlier R5 run's would take the simulated provider's place.
-        db = _database(env)[0]
+        db = database(env)[0]
         try:
             for table in ("sms_gateway_change", "sms_gateway"):
                 db.execute_sql(f"DELETE FROM {table}")
         finally:
             db.close()
-        _vacuum(env)
+        vacuum(env)
     body = {"phone_number": "0612345678", "template_id": made["template_id"], "personalisation": {"code": "1"}}
     with gunicorn("app:app", env, port, "/_status") as url:
         web_pid = pid_of(f"127.0.0.1:{port}")
@@ -231,7 +235,7 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
         since = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(send, range(count)))
-        db, param = _database(env)
+        db, param = database(env)
         queues = redis.Redis.from_url(redis_url)
         service_key = made["service_id"] if database_url else uuid.UUID(made["service_id"]).hex
         # (status, created_at) index probes that stop at the first row found.
@@ -265,31 +269,14 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
                                    " AND status = 'delivered'", (service_key,)).fetchone()[0]
         if delivered != count:
             sys.exit(f"only {delivered} of {count} notifications were delivered: the figures would be meaningless")
+        db.close()
+        remove_sends(env, made["service_id"])
         if gateway_url:
             stats = requests.get(f"{gateway_url}/stats", timeout=5).json()
             if stats["accepted"] != count:
                 sys.exit(f"the gateway accepted {stats['accepted']} sends of {count} notifications: not exactly once")
             run.most_in_flight = stats["most_in_flight"]
     return run
-
-
-def _vacuum(env: dict) -> None:
-    """Every round starts where autovacuum would leave the table between bursts, whatever the rounds
-    before left dead, and wherever autovacuum is off (this machine's is)."""
-    db = _database(env)[0]
-    try:
-        db.execute_sql("VACUUM ANALYZE notification")
-    finally:
-        db.close()
-
-
-def _database(env: dict):
-    os.environ.update({k: env[k] for k in ("INSTANCE_DIR",) if k in env})
-    from models.db import connect_url
-
-    db = connect_url(env.get("DATABASE_URL") or f"sqlite:///{env['INSTANCE_DIR']}/notify.db")
-    db.connect()
-    return db, db.param
 
 
 def _line(label: str, runs: list[Run], unit: str, extra: str = "") -> None:
