@@ -40,8 +40,9 @@ def connect() -> Any:
 
 
 def stored_id(value: str) -> str:
-    """An id as peewee's UUIDField stores it: native uuid in PostgreSQL, 32 hex digits in SQLite."""
-    return value if POSTGRES else uuid.UUID(value).hex
+    """An id as peewee's UUIDField writes it: 32 hex digits, which SQLite keeps as text and PostgreSQL
+    reads as a uuid."""
+    return uuid.UUID(value).hex
 
 
 def now() -> Any:

@@ -131,8 +131,7 @@ def remove_sends(env: dict[str, str], service_id: str) -> None:
     figures would drift with the database's history."""
     db, param = database(env)
     try:
-        stored = service_id if env.get("DATABASE_URL") else uuid.UUID(service_id).hex
-        db.execute_sql(f"DELETE FROM notification WHERE service_id = {param}", (stored,))
+        db.execute_sql(f"DELETE FROM notification WHERE service_id = {param}", (uuid.UUID(service_id).hex,))
     finally:
         db.close()
 

@@ -237,7 +237,7 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
             list(pool.map(send, range(count)))
         db, param = database(env)
         queues = redis.Redis.from_url(redis_url)
-        service_key = made["service_id"] if database_url else uuid.UUID(made["service_id"]).hex
+        service_key = uuid.UUID(made["service_id"]).hex  # as peewee writes a uuid, which both databases take
         # (status, created_at) index probes that stop at the first row found.
         probe = ("SELECT 1 FROM notification WHERE status IN ({}) AND created_at >= {p} AND service_id = {p} LIMIT 1")
 
