@@ -11,24 +11,19 @@ the most R4 can be while each notification is a message of its own (bench/pipeli
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import dramatiq
 
-from bench.floor_db import MARK, connect, insert_sql, now, sms_row
+from bench.floor_db import MARK, connect, insert_sql, leader_connection, now, sms_row
 from bench.noop_actors import broker  # noqa: F401  (the same broker, namespace and set-up)
 from pipeline.batching import Batcher
 
-_connection: Any = None  # one per process: only a Batcher round's leader uses it, one round at a time
 MOVES = (("sending", "sent_at", "created"), ("delivered", "completed_at", "sending"))
 SEED_BATCH = 500
 
 
 def _move(ids: list[str]) -> list[str]:
-    global _connection
-    if _connection is None:
-        _connection = connect()
-    cursor = _connection.cursor()
+    cursor = leader_connection().cursor()
     marks = ", ".join([MARK] * len(ids))
     for status, stamp, was in MOVES:
         when = now()

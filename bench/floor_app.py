@@ -21,13 +21,13 @@ import os
 import re
 import time
 import uuid
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import jwt
 import phonenumbers
 import redis
 
-from bench.floor_db import connect, insert_sql, sms_row
+from bench.floor_db import insert_sql, leader_connection, sms_row
 from pipeline.batching import Batcher
 
 SERVICE_ID = os.environ["FLOOR_SERVICE_ID"]
@@ -38,15 +38,11 @@ QUEUE = f"{os.environ['QUEUE_NAMESPACE']}:floor"
 PLACEHOLDER = re.compile(r"\(\(([^)]+)\)\)")
 
 _redis = redis.Redis.from_url(os.environ["REDIS_URL"])
-_connection: Any = None  # one per process: only a Batcher round's leader uses it, one round at a time
 _verified: dict[str, str] = {}  # token -> issuer, as api.auth remembers tokens it verified
 
 
 def _write(rows: list[tuple]) -> list[tuple]:
-    global _connection
-    if _connection is None:
-        _connection = connect()
-    _connection.cursor().execute(insert_sql(len(rows)), [value for row in rows for value in row])
+    leader_connection().cursor().execute(insert_sql(len(rows)), [value for row in rows for value in row])
     pipe = _redis.pipeline(transaction=False)
     now = int(time.time() * 1000)
     for row in rows:

@@ -3,6 +3,7 @@ without peewee, for the least a statement costs."""
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import sqlite3
@@ -37,6 +38,13 @@ def connect() -> Any:
         return connection
     path = DATABASE_URL[len("sqlite:///"):] or f"{os.environ['INSTANCE_DIR']}/notify.db"
     return sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+
+
+@functools.cache
+def leader_connection() -> Any:
+    """The process's one connection for a floor's Batcher: only a round's leader uses it, one round
+    at a time."""
+    return connect()
 
 
 def stored_id(value: str) -> str:

@@ -49,8 +49,10 @@ def floor_app(floor_env, monkeypatch, service, key) -> Iterator[object]:
     sys.modules.pop("bench.floor_app", None)  # it reads its configuration when imported
     module = importlib.import_module("bench.floor_app")
     yield module
-    if module._connection is not None:
-        module._connection.close()
+    from bench.floor_db import leader_connection
+
+    leader_connection().close()
+    leader_connection.cache_clear()
     sys.modules.pop("bench.floor_app", None)
 
 
