@@ -6,7 +6,6 @@ blueprint per area (`console/<area>/views.py`), each registered by one line belo
 from __future__ import annotations
 
 import hashlib
-import importlib
 from pathlib import Path
 from typing import Any
 
@@ -61,24 +60,37 @@ def create_console_app() -> Flask:
 
     from console import auth
     from console.accounts.views import bp as accounts_bp
+    from console.api_keys.views import bp as api_keys_bp
+    from console.appearance.views import bp as appearance_bp
     from console.cli import register_console_cli
+    from console.conversations.views import bp as conversations_bp
+    from console.dashboard.views import bp as dashboard_bp
+    from console.delivery_events.views import bp as delivery_events_bp
+    from console.go_live.views import bp as go_live_bp
+    from console.history.views import bp as history_bp
+    from console.jobs.views import bp as jobs_bp
     from console.main.views import bp as main_bp
+    from console.messages.views import bp as messages_bp
+    from console.ops.views import bp as ops_bp
+    from console.send_one.views import bp as send_one_bp
+    from console.services.views import bp as services_bp
+    from console.settings.views import bp as settings_bp
+    from console.team.views import bp as team_bp
+    from console.template_editor.views import bp as template_editor_bp
 
-    app.register_blueprint(main_bp)
-    app.register_blueprint(accounts_bp)
-    for area in ("services", "api_keys", "team", "settings", "go_live", "history"):  # console-service's areas
-        app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
-    app.register_blueprint(importlib.import_module("console.dashboard.views").bp)  # dashboard and usage
-    app.register_blueprint(importlib.import_module("console.appearance.views").bp)  # citizen's area
-    app.register_blueprint(importlib.import_module("console.delivery_events.views").bp)  # complaints, returns, unsubscribes
-    app.register_blueprint(importlib.import_module("console.template_editor.views").bp)  # templates in folders
-    app.register_blueprint(importlib.import_module("console.jobs.views").bp)  # bulk sending from a spreadsheet
-    app.register_blueprint(importlib.import_module("console.messages.views").bp)  # messages, their report, cancelling
-    for area in ("send_one", "conversations"):  # one-off sends; received texts and replies
-        app.register_blueprint(importlib.import_module(f"console.{area}.views").bp)
-    from console.ops.views import bp as ops_bp  # the worker dashboard (platform admins)
-
-    app.register_blueprint(ops_bp)
+    for blueprint in (
+        main_bp, accounts_bp,
+        services_bp, api_keys_bp, team_bp, settings_bp, go_live_bp, history_bp,  # a service's set-up
+        dashboard_bp,  # dashboard and usage
+        appearance_bp,  # what citizens see: language and brands
+        delivery_events_bp,  # complaints, returned letters, unsubscribe requests
+        template_editor_bp,  # templates in folders
+        jobs_bp,  # bulk sending from a spreadsheet
+        messages_bp,  # messages, their report, cancelling
+        send_one_bp, conversations_bp,  # one-off sends; received texts and replies
+        ops_bp,  # the worker dashboard (platform admins)
+    ):
+        app.register_blueprint(blueprint)
     register_console_cli(app)
 
     @app.before_request

@@ -11,7 +11,7 @@ from config import get_settings
 from console import auth
 from console.accounts import second_factor, signing_in
 from console.accounts.forms import ChooseSecondFactorForm, CodeForm
-from console.accounts.views import bp
+from console.accounts.blueprint import bp
 from models.user import User
 
 

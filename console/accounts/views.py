@@ -3,17 +3,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import abort, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
 from console import LANGUAGES, auth
 from console.accounts import second_factor, signing_in
 from console.accounts.forms import CodeForm, EmptyForm, SignInForm
 from console.passwords import hash_password, needs_rehash, verify_password
+from console.accounts import links_views, setup_views  # noqa: F401  (their routes join bp)
+from console.accounts.blueprint import bp
 from models.db import utcnow
 from models.user import User, UserSession, find_user_by_email, revoke_sessions
 
-bp = Blueprint("accounts", __name__)
 # Verified against when the address is unknown, so a wrong address takes as long as a wrong password.
 _NO_SUCH_USER_HASH = hash_password("no such user: compare against something")
 
@@ -122,7 +123,3 @@ def language(code: str) -> Any:
     session["lang"] = code
     target = request.args.get("next")
     return redirect(target if signing_in.is_safe_next(target) else url_for("main.index"))
-
-
-# The other account pages register themselves on bp when imported (after it exists, hence here).
-from console.accounts import links_views, setup_views  # noqa: E402,F401

@@ -8,7 +8,7 @@ from flask import abort, redirect, render_template, request, url_for
 
 from console.acting import perform
 from console.auth import current_service, service_permission_required
-from console.jobs.views import bp
+from console.jobs.blueprint import bp
 from models.job import WAITING, Job
 from models.notification import Notification
 from models.template import Template, TemplateVersion

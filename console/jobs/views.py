@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
@@ -15,6 +15,8 @@ from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.jobs import uploads
 from console.jobs.refusals import translated_problem
+from console.jobs import job_pages  # noqa: F401  (their routes join bp)
+from console.jobs.blueprint import bp
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
 from pipeline.jobs.checking import RECIPIENT_COLUMNS, filled
@@ -24,7 +26,6 @@ from pipeline.jobs.upload import BULK_CHANNELS, check_upload
 from pipeline.rendering import normalise_key, placeholder_names
 from workers.jobs import enqueue_start
 
-bp = Blueprint("jobs", __name__)
 PREVIEW_ROWS = 5
 SHOWN_PROBLEMS = 500  # a file of many bad rows: the first 500 problems, and how many more there are
 
@@ -140,6 +141,3 @@ def discard(service_id: str, template_id: str, upload_id: str) -> Any:
     if is_uuid(upload_id):
         uploads.forget(service_id, upload_id)
     return redirect(url_for("jobs.upload", service_id=service_id, template_id=template_id))
-
-
-from console.jobs import job_pages  # noqa: E402,F401  (the job pages register on bp)

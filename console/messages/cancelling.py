@@ -12,7 +12,7 @@ from api.admin.notifications import cancel_message
 from console.acting import user_actor
 from console.auth import current_service, current_user, service_permission_required
 from console.messages import labels
-from console.messages.views import bp, find_or_404
+from console.messages.blueprint import bp, find_or_404
 from models import audit
 from models.db import utcnow
 from pipeline import cancel

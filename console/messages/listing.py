@@ -13,7 +13,7 @@ from wtforms.validators import Length, Optional, ValidationError
 
 from console.auth import current_service, service_permission_required
 from console.messages import labels
-from console.messages.views import bp
+from console.messages.blueprint import bp
 from models.api_key import KEY_TYPES
 from models.db import is_uuid
 from pipeline.message_details import senders, template_names

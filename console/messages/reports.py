@@ -10,7 +10,7 @@ from flask import Response, abort, redirect, render_template, stream_with_contex
 from config import get_settings
 from console.auth import current_service, current_user, service_permission_required
 from console.messages.listing import filter_args, message_search, search_form
-from console.messages.views import bp
+from console.messages.blueprint import bp
 from models.db import database, is_uuid, utcnow
 from models.message_report import MessageReport
 from pipeline.message_report import report_key, stream_csv

@@ -4,26 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template
+from flask import Response, abort, render_template
 
 from console.auth import current_permissions, current_service, service_permission_required
 from console.messages import labels
-from models.db import is_uuid, utcnow
+from console.messages import cancelling, listing, reports  # noqa: F401  (their routes join bp)
+from console.messages.blueprint import bp, find_or_404
+from models.db import utcnow
 from models.notification import Notification
-from models.queries import find_notification
 from pipeline import cancel, message_timeline, statuses
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
-
-bp = Blueprint("messages", __name__)
-
-
-def find_or_404(notification_id: str) -> Notification:
-    """The service's notification, inside its retention period; 404 otherwise (as the API answers)."""
-    found = find_notification(current_service(), notification_id) if is_uuid(notification_id) else None
-    if found is None:
-        abort(404)
-    return found
 
 
 def _status_context(notification: Notification) -> dict[str, Any]:
@@ -78,6 +69,3 @@ def letter_pdf(service_id: str, notification_id: str) -> Response:
         abort(404)
     return Response(data, mimetype="application/pdf", headers={
         "Content-Disposition": f'inline; filename="letter-{found.id}.pdf"'})
-
-# The other pages of this area register on this blueprint when imported.
-from console.messages import cancelling, listing, reports  # noqa: E402,F401

@@ -13,7 +13,7 @@ from api.admin.admin_schemas import CALLBACK_KINDS
 from api.admin.callbacks import list_attempts, remove_callback, set_callback
 from console.acting import perform
 from console.auth import current_service, service_permission_required
-from console.settings.views import bp
+from console.settings.blueprint import bp
 from models.service import ServiceCallback
 
 RECENT_ATTEMPTS = 20

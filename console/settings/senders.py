@@ -12,7 +12,7 @@ from wtforms.validators import DataRequired, Length
 from api.admin.senders import KINDS, add_setting, list_settings, update_setting
 from console.acting import perform
 from console.auth import current_service, service_permission_required
-from console.settings.views import bp
+from console.settings.blueprint import bp
 
 # kind (as in the admin API) -> page title, value label, whether the value takes several lines
 PAGES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import IntegerField, StringField
@@ -16,9 +16,10 @@ from api.admin.services import service_json, update_service
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.team.views import PermissionsField
+from console.settings import callbacks, senders  # noqa: F401  (their routes join bp)
+from console.settings.blueprint import bp
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
 
-bp = Blueprint("settings", __name__)
 
 SERVICE_PERMISSION_LABELS = {
     "email": _l("Send emails"),
@@ -138,7 +139,3 @@ def limits(service_id: str) -> Any:
     if form.validate_on_submit() and _saved(service_id, form, {name: getattr(form, name).data for name in LIMITS}):
         return _to_index(service_id)
     return render_template("settings/limits.html", service=service, form=form)
-
-
-# The other settings pages register on this blueprint when imported.
-from console.settings import callbacks, senders  # noqa: E402,F401
