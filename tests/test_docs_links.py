@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _FENCED = re.compile(r"```.*?```", re.DOTALL)
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
-_CODE_SPAN = re.compile(r"`([^`]+)`")
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)  # a run of backticks closes a span
 
 
 def _slug(heading: str) -> str:
@@ -52,7 +52,7 @@ def test_every_relative_link_reaches_a_file_and_heading(page):
 def test_every_repository_path_named_exists(page):
     folders = _top_level_folders() | {"core"}
     missing = []
-    for span in _CODE_SPAN.findall(_FENCED.sub("", page.read_text())):
+    for _ticks, span in _CODE_SPAN.findall(_FENCED.sub("", page.read_text())):
         for token in re.findall(r"[\w./-]+", span):
             if "/" not in token or token.split("/")[0] not in folders:
                 continue
