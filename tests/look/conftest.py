@@ -12,7 +12,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
-# Reference images shown in the README; written again by `LOOK_UPDATE_DOCS=1 pytest tests/look`.
+# Reference images shown in docs/recipients.md; written again by `LOOK_UPDATE_DOCS=1 pytest tests/look`.
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "look"
 UPDATE_DOCS = os.environ.get("LOOK_UPDATE_DOCS") == "1"
 
