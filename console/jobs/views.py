@@ -20,9 +20,9 @@ from console.jobs.blueprint import bp
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
 from pipeline.jobs.checking import RECIPIENT_COLUMNS, filled
-from pipeline.jobs.letters import letter_texts
 from pipeline.jobs.lifecycle import create_job
 from pipeline.jobs.upload import BULK_CHANNELS, check_upload
+from pipeline.letters.content import letter_texts
 from pipeline.rendering import normalise_key, placeholder_names
 from workers.jobs import enqueue_start
 

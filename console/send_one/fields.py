@@ -13,13 +13,13 @@ from wtforms import StringField
 from console.services.refusals import translated
 from models.template import TemplateVersion
 from pipeline.recipients.postal_address import MAX_LINES
+from pipeline.refusals import MISSING_PERSONALISATION
 from pipeline.rendering.placeholders import normalise_key, placeholder_names
 
 ADDRESS_FIELDS = tuple(f"address_line_{n}" for n in range(1, MAX_LINES + 1))
 # Keys the address is read from: they are asked for as the recipient, not as placeholders.
 _ADDRESS_KEYS = {normalise_key(name) for name in (*ADDRESS_FIELDS, "postcode")}
 RECIPIENT_FIELDS = {"sms": ("phone_number",), "email": ("email_address",), "letter": ADDRESS_FIELDS}
-_MISSING = "Missing personalisation: "
 _ADDRESS_LINE_REQUIRED = re.compile(r"personalisation (address_line_\d) is a required property")
 _NOT_TO_THIS_RECIPIENT = "Cannot send to this recipient"
 
@@ -82,8 +82,9 @@ def add_refusal(form: FlaskForm, channel: str, messages: list[str]) -> None:
     for message in messages:
         field_name, _space, _problem = message.partition(" ")
         line = _ADDRESS_LINE_REQUIRED.fullmatch(message)
-        if message.startswith(_MISSING):
-            missing = [by_key.get(normalise_key(name)) for name in message[len(_MISSING):].split(", ")]
+        if message.startswith(MISSING_PERSONALISATION):
+            missing = [by_key.get(normalise_key(name))
+                       for name in message[len(MISSING_PERSONALISATION):].split(", ")]
             for field in filter(None, missing):
                 field.errors.append(_shown(message, _("Fill this in")))
             if None not in missing:

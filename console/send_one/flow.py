@@ -1,6 +1,6 @@
 """The send flow one form goes through, for a one-off send and a reply alike: fill in, preview,
-send. Every check and the recording are the v2 API's own (send_notification, send_letter), for a
-live send made by the signed-in user."""
+send. Every check and the recording are the v2 API's own (core's send_notification, send_letter),
+for a live send made by the signed-in user."""
 from __future__ import annotations
 
 import uuid
@@ -8,18 +8,18 @@ from typing import Any, Callable
 
 from flask import render_template, request
 
-from api.errors import ApiError
 from api.limits import answer_once
-from api.v2.notifications.letter_sending import checked_letter_address, send_letter
-from api.v2.notifications.sender import Sender
-from api.v2.notifications.sending import checked_content, send_notification
-from api.v2.template.post_preview import preview
 from console.auth import current_user
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
+from core.letters import checked_letter_address, send_letter
+from core.preview import Preview, preview
+from core.sender import Sender
+from core.sending import checked_content, send_notification
 from models.notification import Notification
 from models.service import Service, TeamMember
 from models.template import TemplateVersion
 from models.user import User
+from pipeline.errors import ApiError
 from workers.letters import enqueue_letter_pdf
 from workers.sending import enqueue_deliveries
 
@@ -53,12 +53,16 @@ def _send_once(service: Service, version: TemplateVersion, body: dict[str, Any],
     return Notification.get_by_id(answer["id"])
 
 
+def _shown(filled: Preview, address: list[str] | None = None) -> dict[str, Any]:
+    return {"body": filled.body, "subject": filled.subject, "html": filled.html, "address": address}
+
+
 def _preview(service: Service, version: TemplateVersion, body: dict[str, Any]) -> dict[str, Any]:
     if version.template.template_type == "letter":
         address = checked_letter_address(service, body)
-        return {**preview(service, version, body["personalisation"]), "address": address.lines}
+        return _shown(preview(service, version, body["personalisation"]), address.lines)
     checked_content(service, version.template.template_type, body)
-    return preview(service, version, body["personalisation"])
+    return _shown(preview(service, version, body["personalisation"]))
 
 
 def run(service: Service, version: TemplateVersion, done: Done, *, fixed_recipient: str | None = None,

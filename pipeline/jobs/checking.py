@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
-from pipeline.jobs.letters import ADDRESS_KEYS, letter_texts
 from pipeline.jobs.spreadsheet import Sheet
+from pipeline.letters.content import ADDRESS_KEYS, letter_texts
 from pipeline.recipients import AddressErrors, InvalidRecipient, recipient_of, validate_postal_address
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
+from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_message, missing_personalisation_message
 from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
 
 RECIPIENT_COLUMNS = {"sms": "phone number", "email": "email address", "letter": "address line 1"}
 API_FIELDS = {"sms": "phone_number", "email": "email_address"}
-EMAIL_MAX_BYTES = 2_000_000  # as api/v2/notifications/sending.py
 
 
 @dataclass(frozen=True)
@@ -54,17 +54,14 @@ def _content_problems(channel: str, version: TemplateVersion, values: dict) -> l
     """(column or None for the whole row, problem) for each problem of the row's message."""
     missing = missing_personalisation(_texts(channel, version), values)
     if missing:
-        return [(name, f"Missing personalisation: {name}") for name in missing]
+        return [(name, missing_personalisation_message([name])) for name in missing]
     if channel == "letter":
         return []  # a letter's length is its pages, checked when its PDF is made, as for the API's letters
     body, subject = filled(channel, version, values)
     if channel == "sms" and sms_too_long(body):
         return [(None, sms_too_long_message(len(body)))]
-    if channel == "email":
-        size = len(body.encode()) + len((subject or "").encode())
-        if size > EMAIL_MAX_BYTES:
-            return [(None, f"Emails cannot be longer than {EMAIL_MAX_BYTES} bytes. Your message is {size} bytes.")]
-    return []
+    too_long = email_too_long_message(body, subject) if channel == "email" else None
+    return [(None, too_long)] if too_long else []
 
 
 @dataclass(frozen=True)
@@ -90,7 +87,7 @@ def _recipient_problems(rules: _RecipientRules, raw: str, values: dict) -> tuple
         return [Problem(None, rules.column, f"{API_FIELDS[rules.channel]} {exc.message}")], False
     problems = []
     if recipient.international and not rules.international_allowed:
-        problems.append(Problem(None, rules.column, "Cannot send to international mobile numbers"))
+        problems.append(Problem(None, rules.column, INTERNATIONAL_SMS_NOT_ALLOWED))
     compare = format_email_for_comparison if rules.channel == "email" else format_phone_for_comparison
     if rules.allowed_recipients is not None and compare(recipient.normalised) not in rules.allowed_recipients:
         problems.append(Problem(None, rules.column, rules.trial_message))

@@ -16,11 +16,11 @@ from models.db import database, insert_rows, utcnow
 from models.job import FINISHED, IN_PROGRESS, Job
 from models.notification import Notification
 from models.service import ReplyToAddress, Service, SmsSender, default_of
-from models.template import Template, TemplateVersion
-from pipeline.cost import sms_fragments
+from models.template import Template, TemplateVersion, contact_block_of
 from pipeline.jobs.checking import filled
-from pipeline.recipients import recipient_of
-from pipeline.jobs.letters import letter_notification
+from pipeline.letters.content import filled_letter, postage_of
+from pipeline.new_notification import new_notification
+from pipeline.recipients import recipient_of, validate_postal_address
 
 CHUNK_ROWS = 1000
 INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one
@@ -50,22 +50,18 @@ def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_
                   now: datetime.datetime) -> Notification:
     channel = version.template.template_type
     raw, values = row
+    # Recipients and addresses were checked at upload (these raise otherwise), against the job's own version.
     if channel == "letter":
-        return letter_notification(
-            version, values, service=job.service_id, api_key_id=None, key_type="live",
-            template_id=version.template.id, template_version=version.version, status="created", created_at=now,
-            job_id=job.id, job_row_number=row_number)
-    recipient = recipient_of(channel, raw)  # checked at upload: the template version is the job's own
+        address = validate_postal_address(values)
+        rendered, contact = filled_letter(version, contact_block_of(version), values)
+        return new_notification(
+            job.service_id, channel, address, body=rendered.body, subject=rendered.subject, version=version,
+            reply_to_text=contact, personalisation=values, postage=postage_of(address, version),
+            job_id=job.id, job_row_number=row_number, created_at=now)
     body, subject = filled(channel, version, values)
-    return Notification(
-        id=uuid.uuid4(), service=job.service_id, api_key_id=None, key_type="live", notification_type=channel,
-        template_id=version.template.id, template_version=version.version, to=raw,
-        normalised_to=recipient.normalised, status="created", body=body, subject=subject, reply_to_text=reply_to,
-        created_at=now, international=recipient.international, phone_prefix=recipient.prefix,
-        rate_multiplier=recipient.rate_multiplier, personalisation=values,
-        fragment_count=sms_fragments(body).fragments if channel == "sms" else 0,
-        job_id=job.id, job_row_number=row_number,
-    )
+    return new_notification(
+        job.service_id, channel, recipient_of(channel, raw), body=body, subject=subject, version=version,
+        reply_to_text=reply_to, personalisation=values, job_id=job.id, job_row_number=row_number, created_at=now)
 
 
 Enqueue = Callable[[list[Notification], bool], None]

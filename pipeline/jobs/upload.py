@@ -7,9 +7,9 @@ from models.template import TemplateVersion
 from pipeline import daily_limits
 from pipeline.jobs.checking import CheckedSheet, Problem, check_sheet
 from pipeline.jobs.spreadsheet import UnreadableFile, file_format, read_sheet
+from pipeline.refusals import not_allowed_message
 from pipeline.trial import team_and_guest_list, trial_letters_message, trial_mode_message
 
-CHANNEL_NAMES = {"sms": "text messages", "email": "emails", "letter": "letters"}
 BULK_CHANNELS = ("sms", "email", "letter")
 
 
@@ -28,7 +28,7 @@ def _over_limits(service: Service, channel: str, checked: CheckedSheet) -> list[
 def check_upload(service: Service, version: TemplateVersion, file_name: str, data: bytes) -> CheckedSheet:
     channel = version.template.template_type
     if not service.has_permission(channel):
-        return _refused(f"Service is not allowed to send {CHANNEL_NAMES[channel]}")
+        return _refused(not_allowed_message(channel))
     if channel == "letter" and service.trial_mode:
         return _refused(trial_letters_message())
     if file_format(file_name) is None:

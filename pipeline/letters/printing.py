@@ -15,13 +15,13 @@ import uuid
 from models.db import utcnow
 from models.notification import Notification, unindexed_status
 from pipeline import statuses
+from pipeline.letters.content import DOMESTIC_COUNTRY
 from pipeline.print_provider import DISPATCHED, PrintBatch, PrintLetter, PrintProvider
 from pipeline.storage import BlobNotFound, Storage, letter_pdf_key
 
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = 500  # letters per batch folder, so one hand-over stays a few hundred MB at most
-DOMESTIC_COUNTRY = "Netherlands"
 ANSWER_STATUS = {DISPATCHED: statuses.DELIVERED}  # anything else the provider says is a refusal
 
 

@@ -5,11 +5,11 @@ import uuid
 
 import pytest
 
-from api.errors import BadRequestError, ValidationError
-from api.v2.notifications.letter_sending import send_letter
-from api.v2.notifications.sender import Sender
-from api.v2.notifications.sending import send_notification
+from core.letters import send_letter
+from core.sender import Sender
+from core.sending import send_notification
 from models.notification import Notification
+from pipeline.errors import BadRequestError, ValidationError
 from tests.factories import create_sample_template, create_service
 
 

@@ -2,21 +2,17 @@ from __future__ import annotations
 
 from flask import Response, g, jsonify
 
-from api.errors import NoResultFound
 from api.openapi import documented
 from api.schema import validate
 from api.v2 import v2_blueprint
 from api.v2.template.serialise import template_json
 from api.v2.template.template_schemas import template_path, template_response
-from models.template import find_version
+from core.template_versions import version_or_404
 
 
 def _found(template_id: str, version: int | None) -> Response:
     validate(template_path, {"id": template_id} if version is None else {"id": template_id, "version": version})
-    found = find_version(g.caller.service, template_id, version)
-    if found is None:
-        raise NoResultFound("No Result Found")
-    return jsonify(template_json(found))
+    return jsonify(template_json(version_or_404(g.caller.service, template_id, version)))
 
 
 @v2_blueprint.get("/template/<template_id>")

@@ -1,10 +1,11 @@
-"""The Template resource as the clients read it."""
+"""The Template resource and its preview as the clients read them."""
 from __future__ import annotations
 
 from typing import Any
 
-from pipeline.formatting import iso
+from core.preview import Preview
 from models.template import TemplateVersion, contact_block_of
+from pipeline.formatting import iso
 from pipeline.rendering import personalisation_map
 
 
@@ -32,3 +33,17 @@ def _texts(version: TemplateVersion) -> list[str]:
     if block:
         texts.append(block)
     return texts
+
+
+def preview_json(preview: Preview) -> dict[str, Any]:
+    version = preview.version
+    template_type = version.template.template_type
+    return {
+        "id": str(version.template.id),
+        "type": template_type,
+        "version": version.version,
+        "body": preview.body,
+        "subject": preview.subject,
+        "postage": version.postage if template_type == "letter" else None,
+        "html": preview.html,
+    }

@@ -4,7 +4,6 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from api.auth import Caller
 from models.service import Service
 
 # Console sends are live sends: trial mode, the guest list and the limits apply as to a live key.
@@ -17,10 +16,6 @@ class Sender:
     key_type: str
     api_key_id: uuid.UUID | None = None
     created_by_user_id: uuid.UUID | None = None
-
-    @classmethod
-    def of_key(cls, caller: Caller) -> Sender:
-        return cls(caller.service, caller.key_type, api_key_id=caller.api_key.id)
 
     @classmethod
     def console_user(cls, service: Service, user_id: uuid.UUID) -> Sender:

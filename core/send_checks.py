@@ -1,23 +1,21 @@
 """The service-level checks of a send: permission, template, who may receive, senders."""
 from __future__ import annotations
 
-
-from api.errors import BadRequestError
-from api.v2.notifications.sender import Sender
 from config import get_settings
+from core.sender import Sender
 from models.cache import cached
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import TemplateVersion, find_version
+from pipeline.errors import BadRequestError
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
+from pipeline.refusals import not_allowed_message
 from pipeline.trial import team_and_guest_list, trial_mode_message
-
-CHANNEL_NAMES = {"sms": "text messages", "email": "emails", "letter": "letters"}
 
 
 def check_permission(service: Service, channel: str) -> None:
     if not service.has_permission(channel):
-        raise BadRequestError(f"Service is not allowed to send {CHANNEL_NAMES[channel]}")
+        raise BadRequestError(not_allowed_message(channel))
 
 
 def find_template(service: Service, template_id: str, channel: str) -> TemplateVersion:

@@ -6,9 +6,9 @@ from typing import Callable
 
 import peewee
 
-from pipeline.batching import Batcher
 from models.db import database, insert_rows, open_connection
 from models.notification import Notification
+from pipeline.batching import Batcher
 from workers.enqueue import enqueued_together
 
 Enqueue = Callable[[list[Notification]], None]

@@ -1,0 +1,147 @@
+"""Sending a letter, from a template or as a precompiled PDF: check, record, enqueue after commit.
+
+Mirrors sending.py (sms and email) and shares its checks and limits; the body comes in already in
+the v2 API's shape. The slow work (rendering the PDF, the virus scan, printing) is left to the
+letter stages.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import uuid
+from typing import Any, Callable
+
+from api.limits import check_rate_limit, release_daily, reserve_daily
+from core import send_checks
+from core.sender import Sender
+from core.sending import scheduled_for_utc
+from models.db import database, insert_rows
+from models.notification import Notification
+from models.service import LetterContact, Service
+from models.template import TemplateVersion, contact_block_of
+from pipeline import statuses
+from pipeline.documents import prepare_files
+from pipeline.errors import BadRequestError, ValidationError
+from pipeline.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
+from pipeline.letters.precompiled import NotAPdf, check_is_pdf
+from pipeline.new_notification import new_notification
+from pipeline.recipients import AddressErrors, PostalAddress, validate_postal_address
+from pipeline.refusals import missing_personalisation_message
+from pipeline.rendering import missing_personalisation
+from pipeline.storage import letter_pdf_key, letter_storage
+from pipeline.trial import trial_letters_message
+
+Enqueue = Callable[[Notification], None]
+# As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
+PRECOMPILED_RECIPIENT = "Provided as PDF"
+PRECOMPILED_SUBJECT = "Pre-compiled PDF"
+_WHITESPACE = re.compile(rb"\s+")
+
+
+def _check_can_send_letters(sender: Sender) -> None:
+    service = sender.service
+    send_checks.check_permission(service, "letter")
+    check_rate_limit(service.id, sender.key_type, service.rate_limit)
+    if sender.key_type == "team":
+        raise BadRequestError("Cannot send letters with a team api key", status_code=403)
+    if service.trial_mode and sender.key_type != "test":
+        raise BadRequestError(trial_letters_message())
+
+
+def _reserve_daily(sender: Sender) -> list[str]:
+    if sender.key_type == "test":
+        return []
+    return reserve_daily(sender.service.id, {"letter": sender.service.daily_limit("letter")})
+
+
+def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
+    if not letter_contact_id:
+        return contact_block_of(version)
+    contact = LetterContact.get_or_none((LetterContact.id == letter_contact_id) & (LetterContact.service == service))
+    if contact is None:
+        raise BadRequestError(
+            f"letter_contact_id {letter_contact_id} does not exist in database for service id {service.id}")
+    return contact.contact_block
+
+
+def _letter_content(service: Service, body: dict) -> tuple[TemplateVersion, PostalAddress, str | None]:
+    version = send_checks.find_template(service, body["template_id"], "letter")
+    values = body["personalisation"]
+    try:
+        address = validate_postal_address(values)
+    except AddressErrors as errors:
+        raise ValidationError(*errors.messages) from None
+    contact_block = _contact_block(service, version, body.get("letter_contact_id"))
+    missing = missing_personalisation(letter_texts(version, contact_block or ""), values)
+    if missing:
+        raise BadRequestError(missing_personalisation_message(missing))
+    return version, address, contact_block
+
+
+def checked_letter_address(service: Service, body: dict[str, Any]) -> PostalAddress:
+    """What send_letter checks of the letter itself (template, address, personalisation), without
+    recording it: a console preview refuses what the send would."""
+    return _letter_content(service, body)[1]
+
+
+def send_letter(sender: Sender, body: dict[str, Any], enqueue_pdf: Enqueue) -> Notification:
+    """Check and record a letter from a template, for an API key or a console user; raises
+    pipeline.errors' refusals. The body has the v2 API's shape."""
+    service = sender.service
+    _check_can_send_letters(sender)
+    version, address, contact_block = _letter_content(service, body)
+    values = body["personalisation"]
+    prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
+    rendered, contact = filled_letter(version, contact_block, values)
+    counted = _reserve_daily(sender)
+    try:
+        notification = new_notification(
+            service, "letter", address, body=rendered.body, subject=rendered.subject, version=version,
+            key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
+            reference=body.get("reference"), reply_to_text=contact, scheduled_for=scheduled_for_utc(body),
+            personalisation=values,  # the PDF stage fills in a bilingual letter's English part and "Uw kenmerk"
+            postage=postage_of(address, version),
+        )
+        with database.atomic():
+            insert_rows(Notification, [notification])
+            enqueue_pdf(notification)
+    except BaseException:
+        release_daily(counted)
+        raise
+    return notification
+
+
+def _decode_pdf(content: str) -> bytes:
+    try:
+        # Line breaks inside base64 are common (MIME encoders wrap at 76): ignored, as decoders do.
+        data = base64.b64decode(_WHITESPACE.sub(b"", content.encode("ascii")), validate=True)
+        check_is_pdf(data)
+    except (UnicodeEncodeError, binascii.Error, NotAPdf):
+        raise BadRequestError("Letter content is not a valid PDF") from None
+    return data
+
+
+def send_precompiled_letter(sender: Sender, reference: str, content: str, postage: str | None,
+                            enqueue_scan: Enqueue) -> Notification:
+    """Check, store and record a precompiled letter (content: the PDF in base64), for the virus scan
+    to take on; raises pipeline.errors' refusals."""
+    _check_can_send_letters(sender)
+    data = _decode_pdf(content)
+    notification = new_notification(
+        sender.service, "letter", PRECOMPILED_RECIPIENT, body="", subject=PRECOMPILED_SUBJECT,
+        key_type=sender.key_type, api_key_id=sender.api_key_id, reference=reference,
+        status=statuses.PENDING_VIRUS_CHECK, postage=postage or DEFAULT_POSTAGE, precompiled=True)
+    storage = letter_storage()
+    counted = _reserve_daily(sender)
+    try:
+        # Stored before the row commits, so the scan stage always finds the file it is sent for.
+        storage.put(letter_pdf_key(notification.id), data)
+        with database.atomic():
+            insert_rows(Notification, [notification])
+            enqueue_scan(notification)
+    except BaseException:
+        release_daily(counted)
+        storage.delete(letter_pdf_key(notification.id))
+        raise
+    return notification

@@ -1,0 +1,137 @@
+"""Sending an sms or email: check, record, enqueue after commit.
+
+The body comes in already in shape (the API checks it against its JSON schema; the console's form
+can only make bodies of that shape); the rules here are the send's own, the same for both doors.
+"""
+from __future__ import annotations
+
+import datetime
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from api.auth import counted_ahead
+from api.limits import check_rate_limit, release_daily, reserve_daily
+from core import send_checks
+from core.recording import Enqueue, record
+from core.sender import Sender
+from models.db import database, insert_rows
+from models.notification import Notification
+from models.service import Service
+from models.template import TemplateVersion
+from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.documents import is_prepared_file, prepare_files
+from pipeline.errors import BadRequestError, ValidationError
+from pipeline.new_notification import new_notification
+from pipeline.recipients import InvalidRecipient, Recipient, recipient_of
+from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_message, missing_personalisation_message
+from pipeline.rendering import Rendered, missing_personalisation, render, sanitise_values, sanitised_content
+
+
+@dataclass
+class Accepted:
+    """A recorded send, with what its answer is made of."""
+    notification: Notification
+    body: dict
+    rendered: Rendered
+    sanitised_content: dict
+
+
+def _recipient(channel: str, body: dict) -> Recipient:
+    field = "phone_number" if channel == "sms" else "email_address"
+    try:
+        return recipient_of(channel, body[field])
+    except InvalidRecipient as exc:
+        raise ValidationError(f"{field} {exc.message}") from None
+
+
+def _sanitise_keys(body: dict) -> list[str]:
+    raw_values = body.get("personalisation") or {}
+    # A file's download link is ours, not the caller's text: it is never sanitised away.
+    return [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
+
+
+def checked_content(service: Service, channel: str, body: dict[str, Any]) -> Rendered:
+    """What send_notification checks of the message itself (template, recipient and content),
+    without recording it: a console preview refuses what the send would."""
+    version = send_checks.find_template(service, body["template_id"], channel)
+    _recipient(channel, body)
+    return _render(channel, version, body, body.get("personalisation") or {})
+
+
+def _render(channel: str, version: TemplateVersion, body: dict, values: dict) -> Rendered:
+    missing = missing_personalisation([version.subject or "", version.body], values)
+    if missing:
+        raise BadRequestError(missing_personalisation_message(missing))
+    rendered = render(channel, version.body, version.subject, values, sanitise_keys=_sanitise_keys(body))
+    if channel == "sms" and sms_too_long(rendered.body):
+        raise BadRequestError(sms_too_long_message(len(rendered.body)))
+    too_long = email_too_long_message(rendered.body, rendered.subject) if channel == "email" else None
+    if too_long:
+        raise BadRequestError(too_long)
+    return rendered
+
+
+def _daily_limits(sender: Sender, channel: str, recipient: Recipient) -> list[str]:
+    if sender.key_type == "test":
+        return []
+    service = sender.service
+    kinds = [channel] + (["international_sms"] if recipient.international else [])
+    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds},
+                         counted_ahead(service.id, channel))
+
+
+def scheduled_for_utc(body: dict) -> datetime.datetime | None:
+    """The body's scheduled_for (an ISO 8601 time, checked by the API's schema) as naive UTC."""
+    value = body.get("scheduled_for")
+    if not value:
+        return None
+    when = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if when.tzinfo is not None:
+        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return when
+
+
+def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueue: Enqueue) -> Accepted:
+    """Check and record an sms or email, for an API key or a console user; raises pipeline.errors'
+    refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
+    service = sender.service
+    send_checks.check_permission(service, channel)
+    check_rate_limit(service.id, sender.key_type, service.rate_limit)
+    version = send_checks.find_template(service, body["template_id"], channel)
+    recipient = _recipient(channel, body)
+    send_checks.check_recipient_allowed(sender, channel, recipient.normalised)
+    if recipient.international and not service.has_permission("international_sms"):
+        raise BadRequestError(INTERNATIONAL_SMS_NOT_ALLOWED)
+    reply_to_text: str | None
+    if channel == "sms":
+        reply_to_text = send_checks.sms_sender(service, body.get("sms_sender_id"))
+    else:
+        reply_to_text = send_checks.reply_to(service, body.get("email_reply_to_id"))
+    notification_id = uuid.uuid4()
+    files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
+    rendered = _render(channel, version, body, files.personalisation)
+    counted = _daily_limits(sender, channel, recipient)
+    try:
+        row = new_notification(
+            service, channel, recipient, body=rendered.body, subject=rendered.subject, version=version,
+            key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
+            reference=body.get("reference"), reply_to_text=reply_to_text, scheduled_for=scheduled_for_utc(body),
+            # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
+            personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
+            one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
+        )
+        if files.pending:
+            # The files' rows commit with the notification's, in one transaction of this thread.
+            with database.atomic():
+                insert_rows(Notification, [row])
+                files.save(row)
+                enqueue([row])
+            notification = row
+        else:
+            notification = record(row, enqueue)
+    except BaseException:
+        release_daily(counted)
+        raise
+    sanitised = sanitised_content(files.personalisation, _sanitise_keys(body)) if channel == "email" else {}
+    return Accepted(notification, body, rendered, sanitised)
