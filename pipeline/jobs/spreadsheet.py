@@ -12,7 +12,10 @@ import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from odf.element import Element
 
 FORMATS = ("csv", "xlsx", "ods")
 
@@ -42,7 +45,7 @@ def _text(value: object) -> str:
     return str(value).strip()
 
 
-def _csv_rows(data: bytes) -> Iterable[list[object]]:
+def _csv_rows(data: bytes) -> Iterable[Sequence[object]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -54,7 +57,7 @@ def _csv_rows(data: bytes) -> Iterable[list[object]]:
     return list(csv.reader(io.StringIO(text, newline=""), dialect))
 
 
-def _xlsx_rows(data: bytes) -> Iterable[list[object]]:
+def _xlsx_rows(data: bytes) -> Iterable[Sequence[object]]:
     import openpyxl
 
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
@@ -64,7 +67,7 @@ def _xlsx_rows(data: bytes) -> Iterable[list[object]]:
         book.close()
 
 
-def _ods_cell_text(cell: object) -> str:
+def _ods_cell_text(cell: Element) -> str:
     from odf import teletype
     from odf.namespaces import OFFICENS
 
@@ -74,7 +77,7 @@ def _ods_cell_text(cell: object) -> str:
     return teletype.extractText(cell)
 
 
-def _ods_rows(data: bytes) -> Iterable[list[object]]:
+def _ods_rows(data: bytes) -> Iterable[Sequence[object]]:
     from odf.opendocument import load
     from odf.table import Table, TableCell, TableRow
     from odf.namespaces import TABLENS
