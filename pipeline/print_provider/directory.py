@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pipeline.print_provider import returns
+from pipeline.print_provider.returns import ReturnsFile
 from pipeline.print_provider.base import (
     DISPATCHED,
     REFUSED,
@@ -88,10 +89,10 @@ class DirectoryPrintProvider:
     def acknowledge(self, response: ResponseFile) -> None:
         self._move(response.name, "processed")
 
-    def returns(self) -> Iterator[returns.ReturnsFile]:
+    def returns(self) -> Iterator[ReturnsFile]:
         return returns.read_returns(self.returned)
 
-    def acknowledge_returns(self, returned: returns.ReturnsFile) -> None:
+    def acknowledge_returns(self, returned: ReturnsFile) -> None:
         returns.move(self.returned, returned.name, "processed")
 
     def _move(self, name: str, folder: str) -> None:
