@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pipeline.print_provider import returns
-from pipeline.print_provider.returns import ReturnsFile
 from pipeline.print_provider.base import (
     DISPATCHED,
     REFUSED,
@@ -29,6 +28,7 @@ from pipeline.print_provider.base import (
     PrintTransferError,
     ResponseFile,
 )
+from pipeline.print_provider.returns import ReturnsFile
 
 log = logging.getLogger(__name__)
 
