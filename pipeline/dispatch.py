@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from peewee import PeeweeException, fn
