@@ -6,6 +6,7 @@ stored only as the PNG we produced from the upload (pipeline/branding/logos.py),
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass
 
 import peewee
@@ -49,6 +50,7 @@ class ServiceAppearance(BaseModel):
     """One row per service that changed any of these; a service without one speaks Dutch, unbranded."""
 
     service = peewee.ForeignKeyField(Service, primary_key=True, on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     language = peewee.CharField(default=DEFAULT_LANGUAGE)
     email_brand = peewee.ForeignKeyField(EmailBrand, null=True, on_delete="SET NULL")
     letter_brand = peewee.ForeignKeyField(LetterBrand, null=True, on_delete="SET NULL")

@@ -10,6 +10,7 @@ import peewee
 
 from models.db import utcnow
 from models.notification import Notification, ReceivedText
+from models.plain_rows import dict_rows
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import Service
 
@@ -42,10 +43,10 @@ def inbox(service: Service, *, now: datetime.datetime | None = None) -> list[Thr
     cutoff = _received_cutoff(now)
     in_window = (ReceivedText.service == service) & (ReceivedText.created_at >= cutoff)
     latest_at = peewee.fn.MAX(ReceivedText.created_at)
-    groups = list(ReceivedText.select(ReceivedText.user_number, latest_at.alias("latest_at"),
-                                      peewee.fn.COUNT(ReceivedText.id).alias("received"))
-                  .where(in_window).group_by(ReceivedText.user_number)
-                  .order_by(latest_at.desc()).limit(INBOX_SIZE).dicts())
+    groups = list(dict_rows(ReceivedText.select(ReceivedText.user_number, latest_at.alias("latest_at"),
+                                                peewee.fn.COUNT(ReceivedText.id).alias("received"))
+                            .where(in_window).group_by(ReceivedText.user_number)
+                            .order_by(latest_at.desc()).limit(INBOX_SIZE)))
     if not groups:
         return []
     oldest = min(group["latest_at"] for group in groups)

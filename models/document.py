@@ -6,6 +6,8 @@ on the download page), so neither the database nor the storage alone can read th
 """
 from __future__ import annotations
 
+import uuid
+
 import peewee
 
 from models.db import BaseModel, utcnow, uuid_pk
@@ -15,6 +17,7 @@ from models.service import Service
 class Document(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="documents", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     # Not a foreign key: notifications are purged after days, a file is kept for up to 78 weeks.
     notification_id = peewee.UUIDField(index=True)
     filename = peewee.CharField(max_length=255)

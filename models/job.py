@@ -5,6 +5,8 @@ turn rows into notifications can be retried without the upload.
 """
 from __future__ import annotations
 
+import uuid
+
 import peewee
 
 from models.db import BaseModel, EncryptedJSONField, utcnow, uuid_pk
@@ -26,6 +28,7 @@ WAITING = (PENDING, SCHEDULED)  # not started: may still be cancelled
 class Job(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="jobs", on_delete="CASCADE", index=False)
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     template_id = peewee.UUIDField()
     template_version = peewee.IntegerField()
     original_file_name = peewee.CharField()

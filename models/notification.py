@@ -1,6 +1,8 @@
 """Notifications: the source of truth for every message and its status."""
 from __future__ import annotations
 
+import uuid
+
 import peewee
 from peewee import fn
 
@@ -11,6 +13,7 @@ from models.service import Service
 class Notification(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="notifications", on_delete="CASCADE", index=False)
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     api_key_id = peewee.UUIDField(null=True)
     key_type = peewee.CharField()
     notification_type = peewee.CharField()
@@ -98,6 +101,7 @@ Notification.add_index(Notification.index(Notification.job_id, Notification.job_
 class ReceivedText(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="received_texts", on_delete="CASCADE", index=False)
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     notify_number = peewee.CharField()
     user_number = peewee.CharField()
     content = peewee.TextField()

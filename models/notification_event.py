@@ -8,6 +8,8 @@ the recipient's address).
 """
 from __future__ import annotations
 
+import uuid
+
 import peewee
 
 from models.db import BaseModel, EncryptedJSONField, utcnow, uuid_pk
@@ -22,6 +24,7 @@ KINDS = (COMPLAINT, UNSUBSCRIBE, RETURNED_LETTER)
 class NotificationEvent(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     notification_id = peewee.UUIDField()
     kind = peewee.CharField()  # one of KINDS; also the kind of the service's callback it goes to
     occurred_at = peewee.DateTimeField()  # when it happened, as the provider or recipient reported it

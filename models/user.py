@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import secrets
+import uuid
 
 import peewee
 
@@ -45,6 +46,7 @@ class User(BaseModel):
 class ServiceUser(BaseModel):
     """Membership of a service, with what the member may do there."""
     user = peewee.ForeignKeyField(User, backref="memberships", on_delete="CASCADE")
+    user_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     service = peewee.ForeignKeyField(Service, backref="members", on_delete="CASCADE")
     permissions = JSONField(default=list)
     created_at = peewee.DateTimeField(default=utcnow)
@@ -57,6 +59,7 @@ class Invitation(BaseModel):
     """An invitation by link: to a service with permissions, or (no service) to be a platform admin."""
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, null=True, backref="invitations", on_delete="CASCADE")
+    service_id: uuid.UUID | None  # the key's raw value: peewee's accessor, typed here for mypy
     email_address = peewee.CharField(null=True)  # None: the first admin's set-up link, any address
     permissions = JSONField(default=list)
     platform_admin = peewee.BooleanField(default=False)
@@ -72,6 +75,7 @@ class Invitation(BaseModel):
 
 class PasswordReset(BaseModel):
     user = peewee.ForeignKeyField(User, backref="password_resets", on_delete="CASCADE")
+    user_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     token_hash = peewee.CharField(unique=True)
     created_at = peewee.DateTimeField(default=utcnow)
     expires_at = peewee.DateTimeField()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from peewee import PeeweeException, fn
 
@@ -135,6 +136,7 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
     receipts, one_by_one = [], []
     for row in rows:
         if row.status == statuses.SENDING and row.sent_by == SimulatedSmsProvider.name:
+            assert row.normalised_to is not None  # set at accept for every text and email
             receipts.append(simulated_receipt(SimulatedSmsProvider.reference_for(row.id), str(row.id), row.normalised_to))
         elif row.status == statuses.CREATED:
             one_by_one.append(str(row.id))
@@ -165,6 +167,7 @@ def _email_message(notification: Notification) -> EmailMessageData:
     html = render("email", version.body, version.subject, notification.personalisation or {},
                   language=appearance.language, service_name=service.name,
                   brand=brand_view(appearance.email_brand)).html
+    assert notification.normalised_to is not None  # set at accept for every email
     return EmailMessageData(
         notification_id=str(notification.id), to=notification.normalised_to,
         from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
@@ -173,17 +176,29 @@ def _email_message(notification: Notification) -> EmailMessageData:
     )
 
 
+def _sms_message(notification: Notification) -> SmsMessageData:
+    assert notification.normalised_to is not None  # set at accept for every text
+    return SmsMessageData(
+        notification_id=str(notification.id), to=notification.normalised_to,
+        sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
+    )
+
+
+def _hand_over(provider: SmsProvider | EmailProvider, message: SmsMessageData | EmailMessageData) -> str:
+    # The provider was chosen for the message's channel (provider_for(), failover.route()).
+    if isinstance(message, SmsMessageData):
+        return cast(SmsProvider, provider).send_sms(message)
+    return cast(EmailProvider, provider).send_email(message)
+
+
 def send(notification: Notification, provider: SmsProvider | EmailProvider) -> Dispatched:
     """Call the provider once; raises the provider's Retryable/FinalProviderError."""
     channel, started, outcome = notification.notification_type, time.perf_counter(), "sent"
     try:
-        message = SmsMessageData(
-            notification_id=str(notification.id), to=notification.normalised_to,
-            sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
-        ) if channel == "sms" else _email_message(notification)
+        message = _sms_message(notification) if channel == "sms" else _email_message(notification)
         if not is_simulated(provider):
             give_back_connection()  # no query until the provider answers
-        reference = provider.send_sms(message) if channel == "sms" else provider.send_email(message)
+        reference = _hand_over(provider, message)
     except RetryableProviderError:
         outcome = "retryable-error"
         raise
@@ -206,6 +221,7 @@ def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[
     for index, (new_status, _, _) in enumerate(sends):
         by_status.setdefault(new_status, []).append(index)
     for new_status, indexes in by_status.items():
+        moved: Sequence[bool | BaseException]
         try:
             moved = statuses.transition_each(new_status, [sends[index][1:] for index in indexes])
         except PeeweeException as exc:  # this status's sends raise it; another status's, already committed, stand

@@ -39,7 +39,7 @@ def route(notification: Notification, settings: Settings, *, circuit: CircuitBre
     if notification.key_type == "test":
         return [dispatch.provider_for(notification)]
     if notification.notification_type == "email":
-        return email_providers(settings)
+        return list(email_providers(settings))
     rows = gateways.in_use(settings)
     if not rows:
         return [sms_provider(settings)]

@@ -14,7 +14,10 @@ def logo_path(brand: EmailBrand) -> str:
 def brand_view(brand: EmailBrand | None) -> EmailBrandView | None:
     if brand is None:
         return None
-    width, height = logo_display_size(brand.logo_width, brand.logo_height) if brand.logo_png else (0, 0)
+    width, height = 0, 0
+    if brand.logo_png:
+        assert brand.logo_width is not None and brand.logo_height is not None  # stored with the logo
+        width, height = logo_display_size(brand.logo_width, brand.logo_height)
     return EmailBrandView(
         name=brand.name, colour=brand.colour,
         logo_url=f"{get_settings().base_url}{logo_path(brand)}" if brand.logo_png else None,

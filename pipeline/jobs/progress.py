@@ -12,6 +12,7 @@ import peewee
 
 from models.job import Job
 from models.notification import Notification
+from models.plain_rows import tuple_rows
 from pipeline.statuses import DELIVERED, FAILURES, SENT
 
 OUTCOMES = ("sending", "delivered", "failed")
@@ -40,7 +41,7 @@ def outcome(status: str) -> str:
 def job_progress(job: Job) -> Progress:
     totals = {"sending": 0, "delivered": 0, "failed": 0, "cancelled": 0}
     query = (Notification.select(Notification.status, peewee.fn.COUNT(Notification.id))
-             .where(Notification.job_id == job.id).group_by(Notification.status).tuples())
-    for status, count in query:
+             .where(Notification.job_id == job.id).group_by(Notification.status))
+    for status, count in tuple_rows(query):
         totals[outcome(status)] += count
     return Progress(rows=job.notification_count, processed=job.rows_processed, **totals)

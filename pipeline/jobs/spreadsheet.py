@@ -10,9 +10,13 @@ import csv
 import datetime
 import io
 import zipfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from odf.element import Element
 
 FORMATS = ("csv", "xlsx", "ods")
 
@@ -42,7 +46,7 @@ def _text(value: object) -> str:
     return str(value).strip()
 
 
-def _csv_rows(data: bytes) -> Iterable[list[object]]:
+def _csv_rows(data: bytes) -> Iterable[Sequence[object]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -54,7 +58,7 @@ def _csv_rows(data: bytes) -> Iterable[list[object]]:
     return list(csv.reader(io.StringIO(text, newline=""), dialect))
 
 
-def _xlsx_rows(data: bytes) -> Iterable[list[object]]:
+def _xlsx_rows(data: bytes) -> Iterable[Sequence[object]]:
     import openpyxl
 
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
@@ -64,7 +68,7 @@ def _xlsx_rows(data: bytes) -> Iterable[list[object]]:
         book.close()
 
 
-def _ods_cell_text(cell: object) -> str:
+def _ods_cell_text(cell: Element) -> str:
     from odf import teletype
     from odf.namespaces import OFFICENS
 
@@ -74,7 +78,7 @@ def _ods_cell_text(cell: object) -> str:
     return teletype.extractText(cell)
 
 
-def _ods_rows(data: bytes) -> Iterable[list[object]]:
+def _ods_rows(data: bytes) -> Iterable[Sequence[object]]:
     from odf.opendocument import load
     from odf.table import Table, TableCell, TableRow
     from odf.namespaces import TABLENS

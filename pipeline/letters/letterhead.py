@@ -69,10 +69,10 @@ def reference_block(words: Translator, reference: ReferenceBlock, subject: str,
     label, value = styles["reference_label"], styles["reference_value"]
     cells = [(OUR_REFERENCE, reference.our_reference), (YOUR_REFERENCE, reference.your_reference),
              (DATE, words.date(reference.date))]
-    cells = [(name, text) for name, text in cells if text and text.strip()]
+    shown = [(name, text) for name, text in cells if text and text.strip()]
     column = pt(g.BODY_WIDTH) / 3
     row = Table([[[Paragraph(escape(words.gettext(name)), label), Paragraph(escape(text), value)]
-                  for name, text in cells]], colWidths=[column] * len(cells), hAlign="LEFT")
+                  for name, text in shown]], colWidths=[column] * len(shown), hAlign="LEFT")
     # The cells' own font is never drawn with (they hold paragraphs) but would still be referenced.
     row.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), value.fontName), ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 6),
                              ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0),
@@ -104,4 +104,4 @@ class SectionLanguage(Flowable):
         return 0, 0
 
     def draw(self) -> None:
-        self.canv.section_language = self.language  # type: ignore[attr-defined]
+        self.canv.section_language = self.language

@@ -191,7 +191,9 @@ def markdown_flowables(body: str) -> list[Flowable]:
     """The letter body (Markdown subset) as Platypus flowables; `---` becomes a page break."""
     # Templates (and list placeholders) use "•" bullets, which Markdown does not know.
     text = _BULLET_LINE.sub(r"\1* ", body.replace("\r\n", "\n").replace("\r", "\n"))
-    flow = _blocks(_markdown()(text))
+    tokens = _markdown()(text)
+    assert isinstance(tokens, list)  # made without a renderer: the syntax tree, not HTML
+    flow = _blocks(tokens)
     # A break with nothing after it, or straight after another break, would only print a blank page.
     while flow and isinstance(flow[-1], (PageBreak, Spacer)):
         flow.pop()

@@ -83,6 +83,7 @@ def send_batch(batch_id: str, provider: PrintProvider, storage: Storage) -> int:
             log.error("letter %s of batch %s has no stored PDF", row.id, batch_id)
             statuses.transition(row.id, statuses.TECHNICAL_FAILURE)
             continue
+        assert row.billable_units is not None  # claimed into a batch only once its sheets were counted
         letters.append(PrintLetter(str(row.id), row.postage or "second", row.billable_units, _country(row), pdf))
     if not letters:
         return 0

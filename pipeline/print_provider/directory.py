@@ -28,6 +28,7 @@ from pipeline.print_provider.base import (
     PrintTransferError,
     ResponseFile,
 )
+from pipeline.print_provider.returns import ReturnsFile
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +89,10 @@ class DirectoryPrintProvider:
     def acknowledge(self, response: ResponseFile) -> None:
         self._move(response.name, "processed")
 
-    def returns(self) -> Iterator[returns.ReturnsFile]:
+    def returns(self) -> Iterator[ReturnsFile]:
         return returns.read_returns(self.returned)
 
-    def acknowledge_returns(self, returned: returns.ReturnsFile) -> None:
+    def acknowledge_returns(self, returned: ReturnsFile) -> None:
         returns.move(self.returned, returned.name, "processed")
 
     def _move(self, name: str, folder: str) -> None:

@@ -140,7 +140,7 @@ def _address_lines(personalisation: Mapping[str, object]) -> tuple[list[str], li
         elif slot not in slots:
             slots[slot] = value
 
-    required = REQUIRED_KEYS
+    required: tuple[str, ...] = REQUIRED_KEYS
     if slots.get("postcode") is not None:
         # Legacy callers send address_line_1, address_line_2 and postcode: the postcode
         # key stands in for the third required line so those requests keep working.

@@ -99,7 +99,7 @@ def fill(text: str, values: Mapping[str, object], format_value: Callable[[str, o
     a conditional one without a key shows nothing.
     """
     if not text:
-        return text or ""
+        return ""
 
     def replace(match: re.Match[str]) -> str:
         placeholder = parse_placeholder(match.group(1))

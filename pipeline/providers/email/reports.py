@@ -25,10 +25,11 @@ def read_report(raw: bytes) -> list[EmailEvent]:
     message = email.message_from_bytes(raw, policy=email.policy.compat32)
     if message.get_content_type() != "multipart/report":
         return []
-    report_type = (message.get_param("report-type") or "").lower()
-    parts = message.get_payload()
-    if not isinstance(parts, list):
+    report_type = message.get_param("report-type")
+    parts = _subparts(message)
+    if not isinstance(report_type, str) or not parts:  # an RFC 2231-encoded type is no report we read
         return []
+    report_type = report_type.lower()
     message_id = _original_message_id(parts)
     if report_type == "delivery-status":
         return _delivery_status(parts, message_id)
@@ -37,19 +38,27 @@ def read_report(raw: bytes) -> list[EmailEvent]:
     return []
 
 
+def _subparts(message: Message) -> list[Message]:
+    """A multipart's parts (or a delivery-status part's header blocks); [] for a single part."""
+    payload = message.get_payload()
+    return [part for part in payload if isinstance(part, Message)] if isinstance(payload, list) else []
+
+
 def _part(parts: list[Message], content_type: str) -> Message | None:
     return next((part for part in parts if part.get_content_type() == content_type), None)
 
 
 def _original_message_id(parts: list[Message]) -> str | None:
     returned = _part(parts, "message/rfc822")
-    if returned is not None and isinstance(returned.get_payload(), list):
-        headers: Message = returned.get_payload()[0]
+    returned_parts = _subparts(returned) if returned is not None else []
+    if returned_parts:
+        headers = returned_parts[0]
     else:
         text = _part(parts, "text/rfc822-headers")
-        if text is None:
+        raw = text.get_payload(decode=True) if text is not None else None
+        if not isinstance(raw, bytes):
             return None
-        headers = HeaderParser().parsestr(text.get_payload(decode=True).decode("utf-8", "replace"))
+        headers = HeaderParser().parsestr(raw.decode("utf-8", "replace"))
     value = headers.get("Message-ID")
     return str(value).strip() if value else None
 
@@ -68,8 +77,8 @@ def _date(value: str | None) -> datetime.datetime | None:
 
 def _delivery_status(parts: list[Message], message_id: str | None) -> list[EmailEvent]:
     status_part = _part(parts, "message/delivery-status")
-    blocks = status_part.get_payload() if status_part is not None else None
-    if not isinstance(blocks, list) or len(blocks) < 2:
+    blocks = _subparts(status_part) if status_part is not None else []
+    if len(blocks) < 2:
         return []
     per_message, recipients = blocks[0], blocks[1:]
     events = []
@@ -93,7 +102,7 @@ def _feedback(parts: list[Message], message_id: str | None) -> list[EmailEvent]:
     report = _part(parts, "message/feedback-report")
     if report is None:
         return []
-    fields = report.get_payload()[0] if isinstance(report.get_payload(), list) else report
+    fields = next(iter(_subparts(report)), report)
     feedback_type = str(fields.get("Feedback-Type", "abuse")).strip().lower() or "abuse"
     return [EmailEvent(COMPLAINT, message_id=message_id, occurred_at=_date(fields.get("Arrival-Date")),
                        detail=feedback_type)]

@@ -22,6 +22,7 @@ import socket
 import ssl
 import threading
 from email.message import EmailMessage
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from pipeline.providers.email.message import build_email
@@ -34,26 +35,25 @@ from pipeline.providers.errors import (
     RetryableProviderError,
 )
 
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
 log = logging.getLogger(__name__)
 
 _DEFAULT_PORTS = {"smtp": 25, "smtp+starttls": 587, "smtps": 465}
 
 
-class _Tracked:
-    """Remembers whether DATA went out on this connection: from then on the server may have the message."""
+class _Smtp(smtplib.SMTP):
+    """A connection that remembers whether DATA went out: from then on the server may have the message."""
 
     data_started = False
 
-    def data(self, msg: bytes | str) -> tuple[int, bytes]:
+    def data(self, msg: ReadableBuffer | str) -> tuple[int, bytes]:
         self.data_started = True
-        return super().data(msg)  # type: ignore[misc]
+        return super().data(msg)
 
 
-class _Smtp(_Tracked, smtplib.SMTP):
-    pass
-
-
-class _SmtpSsl(_Tracked, smtplib.SMTP_SSL):
+class _SmtpSsl(_Smtp, smtplib.SMTP_SSL):
     pass
 
 
@@ -138,9 +138,9 @@ class SmtpProvider:
             raise
         self._local.connection = connection
 
-    def _checkout(self) -> _Smtp | _SmtpSsl:
+    def _checkout(self) -> _Smtp:
         """This thread's open connection if the server still answers NOOP, else a new one."""
-        connection: _Smtp | _SmtpSsl | None = getattr(self._local, "connection", None)
+        connection: _Smtp | None = getattr(self._local, "connection", None)
         self._local.connection = None
         if connection is not None:
             try:
@@ -151,9 +151,9 @@ class SmtpProvider:
             connection.close()
         return self._open()
 
-    def _open(self) -> _Smtp | _SmtpSsl:
+    def _open(self) -> _Smtp:
         if self.scheme == "smtps":
-            connection: _Smtp | _SmtpSsl = _SmtpSsl(
+            connection: _Smtp = _SmtpSsl(
                 self.host, self.port, local_hostname=self._local_hostname, timeout=self.timeout,
                 context=self.tls_context,
             )

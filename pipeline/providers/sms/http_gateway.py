@@ -18,6 +18,7 @@ for the receipt, which carries our reference.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import certifi
 import requests
@@ -58,7 +59,7 @@ class HttpSmsGateway:
         found = requests.Session().merge_environment_settings(self.url, {}, None, None, None)
         proxy = found["proxies"].get(self.url.split(":", 1)[0]) or found["proxies"].get("all")
         ca_certs = found["verify"] if isinstance(found["verify"], str) else certifi.where()
-        options = {"maxsize": POOL_CONNECTIONS, "retries": False, "ca_certs": ca_certs}
+        options: dict[str, Any] = {"maxsize": POOL_CONNECTIONS, "retries": False, "ca_certs": ca_certs}
         self._pool = urllib3.ProxyManager(proxy, **options) if proxy else urllib3.PoolManager(**options)
 
     def send_sms(self, message: SmsMessageData) -> str:

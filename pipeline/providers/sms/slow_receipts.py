@@ -9,6 +9,7 @@ from typing import Collection
 import peewee
 
 from models.notification import Notification
+from models.plain_rows import dict_rows
 from pipeline import statuses
 
 CHECKED_FROM = datetime.timedelta(minutes=15)
@@ -36,5 +37,5 @@ def slow_gateways(names: Collection[str], now: datetime.datetime) -> set[str]:
                    & (Notification.created_at >= now - CHECKED_FROM - CREATED_BEFORE_SEND)
                    & (Notification.notification_type == "sms") & Notification.sent_by.in_(list(names))
                    & (Notification.sent_at >= now - CHECKED_FROM) & (Notification.sent_at < now - RECEIPT_DUE_AFTER))
-            .group_by(Notification.sent_by).dicts())
-    return {row["sent_by"] for row in rows if is_slow(int(row["sent"]), int(row["waiting"] or 0))}
+            .group_by(Notification.sent_by))
+    return {row["sent_by"] for row in dict_rows(rows) if is_slow(int(row["sent"]), int(row["waiting"] or 0))}
