@@ -1,96 +1,24 @@
-"""Limits shared by every web process through Redis: request rate, daily send counts, idempotency."""
+"""Limits shared by every web process through Redis: the request rate and today's send counts, one of
+which a request about to send makes in the round trip that reads the settings generation."""
 from __future__ import annotations
 
 import datetime
-import json
+import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Collection
 
 import redis
 
-from pipeline.batching import Batcher
-from api.errors import ApiError, BadRequestError, RateLimitError, TooManyRequestsError
-from config import get_settings, redis_url
+from core.counters import Counter, client, count, namespaced, settings_generation, settings_generation_counting
 from models import cache
 from pipeline import daily_limits
+from pipeline.errors import RateLimitError, TooManyRequestsError
 
 RATE_WINDOW_SECONDS = 60
-IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 DAILY_KEY_TTL_SECONDS = daily_limits.DAILY_KEY_TTL_SECONDS
 
-_client: redis.Redis | None = None
-_client_lock = threading.Lock()
-
-
-def client() -> redis.Redis:
-    """One client per process. Made under a lock: a second client made by a racing request thread
-    would replace the first, whose finaliser then closes its pool's connections, including one
-    another thread is reading from (seen as EBADF under load)."""
-    global _client
-    if _client is None:
-        with _client_lock:
-            if _client is None:
-                _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
-    return _client
-
-
-def _key(*parts: object) -> str:
-    return ":".join([get_settings().queue_namespace, *map(str, parts)])
-
-
-Counter = tuple[str, int, int]  # key, expiry in seconds, amount to add
-# What a request asks of one round trip: a key to read (or None) and counters to add to.
-Ask = tuple["str | None", tuple[Counter, ...]]
-
-
-def _count_batch(batch: list[Ask]) -> list[tuple[bytes | None, list[int]]]:
-    """INCRBY every counter of every request, one INCRBY per key: each request gets the values it
-    would have got from INCRBYs of its own, in the order the requests came. A key read is read in
-    the same round trip, once however many requests asked for it."""
-    totals: dict[str, int] = {}
-    ttls: dict[str, int] = {}
-    reads = list(dict.fromkeys(read for read, _ in batch if read is not None))
-    for _, counters in batch:
-        for key, ttl, amount in counters:
-            totals[key] = totals.get(key, 0) + amount
-            ttls[key] = ttl
-    pipe = client().pipeline(transaction=False)
-    for key, added in totals.items():
-        pipe.incrby(key, added)
-        pipe.expire(key, ttls[key])
-    if reads:
-        pipe.mget(reads)
-    replies = pipe.execute()
-    read = dict(zip(reads, replies.pop() if reads else ()))
-    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2])}
-    values: list[tuple[bytes | None, list[int]]] = []
-    for key_read, counters in batch:
-        mine = []
-        for key, _, amount in counters:
-            reached[key] += amount
-            mine.append(reached[key])
-        values.append((None if key_read is None else read[key_read], mine))
-    return values
-
-
-_counters = Batcher("redis-counters", _count_batch)
-
-
-def count(*counters: Counter) -> list[int]:
-    """Add to each counter; their new values."""
-    return _counters.submit((None, counters))[1]  # type: ignore[index]
-
-
-def settings_generation() -> bytes | None:
-    """The settings generation (models.cache), read in the round trip the counters of the requests
-    waiting at the same moment make: under load, many requests share one read."""
-    return _counters.submit((cache.generation_key(), ()))[0]  # type: ignore[index]
-
-
-def settings_generation_counting(*counters: Counter) -> tuple[bytes | None, list[int]]:
-    """settings_generation() and count(*counters) in the same round trip."""
-    return _counters.submit((cache.generation_key(), counters))  # type: ignore[return-value]
+log = logging.getLogger(__name__)
 
 
 class _Lease:
@@ -136,7 +64,7 @@ def _take_lease(lease_key: tuple[object, str], window: int, limit: int) -> bool:
     """Take the next lease of the window from Redis; whether it holds a token for this request."""
     service_id, key_type = lease_key
     size = lease_size(limit)
-    reached = count((_key("rate", service_id, key_type, window), RATE_WINDOW_SECONDS * 2, size))[0]
+    reached = count((namespaced("rate", service_id, key_type, window), RATE_WINDOW_SECONDS * 2, size))[0]
     lease = _Lease(window, limit, reached - size + 1, min(reached, limit))
     allowed = not lease.used_up
     lease.next += allowed  # this request's token
@@ -173,16 +101,15 @@ def daily_counter(service_id: object, kind: str) -> Counter:
     return daily_limits.daily_key(service_id, kind, daily_limits.today()), DAILY_KEY_TTL_SECONDS, 1
 
 
-def reserve_daily(service_id: object, limits: dict[str, int],
-                  counted: dict[str, tuple[str, int]] | None = None) -> list[str]:
+def reserve_daily(service_id: object, limits: dict[str, int], ahead: CountedAhead | None = None) -> list[str]:
     """Count one send against each of today's limits named (e.g. sms and international_sms).
 
-    counted: the kinds already counted for this send, each with its key and the value it reached
-    (api.auth counts a live send's channel in the round trip that reads the settings generation).
+    ahead: a count of this send made before it ran (see observe_settings); reserve_daily takes it
+    for its kind instead of counting that kind again.
     Raises TooManyRequestsError, counting nothing, when any would be exceeded; returns the keys
     counted so a send that fails afterwards can give them back.
     """
-    reached = dict(counted or {})
+    reached = {} if ahead is None else ahead.take(service_id, limits)
     missing = [kind for kind in limits if kind not in reached]
     if missing:
         counters = [daily_counter(service_id, kind) for kind in missing]
@@ -212,48 +139,53 @@ def release_daily_of(service_id: object, kinds: tuple[str, ...], counted_on: dat
         release_daily([daily_limits.daily_key(service_id, kind, f"{counted_on:%Y-%m-%d}") for kind in kinds])
 
 
-class Idempotency:
-    """`Idempotency-Key`: a retried POST gets the first response instead of sending again."""
+class CountedAhead:
+    """One send counted against today's limit of a kind before the send ran: a web request that is
+    about to send counts it in the round trip that reads the settings generation (observe_settings)
+    instead of one of its own. Whoever holds it either hands it to the send (reserve_daily takes it)
+    or gives it back, once, when no send took it (the request failed, or replayed an earlier answer).
+    """
 
-    def __init__(self, service_id: object, header: str | None) -> None:
-        self.key = _key("idempotency", service_id, header) if header else None
+    __slots__ = ("service_id", "kind", "key", "value", "_open")
 
-    def replay(self) -> tuple[int, Any] | None:
-        """The stored response, or None after claiming the key for this request."""
-        if self.key is None:
-            return None
-        for _ in range(50):
-            if client().set(self.key, "pending", nx=True, ex=IDEMPOTENCY_TTL_SECONDS):
-                return None
-            stored = client().get(self.key)
-            if stored and stored != b"pending":
-                saved = json.loads(stored)
-                return saved["status"], saved["body"]
-            time.sleep(0.1)  # the first request is still being answered
-        # Never send twice: a caller retrying while the first request hangs is told to wait.
-        raise BadRequestError("A request with this Idempotency-Key is still being processed", status_code=409)
+    def __init__(self, service_id: object, kind: str, key: str, value: int) -> None:
+        self.service_id, self.kind, self.key, self.value = service_id, kind, key, value
+        self._open = True
 
-    def store(self, status: int, body: Any) -> None:
-        if self.key is not None:
-            client().set(self.key, json.dumps({"status": status, "body": body}), ex=IDEMPOTENCY_TTL_SECONDS)
+    def take(self, service_id: object, kinds: Collection[str]) -> dict[str, tuple[str, int]]:
+        """{kind: (key, value reached)} when this counts a send of service_id against one of kinds and
+        is still open; the taker now owns the count. Otherwise nothing."""
+        if not self._open or self.service_id != service_id or self.kind not in kinds:
+            return {}
+        self._open = False
+        return {self.kind: (self.key, self.value)}
 
-    def forget(self) -> None:
-        """A refused request is not remembered: fixing the request and retrying must work."""
-        if self.key is not None:
-            client().delete(self.key)
+    def give_back(self) -> None:
+        """Give the count back unless it was taken or given back already."""
+        if not self._open:
+            return
+        self._open = False
+        try:
+            release_daily([self.key])
+        except redis.RedisError:
+            log.warning("could not give back a daily count of service %s (Redis unavailable)", self.service_id)
 
 
-def answer_once(service_id: object, header: str | None, make: Callable[[], dict]) -> tuple[dict, int]:
-    """201 and make()'s body, or the first answer again for a repeated Idempotency-Key."""
-    idempotency = Idempotency(service_id, header)
-    replay = idempotency.replay()
-    if replay is not None:
-        status, saved = replay
-        return saved, status
+def observe_settings(send: tuple[object, str] | None = None) -> CountedAhead | None:
+    """Read the settings generation for models.cache: entries cached before the latest settings
+    change are not used by this request. With send (a service id and a kind), that send is counted
+    against today's limit of its kind in the same round trip; the count is returned for the send to
+    take. Nothing when Redis cannot be asked: the cache's TTL bounds what the request may see, and
+    Redis's outage is the limits' to report."""
     try:
-        body = make()
-    except ApiError:
-        idempotency.forget()
-        raise
-    idempotency.store(201, body)
-    return body, 201
+        if send is None:
+            generation, ahead = settings_generation(), None
+        else:
+            service_id, kind = send
+            counter = daily_counter(service_id, kind)
+            generation, (value,) = settings_generation_counting(counter)
+            ahead = CountedAhead(service_id, kind, counter[0], value)
+    except redis.RedisError:
+        return None
+    cache.observe(generation)
+    return ahead

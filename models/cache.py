@@ -4,7 +4,7 @@ everywhere at once by any change to them.
 A settings generation in Redis changes with every committed write to the settings tables (services,
 their keys, templates, senders, team and the rest): every process sets a new one after committing
 such a write, whatever wrote it (admin API, CLI, console), because the hook hangs off the database
-handle itself (watch_settings_writes). Each web request reads the generation once (api.auth, in the
+handle itself (watch_settings_writes). Each web request reads the generation once (core.limits, in the
 round trip it shares with the rate-limit counters) and hands it to observe(); an entry is used only
 while no other generation has been seen since it was loaded. So a revoked key, a service going live
 or a changed limit counts from the next request in every process, for one cheap Redis read per
@@ -121,7 +121,7 @@ _client_lock = threading.Lock()
 def _redis() -> redis.Redis:
     global _client
     if _client is None:
-        with _client_lock:  # one client per process (see api.limits.client for why)
+        with _client_lock:  # one client per process (see core.counters.client for why)
             if _client is None:
                 _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
     return _client

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 import config
-from api import limits
+from core import counters
 from models import cache
 from models.db import database
 from tests.factories import create_notification, create_service
@@ -21,7 +21,7 @@ def caching(monkeypatch):
 
 
 def _generation() -> bytes | None:
-    return limits.settings_generation()
+    return counters.settings_generation()
 
 
 def test_an_entry_loaded_before_a_new_generation_is_not_used(caching):

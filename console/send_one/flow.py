@@ -9,13 +9,13 @@ from typing import Any, Callable
 from flask import render_template, request
 
 from api.errors import ApiError
-from api.limits import answer_once
 from api.v2.notifications.letter_sending import checked_letter_address, send_letter
 from api.v2.notifications.sender import Sender
 from api.v2.notifications.sending import checked_content, send_notification
 from api.v2.template.post_preview import preview
 from console.auth import current_user
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
+from core.idempotency import answer_once
 from models.notification import Notification
 from models.service import Service, TeamMember
 from models.template import TemplateVersion

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from api import limits
+from core import counters, limits
 from models.api_key import ApiKey
 from models.notification import Notification
 from tests.conftest import gunicorn_server
@@ -91,7 +91,7 @@ def test_a_refused_request_is_not_remembered(client):
 
 
 def _daily_count(service, kind="sms") -> int | None:
-    value = limits.client().get(limits.daily_counter(service.id, kind)[0])
+    value = counters.client().get(limits.daily_counter(service.id, kind)[0])
     return None if value is None else int(value)
 
 
@@ -168,12 +168,12 @@ def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
 def test_request_threads_starting_together_share_one_redis_client(monkeypatch):
     import threading
 
-    monkeypatch.setattr(limits, "_client", None)
+    monkeypatch.setattr(counters, "_client", None)
     start = threading.Barrier(8)
 
     def first_use() -> int:
         start.wait()
-        made = limits.client()
+        made = counters.client()
         made.ping()  # a replaced client's finaliser would close this connection under us
         return id(made)
 

@@ -15,7 +15,6 @@ from flask import request
 
 from api.auth import Caller
 from api.errors import BadRequestError, ValidationError
-from api.limits import answer_once, check_rate_limit, release_daily, reserve_daily
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
@@ -23,6 +22,8 @@ from api.v2.notifications.letter_schemas import post_letter_request, post_precom
 from api.v2.notifications.sender import Sender
 from api.v2.notifications.sending import response_base, scheduled_for_utc, without_nulls
 from config import get_settings
+from core.idempotency import answer_once
+from core.limits import check_rate_limit, release_daily, reserve_daily
 from models.db import database, utcnow
 from models.notification import Notification
 from models.service import LetterContact, Service

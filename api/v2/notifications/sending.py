@@ -8,10 +8,9 @@ from typing import Any, Callable
 
 from flask import request
 
-from api.auth import Caller, counted_ahead
+from api.auth import Caller
 from pipeline.formatting import iso
 from api.errors import BadRequestError, ValidationError
-from api.limits import answer_once, check_rate_limit, release_daily, reserve_daily
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications import checks
@@ -19,6 +18,8 @@ from api.v2.notifications.post_schemas import post_email_request, post_sms_reque
 from api.v2.notifications.recording import Enqueue, record
 from api.v2.notifications.sender import Sender
 from config import get_settings
+from core.idempotency import answer_once
+from core.limits import CountedAhead, check_rate_limit, release_daily, reserve_daily
 from models.db import database, insert_rows, utcnow
 from models.notification import Notification
 from models.service import Service
@@ -80,13 +81,13 @@ def _render(channel: str, version: TemplateVersion, body: dict, values: dict) ->
     return rendered
 
 
-def _daily_limits(sender: Sender, channel: str, recipient: Recipient) -> list[str]:
+def _daily_limits(sender: Sender, channel: str, recipient: Recipient,
+                  counted_ahead: CountedAhead | None) -> list[str]:
     if sender.key_type == "test":
         return []
     service = sender.service
     kinds = [channel] + (["international_sms"] if recipient.international else [])
-    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds},
-                         counted_ahead(service.id, channel))
+    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds}, counted_ahead)
 
 
 def scheduled_for_utc(body: dict) -> datetime.datetime | None:
@@ -114,16 +115,19 @@ def without_nulls(raw: Any, keys: tuple[str, ...]) -> Any:
 
 def _accept(caller: Caller, channel: str, enqueue: Enqueue,
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
-    accepted = send_notification(Sender.of_key(caller), channel, json_body(), enqueue)
+    accepted = send_notification(Sender.of_key(caller), channel, json_body(), enqueue,
+                                 counted_ahead=caller.counted_ahead)
     response = respond(accepted.notification, accepted.body, accepted.rendered)
     if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
         response["sanitised_content"] = accepted.sanitised_content
     return response
 
 
-def send_notification(sender: Sender, channel: str, raw: Any, enqueue: Enqueue) -> Accepted:
+def send_notification(sender: Sender, channel: str, raw: Any, enqueue: Enqueue,
+                      counted_ahead: CountedAhead | None = None) -> Accepted:
     """Validate, check and record an sms or email as the v2 API does, for an API key or a console
-    user; raises the API's errors. The caller's enqueue runs once the row has committed."""
+    user; raises the API's errors. The caller's enqueue runs once the row has committed.
+    counted_ahead: this send's count against today's limit made by authentication (Caller), if any."""
     body = validate(SCHEMAS[channel], without_nulls(raw, OPTIONAL_NULLABLE))
     service = sender.service
     checks.check_permission(service, channel)
@@ -140,7 +144,7 @@ def send_notification(sender: Sender, channel: str, raw: Any, enqueue: Enqueue) 
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
     rendered = _render(channel, version, body, files.personalisation)
-    counted = _daily_limits(sender, channel, recipient)
+    counted = _daily_limits(sender, channel, recipient, counted_ahead)
     try:
         row = Notification(
             id=notification_id, service=service, api_key_id=sender.api_key_id, key_type=sender.key_type,
