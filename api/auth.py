@@ -189,8 +189,3 @@ def authenticate_admin() -> None:
         raise AuthError("Invalid token: client not found")
     if _verify(token, settings.admin_client_secret) is None:
         raise AuthError("Invalid token: signature")
-
-
-def create_token(issuer: str, secret: str) -> str:
-    """A token as the official clients make them (used by the CLI and tests)."""
-    return jwt.encode({"iss": issuer, "iat": int(time.time())}, secret, algorithm="HS256", headers={"typ": "JWT"})
