@@ -143,9 +143,9 @@ def _authenticate(token: str) -> tuple[Service, ApiKey]:
         raise AuthError("Invalid token: service not found") from None
     service, keys = _load(service_id)
     for key in keys:
-        iat = _verify(token, _secret(key.secret_encrypted))
-        if iat is not None:
-            _remember(token, service_id, key, iat)
+        signed_at = _verify(token, _secret(key.secret_encrypted))
+        if signed_at is not None:
+            _remember(token, service_id, key, signed_at)
             return service, key
     raise AuthError("Invalid token: API key not found")
 

@@ -6,7 +6,7 @@ import datetime
 import logging
 import threading
 import time
-from typing import Collection
+from collections.abc import Collection
 
 import redis
 

@@ -4,11 +4,11 @@ everywhere at once by any change to them.
 A settings generation in Redis changes with every committed write to the settings tables (services,
 their keys, templates, senders, team and the rest: the models marked @settings_table): every process
 sets a new one after committing such a write, whatever wrote it (admin API, CLI, console), because
-the hook hangs off the database handle itself (watch_settings_writes). Each web request reads the generation once (core.limits, in the
-round trip it shares with the rate-limit counters) and hands it to observe(); an entry is used only
-while no other generation has been seen since it was loaded. So a revoked key, a service going live
-or a changed limit counts from the next request in every process, for one cheap Redis read per
-request and no query.
+the hook hangs off the database handle itself (watch_settings_writes). Each web request reads the
+generation once (core.limits, in the round trip it shares with the rate-limit counters) and hands it
+to observe(); an entry is used only while no other generation has been seen since it was loaded. So
+a revoked key, a service going live or a changed limit counts from the next request in every
+process, for one cheap Redis read per request and no query.
 
 Entries also expire after CACHE_TTL_SECONDS (default 2 s): the bound on staleness where no
 generation is read (worker processes) or Redis could not be asked.
@@ -23,7 +23,8 @@ import secrets
 import threading
 import time
 import weakref
-from typing import Callable, Hashable, Iterator, TypeVar
+from collections.abc import Callable, Hashable, Iterator
+from typing import TypeVar
 
 import peewee
 import redis

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import peewee
 import pytest
 
 import config
@@ -65,3 +66,15 @@ def test_a_keys_last_use_is_not_a_settings_change(service):
     before = _generation()
     record_key_use(key.id)
     assert _generation() == before
+
+
+def test_every_database_the_models_are_given_is_watched_once():
+    suite_database = database.obj
+    other = peewee.SqliteDatabase(":memory:")
+    try:
+        database.initialize(other)
+        database.initialize(other)
+        assert len(other.query_hooks) == 1
+    finally:
+        database.initialize(suite_database)
+    assert other in cache._watched

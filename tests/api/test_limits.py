@@ -137,6 +137,23 @@ def test_a_revoked_key_gives_back_the_count_made_ahead(client):
     assert _daily_count(service) == 1
 
 
+def test_a_count_made_ahead_is_taken_by_one_send_or_given_back_once(service):
+    ahead = limits.observe_settings((service.id, "sms"))
+    assert _daily_count(service) == 1
+    assert ahead.take(service.id, ["email"]) == {}  # not this send's count
+    assert limits.reserve_daily(service.id, {"sms": 5}, ahead) == [ahead.key]
+    assert _daily_count(service) == 1  # taken, not counted again
+    ahead.give_back()  # the send owns it now
+    assert _daily_count(service) == 1
+    unused = limits.observe_settings((service.id, "sms"))
+    assert _daily_count(service) == 2
+    unused.give_back()
+    unused.give_back()
+    assert _daily_count(service) == 1
+    assert unused.take(service.id, ["sms"]) == {}  # given back: a send counts anew
+    assert limits.observe_settings() is None
+
+
 @pytest.fixture
 def gunicorn_url():
     """The app under gunicorn with several worker processes, as in production."""
