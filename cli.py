@@ -15,7 +15,7 @@ from flask import Flask
 
 from api.admin import api_keys, appearance, go_live, history, services, templates
 from workers.platform_email import send_platform_email
-from api.auth import create_token
+from core.tokens import create_token
 from api.errors import ApiError
 from config import get_settings
 from models import audit

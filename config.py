@@ -177,12 +177,6 @@ def get_settings() -> Settings:
     return _settings
 
 
-def reset_settings() -> None:
-    """Forget the cached settings (tests change the environment between apps)."""
-    global _settings
-    _settings = None
-
-
 def redis_url(settings: Settings) -> str:
     if settings.redis_url:
         return settings.redis_url

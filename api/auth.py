@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import logging
 import math
 import threading
 import time
@@ -11,19 +10,16 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import jwt
-import redis
-from flask import g, has_app_context, request
+from flask import g, request
 
-from api import limits
 from api.errors import AuthError
 from config import get_settings
-from models import cache, crypto
+from core.limits import CountedAhead, observe_settings
+from models import crypto
 from models.api_key import ApiKey, record_key_use
 from models.cache import cached
 from models.service import Service
 from observability import logs
-
-log = logging.getLogger(__name__)
 
 CLOCK_TOLERANCE_SECONDS = 30
 CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
@@ -33,6 +29,9 @@ CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
 class Caller:
     service: Service
     api_key: ApiKey
+    # A live send's count against today's limit, made with the settings generation's read: the send
+    # route hands it to the send, and the end of the request gives it back if no send took it.
+    counted_ahead: CountedAhead | None = None
 
     @property
     def key_type(self) -> str:
@@ -144,9 +143,9 @@ def _authenticate(token: str) -> tuple[Service, ApiKey]:
         raise AuthError("Invalid token: service not found") from None
     service, keys = _load(service_id)
     for key in keys:
-        iat = _verify(token, _secret(key.secret_encrypted))
-        if iat is not None:
-            _remember(token, service_id, key, iat)
+        signed_at = _verify(token, _secret(key.secret_encrypted))
+        if signed_at is not None:
+            _remember(token, service_id, key, signed_at)
             return service, key
     raise AuthError("Invalid token: API key not found")
 
@@ -154,65 +153,30 @@ def _authenticate(token: str) -> tuple[Service, ApiKey]:
 SEND_ROUTES = {"/v2/notifications/sms": "sms", "/v2/notifications/email": "email"}
 
 
-def _live_send_counter(token: str) -> tuple[uuid.UUID, str, limits.Counter] | None:
-    """For a send by a token already verified for a live or team key: the daily counter of its
-    channel, so that it is counted in the round trip that reads the settings generation instead
-    of one of its own. Nothing for test keys (they have no daily limit) or tokens not seen yet."""
+def _live_send(token: str) -> tuple[uuid.UUID, str] | None:
+    """For a send by a token already verified for a live or team key: its service and channel, so
+    that it is counted in the round trip that reads the settings generation instead of one of its
+    own. Nothing for test keys (they have no daily limit) or tokens not seen yet."""
     channel = SEND_ROUTES.get(request.path) if request.method == "POST" else None
     known = _verified.get(token) if channel else None
-    if known is None or known[3] == "test":
+    if channel is None or known is None or known[3] == "test":
         return None
-    return known[0], channel, limits.daily_counter(known[0], channel)  # type: ignore[arg-type]
-
-
-def _observe_settings_generation(token: str) -> None:
-    """Entries cached before the latest settings change are not used by this request (models.cache)."""
-    ahead = _live_send_counter(token)
-    try:
-        if ahead is None:
-            generation = limits.settings_generation()
-        else:
-            generation, (value,) = limits.settings_generation_counting(ahead[2])
-            service_id, channel, counter = ahead
-            # Given back at the end of the request unless the send takes it (counted_ahead).
-            g.daily_counted_ahead = (service_id, channel, counter[0], value)
-    except redis.RedisError:
-        return  # the cache's TTL bounds what this request may see; Redis's outage is the limits' to report
-    cache.observe(generation)
-
-
-def counted_ahead(service_id: uuid.UUID, channel: str) -> dict[str, tuple[str, int]]:
-    """This send's count against today's limit of channel when authentication made it: {channel:
-    (key, value reached)}, for api.limits.reserve_daily; the send now owns it. A send made outside
-    an API request (the console's, or a caller with no request at all) has none."""
-    if not has_app_context():
-        return {}
-    ahead = g.get("daily_counted_ahead")
-    if ahead is None or ahead[0] != service_id or ahead[1] != channel:
-        return {}
-    del g.daily_counted_ahead
-    return {channel: (ahead[2], ahead[3])}
-
-
-def give_back_unused_count() -> None:
-    """At the end of a request: a daily count made ahead that no send took (the request failed, or
-    replayed an earlier answer) is given back."""
-    ahead = g.pop("daily_counted_ahead", None)
-    if ahead is not None:
-        try:
-            limits.release_daily([ahead[2]])
-        except redis.RedisError:
-            log.warning("could not give back a daily count of service %s (Redis unavailable)", ahead[0])
+    return known[0], channel
 
 
 def authenticate_service() -> Caller:
     token = _bearer_token()
-    _observe_settings_generation(token)
-    service, key = _authenticate(token)
-    if key.revoked_at is not None:
-        raise AuthError("Invalid token: API key revoked")
-    record_key_use(key.id)
-    caller = Caller(service=service, api_key=key)
+    counted = observe_settings(_live_send(token))
+    try:
+        service, key = _authenticate(token)
+        if key.revoked_at is not None:
+            raise AuthError("Invalid token: API key revoked")
+        record_key_use(key.id)
+    except BaseException:
+        if counted is not None:
+            counted.give_back()  # no Caller holds it: no send will take it
+        raise
+    caller = Caller(service=service, api_key=key, counted_ahead=counted)
     g.caller = caller
     logs.bind(service_id=service.id)
     return caller
@@ -225,8 +189,3 @@ def authenticate_admin() -> None:
         raise AuthError("Invalid token: client not found")
     if _verify(token, settings.admin_client_secret) is None:
         raise AuthError("Invalid token: signature")
-
-
-def create_token(issuer: str, secret: str) -> str:
-    """A token as the official clients make them (used by the CLI and tests)."""
-    return jwt.encode({"iss": issuer, "iat": int(time.time())}, secret, algorithm="HS256", headers={"typ": "JWT"})

@@ -51,7 +51,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from api.auth import create_token  # noqa: E402
+from core.tokens import create_token  # noqa: E402
 from bench.harness import (  # noqa: E402
     ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum)
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402

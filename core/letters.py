@@ -12,8 +12,8 @@ import re
 import uuid
 from typing import Any, Callable
 
-from api.limits import check_rate_limit, release_daily, reserve_daily
 from core import send_checks
+from core.limits import check_rate_limit, release_daily, reserve_daily
 from core.sender import Sender
 from core.sending import scheduled_for_utc
 from models.db import database, insert_rows

@@ -10,9 +10,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from api.auth import counted_ahead
-from api.limits import check_rate_limit, release_daily, reserve_daily
 from core import send_checks
+from core.limits import CountedAhead, check_rate_limit, release_daily, reserve_daily
 from core.recording import Enqueue, record
 from core.sender import Sender
 from models.db import database, insert_rows
@@ -72,13 +71,13 @@ def _render(channel: str, version: TemplateVersion, body: dict, values: dict) ->
     return rendered
 
 
-def _daily_limits(sender: Sender, channel: str, recipient: Recipient) -> list[str]:
+def _daily_limits(sender: Sender, channel: str, recipient: Recipient,
+                  counted_ahead: CountedAhead | None) -> list[str]:
     if sender.key_type == "test":
         return []
     service = sender.service
     kinds = [channel] + (["international_sms"] if recipient.international else [])
-    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds},
-                         counted_ahead(service.id, channel))
+    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds}, counted_ahead)
 
 
 def scheduled_for_utc(body: dict) -> datetime.datetime | None:
@@ -92,9 +91,11 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
     return when
 
 
-def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueue: Enqueue) -> Accepted:
+def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueue: Enqueue,
+                      counted_ahead: CountedAhead | None = None) -> Accepted:
     """Check and record an sms or email, for an API key or a console user; raises pipeline.errors'
-    refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
+    refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed.
+    counted_ahead: this send's count against today's limit, when authentication made it already."""
     service = sender.service
     send_checks.check_permission(service, channel)
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
@@ -111,7 +112,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
     rendered = _render(channel, version, body, files.personalisation)
-    counted = _daily_limits(sender, channel, recipient)
+    counted = _daily_limits(sender, channel, recipient, counted_ahead)
     try:
         row = new_notification(
             service, channel, recipient, body=rendered.body, subject=rendered.subject, version=version,

@@ -13,6 +13,7 @@ from models.service import Service
 KEY_TYPES = ("live", "team", "test")
 
 
+@cache.settings_table
 class ApiKey(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="api_keys", on_delete="CASCADE")

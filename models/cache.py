@@ -2,13 +2,13 @@
 everywhere at once by any change to them.
 
 A settings generation in Redis changes with every committed write to the settings tables (services,
-their keys, templates, senders, team and the rest): every process sets a new one after committing
-such a write, whatever wrote it (admin API, CLI, console), because the hook hangs off the database
-handle itself (watch_settings_writes). Each web request reads the generation once (api.auth, in the
-round trip it shares with the rate-limit counters) and hands it to observe(); an entry is used only
-while no other generation has been seen since it was loaded. So a revoked key, a service going live
-or a changed limit counts from the next request in every process, for one cheap Redis read per
-request and no query.
+their keys, templates, senders, team and the rest: the models marked @settings_table): every process
+sets a new one after committing such a write, whatever wrote it (admin API, CLI, console), because
+the hook hangs off the database handle itself (watch_settings_writes). Each web request reads the
+generation once (core.limits, in the round trip it shares with the rate-limit counters) and hands it
+to observe(); an entry is used only while no other generation has been seen since it was loaded. So
+a revoked key, a service going live or a changed limit counts from the next request in every
+process, for one cheap Redis read per request and no query.
 
 Entries also expire after CACHE_TTL_SECONDS (default 2 s): the bound on staleness where no
 generation is read (worker processes) or Redis could not be asked.
@@ -22,12 +22,15 @@ import re
 import secrets
 import threading
 import time
-from typing import Callable, Hashable, Iterator, TypeVar
+import weakref
+from collections.abc import Callable, Hashable, Iterator
+from typing import TypeVar
 
 import peewee
 import redis
 
 from config import get_settings, redis_url
+from models.db import database
 
 T = TypeVar("T")
 MAX_ENTRIES = 10_000
@@ -92,24 +95,15 @@ def bookkeeping() -> Iterator[None]:
         _bookkeeping.reset(token)
 
 
-def _settings_tables() -> frozenset[str]:
-    """Writes to these tables change what the hot path caches; notifications and the rest do not."""
-    from models.api_key import ApiKey  # the models import this module's users: loaded when the hook is
-    from models.service import (
-        GuestListEntry,
-        InboundNumber,
-        LetterContact,
-        ReplyToAddress,
-        Service,
-        ServiceCallback,
-        SmsSender,
-        TeamMember,
-    )
-    from models.template import Template, TemplateVersion
+# Tables whose writes change what the hot path caches; notifications and the rest do not.
+_settings_tables: set[str] = set()
+Model = TypeVar("Model", bound=peewee.Model)
 
-    return frozenset(model._meta.table_name for model in (
-        Service, TeamMember, GuestListEntry, SmsSender, ReplyToAddress, LetterContact, InboundNumber,
-        ServiceCallback, ApiKey, Template, TemplateVersion))
+
+def settings_table(model: type[Model]) -> type[Model]:
+    """Class decorator of a settings model: every committed write to its table makes a new generation."""
+    _settings_tables.add(model._meta.table_name)
+    return model
 
 
 _WRITE = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"(\w+)"', re.IGNORECASE)
@@ -121,7 +115,7 @@ _client_lock = threading.Lock()
 def _redis() -> redis.Redis:
     global _client
     if _client is None:
-        with _client_lock:  # one client per process (see api.limits.client for why)
+        with _client_lock:  # one client per process (see core.counters.client for why)
             if _client is None:
                 _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
     return _client
@@ -141,13 +135,24 @@ def _bump() -> None:
     observe(generation)
 
 
-def watch_settings_writes(db: peewee.Database) -> None:
-    """Bump the settings generation after each committed write to a settings table made through db."""
-    tables = _settings_tables()
+_watched: weakref.WeakSet[peewee.Database] = weakref.WeakSet()
+
+
+def watch_settings_writes(db: peewee.Database | None) -> None:
+    """Bump the settings generation after each committed write to a settings table made through db.
+    Run for every database the models' handle is given (once per database)."""
+    if db is None or db in _watched:
+        return
+    _watched.add(db)
 
     def hook(event: peewee.QueryEvent) -> None:
         match = _WRITE.match(event.sql)
-        if match and match.group(1) in tables and event.exception is None and not _bookkeeping.get():
+        if match and match.group(1) in _settings_tables and event.exception is None and not _bookkeeping.get():
             db.after_commit(_bump)  # at once outside a transaction; dropped on rollback
 
     db.query_hooks.append(hook)
+
+
+# The hook hangs off the models' database handle, whoever initialises it (web, workers, CLI, tests).
+database.attach_callback(watch_settings_writes)
+watch_settings_writes(database.obj)

@@ -80,15 +80,6 @@ def column(field: peewee.Field) -> str:
     return f'"{field.column_name}"'
 
 
-def fetch_one(model: type[BaseModel], sql: str, params: list[Any]) -> BaseModel | None:
-    """The first row of a SELECT (or an UPDATE ... RETURNING) of model's columns, as a model:
-    peewee's cursor wrappers work out the column mapping anew for every query, which costs more
-    than a primary-key read itself."""
-    cursor = database.execute_sql(sql, params)
-    rows = cursor.fetchall()  # to the end: SQLite ends an UPDATE ... RETURNING's write only then
-    return row_model(model, column_names(cursor), rows[0]) if rows else None
-
-
 def column_names(cursor: Any) -> tuple[str, ...]:
     return tuple(description[0] for description in cursor.description)
 
@@ -297,10 +288,7 @@ def _cooperate_with_gevent() -> bool:
 
 
 def init_database(url: str, shared_connections: int | None = None) -> peewee.Database:
-    from models.cache import watch_settings_writes  # imports the models, which import this module
-
     db = connect_url(url, shared_connections)
-    watch_settings_writes(db)
     database.initialize(db)
     return db
 

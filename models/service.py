@@ -6,6 +6,7 @@ import re
 import peewee
 
 from config import get_settings
+from models.cache import settings_table
 from models.db import BaseModel, JSONField, utcnow, uuid_pk
 
 PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "upload_document")
@@ -15,6 +16,7 @@ DEFAULT_PERMISSIONS = ["email", "sms", "letter", "international_sms"]
 CHANNELS = ("email", "sms", "letter")
 
 
+@settings_table
 class Service(BaseModel):
     id = uuid_pk()
     name = peewee.CharField(unique=True)
@@ -45,6 +47,7 @@ class Service(BaseModel):
         return getattr(self, f"{kind}_daily_limit")
 
 
+@settings_table
 class TeamMember(BaseModel):
     service = peewee.ForeignKeyField(Service, backref="team_members", on_delete="CASCADE")
     email_address = peewee.CharField(null=True)
@@ -52,6 +55,7 @@ class TeamMember(BaseModel):
     created_at = peewee.DateTimeField(default=utcnow)
 
 
+@settings_table
 class GuestListEntry(BaseModel):
     service = peewee.ForeignKeyField(Service, backref="guest_list", on_delete="CASCADE")
     recipient = peewee.CharField()  # normalised: lower-case email or E.164 number
@@ -59,6 +63,7 @@ class GuestListEntry(BaseModel):
     created_at = peewee.DateTimeField(default=utcnow)
 
 
+@settings_table
 class SmsSender(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="sms_senders", on_delete="CASCADE")
@@ -67,6 +72,7 @@ class SmsSender(BaseModel):
     created_at = peewee.DateTimeField(default=utcnow)
 
 
+@settings_table
 class ReplyToAddress(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="reply_to_addresses", on_delete="CASCADE")
@@ -75,6 +81,7 @@ class ReplyToAddress(BaseModel):
     created_at = peewee.DateTimeField(default=utcnow)
 
 
+@settings_table
 class LetterContact(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="letter_contacts", on_delete="CASCADE")
@@ -83,6 +90,7 @@ class LetterContact(BaseModel):
     created_at = peewee.DateTimeField(default=utcnow)
 
 
+@settings_table
 class InboundNumber(BaseModel):
     id = uuid_pk()
     number = peewee.CharField(unique=True)
@@ -91,6 +99,7 @@ class InboundNumber(BaseModel):
     created_at = peewee.DateTimeField(default=utcnow)
 
 
+@settings_table
 class ServiceCallback(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")

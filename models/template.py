@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import peewee
 
+from models.cache import cached, settings_table
 from models.db import BaseModel, utcnow, uuid_pk
-from models.service import LetterContact, Service
+from models.service import LetterContact, Service, default_of
 
 TEMPLATE_TYPES = ("sms", "email", "letter")
 # Each version keeps the fields below, so reading an old version shows it as it was.
@@ -14,6 +15,7 @@ VERSIONED_FIELDS = ("name", "body", "subject", "postage", "letter_contact", "let
 LETTER_LANGUAGES = ("single", "dutch_then_english")
 
 
+@settings_table
 class Template(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="templates", on_delete="CASCADE")
@@ -28,6 +30,7 @@ class Template(BaseModel):
         indexes = ((("service", "template_type"), False),)
 
 
+@settings_table
 class TemplateVersion(BaseModel):
     template = peewee.ForeignKeyField(Template, backref="versions", on_delete="CASCADE")
     version = peewee.IntegerField()
@@ -113,9 +116,6 @@ def contact_block_of(version: TemplateVersion) -> str | None:
         return None
     if version.letter_contact_block is not None:
         return version.letter_contact_block
-    from models.cache import cached
-    from models.service import default_of
-
     service_id = version.template.service_id
     default = cached(("letter-contact", service_id), lambda: default_of(LetterContact, service_id))
     return default.contact_block if default is not None else None

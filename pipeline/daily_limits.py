@@ -1,6 +1,6 @@
 """Today's send counts per service and kind (sms, email, letter, international_sms), in Redis.
 
-The API counts one send at a time (api/limits.py, through its batched counters); a bulk job counts
+The API counts one send at a time (core/limits.py, through its batched counters); a bulk job counts
 all its rows at once when it starts. Both use the keys made here, so they count against one limit.
 """
 from __future__ import annotations

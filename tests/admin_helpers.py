@@ -6,8 +6,8 @@ from typing import Any
 
 import jwt
 
-from api.auth import create_token
 from config import get_settings
+from core.tokens import create_token
 
 
 def admin_headers() -> dict[str, str]:

@@ -36,7 +36,7 @@ def create_sample_template(*, service: Service, template_type: str = "sms", name
 
 def auth_headers(key: str) -> dict[str, str]:
     """Headers as the official clients send them, for the Flask test client."""
-    from api.auth import create_token
+    from core.tokens import create_token
 
     return {"Authorization": f"Bearer {create_token(key[-73:-37], key[-36:])}", "Content-Type": "application/json"}
 

@@ -237,7 +237,7 @@ def test_the_sweeps_read_index_ranges(scale):
 
 
 def _token(key: str) -> str:
-    from api.auth import create_token
+    from core.tokens import create_token
 
     return create_token(key[-73:-37], key[-36:])
 

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import peewee
 import pytest
 
 import config
-from api import limits
+from core import counters
 from models import cache
 from models.db import database
 from tests.factories import create_notification, create_service
@@ -21,7 +22,7 @@ def caching(monkeypatch):
 
 
 def _generation() -> bytes | None:
-    return limits.settings_generation()
+    return counters.settings_generation()
 
 
 def test_an_entry_loaded_before_a_new_generation_is_not_used(caching):
@@ -65,3 +66,15 @@ def test_a_keys_last_use_is_not_a_settings_change(service):
     before = _generation()
     record_key_use(key.id)
     assert _generation() == before
+
+
+def test_every_database_the_models_are_given_is_watched_once():
+    suite_database = database.obj
+    other = peewee.SqliteDatabase(":memory:")
+    try:
+        database.initialize(other)
+        database.initialize(other)
+        assert len(other.query_hooks) == 1
+    finally:
+        database.initialize(suite_database)
+    assert other in cache._watched

@@ -10,9 +10,9 @@ from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
 from api.admin.services import find_service
 from api.errors import NoResultFound
-from api.limits import release_daily_of
 from api.openapi import documented
 from api.schema import validate
+from core.limits import release_daily_of
 from models import audit
 from models.db import database
 from models.queries import find_notification

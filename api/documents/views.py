@@ -15,9 +15,9 @@ from flask import Response, render_template, request, send_file, url_for
 from itsdangerous import BadData, URLSafeTimedSerializer
 from werkzeug.exceptions import HTTPException
 
-from api import limits
 from api.documents import documents_blueprint as bp
 from config import get_settings
+from core import counters
 from models.appearance import language_of
 from pipeline.documents import access
 from pipeline.documents.access import Found
@@ -163,7 +163,7 @@ def _token_valid(token: str | None, file_id: str) -> bool:
 def _too_many_attempts(found: Found) -> bool:
     """Fixed one-hour windows per file in Redis, shared by every web process."""
     key = f"{get_settings().queue_namespace}:file-attempts:{found.document.id}"
-    pipe = limits.client().pipeline(transaction=False)
+    pipe = counters.client().pipeline(transaction=False)
     pipe.set(key, 0, ex=ATTEMPT_WINDOW_SECONDS, nx=True)
     pipe.incr(key)
     return pipe.execute()[1] > MAX_ATTEMPTS

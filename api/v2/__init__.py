@@ -1,9 +1,9 @@
 """The public v2 API: every route authenticates with a service API key first."""
 from __future__ import annotations
 
-from flask import Blueprint
+from flask import Blueprint, g
 
-from api.auth import authenticate_service, give_back_unused_count
+from api.auth import authenticate_service
 
 v2_blueprint = Blueprint("v2", __name__, url_prefix="/v2")
 
@@ -15,7 +15,11 @@ def _authenticate() -> None:
 
 @v2_blueprint.teardown_request
 def _give_back(exc: BaseException | None) -> None:
-    give_back_unused_count()
+    """A daily count authentication made ahead that no send took (the request failed, or replayed
+    an earlier answer) is given back."""
+    caller = g.get("caller")
+    if caller is not None and caller.counted_ahead is not None:
+        caller.counted_ahead.give_back()
 
 
 from api.v2.template import get_template, get_templates, post_preview  # noqa: E402,F401

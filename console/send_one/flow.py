@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 from flask import render_template, request
 
-from api.limits import answer_once
 from console.auth import current_user
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
+from core.idempotency import answer_once
 from core.letters import checked_letter_address, send_letter
 from core.preview import Preview, preview
 from core.sender import Sender

@@ -6,7 +6,7 @@ import time
 import jwt
 import pytest
 
-from api.auth import create_token
+from core.tokens import create_token
 from models.api_key import ApiKey, revoke_api_key
 from tests.factories import create_key, create_service
 from tests.responses import error

@@ -6,11 +6,11 @@ import uuid
 
 import pytest
 
-from api.auth import create_token
 from api.schema import schema_messages
 from api.v2.notifications.notification_schemas import NOTIFICATION_KEYS, notification_response
 from api.v2.notifications.serialise import PRECOMPILED_TEMPLATE_ID
 from config import get_settings
+from core.tokens import create_token
 from models.db import utcnow
 from tests.factories import create_key, create_notification, create_sample_template, create_service
 

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from api import limits
+from core import counters, limits
 from models.api_key import ApiKey
 from models.notification import Notification
 from tests.conftest import gunicorn_server
@@ -91,7 +91,7 @@ def test_a_refused_request_is_not_remembered(client):
 
 
 def _daily_count(service, kind="sms") -> int | None:
-    value = limits.client().get(limits.daily_counter(service.id, kind)[0])
+    value = counters.client().get(limits.daily_counter(service.id, kind)[0])
     return None if value is None else int(value)
 
 
@@ -137,6 +137,23 @@ def test_a_revoked_key_gives_back_the_count_made_ahead(client):
     assert _daily_count(service) == 1
 
 
+def test_a_count_made_ahead_is_taken_by_one_send_or_given_back_once(service):
+    ahead = limits.observe_settings((service.id, "sms"))
+    assert _daily_count(service) == 1
+    assert ahead.take(service.id, ["email"]) == {}  # not this send's count
+    assert limits.reserve_daily(service.id, {"sms": 5}, ahead) == [ahead.key]
+    assert _daily_count(service) == 1  # taken, not counted again
+    ahead.give_back()  # the send owns it now
+    assert _daily_count(service) == 1
+    unused = limits.observe_settings((service.id, "sms"))
+    assert _daily_count(service) == 2
+    unused.give_back()
+    unused.give_back()
+    assert _daily_count(service) == 1
+    assert unused.take(service.id, ["sms"]) == {}  # given back: a send counts anew
+    assert limits.observe_settings() is None
+
+
 @pytest.fixture
 def gunicorn_url():
     """The app under gunicorn with several worker processes, as in production."""
@@ -168,12 +185,12 @@ def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
 def test_request_threads_starting_together_share_one_redis_client(monkeypatch):
     import threading
 
-    monkeypatch.setattr(limits, "_client", None)
+    monkeypatch.setattr(counters, "_client", None)
     start = threading.Barrier(8)
 
     def first_use() -> int:
         start.wait()
-        made = limits.client()
+        made = counters.client()
         made.ping()  # a replaced client's finaliser would close this connection under us
         return id(made)
 

@@ -19,8 +19,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
                                                status_code_conformance)
 
-from api.auth import create_token
 from config import get_settings
+from core.tokens import create_token
 from tests.conftest import flask_app
 from tests.factories import create_key, create_sample_template, create_service
 

@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from api import limits
-from api.errors import RateLimitError
+from core import counters, limits
+from pipeline.errors import RateLimitError
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +39,7 @@ def _accepted(service_id: str, limit: int, calls: int, *, between=lambda: None) 
 
 def _redis_count(service_id: str) -> int:
     window = int(time.time()) // limits.RATE_WINDOW_SECONDS
-    return int(limits.client().get(limits._key("rate", service_id, "live", window)) or 0)
+    return int(counters.client().get(counters.namespaced("rate", service_id, "live", window)) or 0)
 
 
 @pytest.mark.parametrize("limit, size", [
@@ -128,20 +128,20 @@ def test_threads_of_one_process_accept_the_whole_limit(service_id):
 
 
 def test_concurrent_counts_get_distinct_gap_free_values():
-    key = limits._key("test-count", uuid.uuid4())
-    values = _from_threads(8, lambda: [limits.count((key, 60, 1))[0] for _ in range(50)])
+    key = counters.namespaced("test-count", uuid.uuid4())
+    values = _from_threads(8, lambda: [counters.count((key, 60, 1))[0] for _ in range(50)])
     assert sorted(v for mine in values for v in mine) == list(range(1, 401))
     for mine in values:
         assert mine == sorted(mine)  # a thread's own counts only grow
-    assert int(limits.client().get(key)) == 400
-    assert 0 < limits.client().ttl(key) <= 60
+    assert int(counters.client().get(key)) == 400
+    assert 0 < counters.client().ttl(key) <= 60
 
 
 def test_a_count_of_several_counters_and_amounts():
-    first, second = (limits._key("test-count", uuid.uuid4()) for _ in range(2))
-    assert limits.count((first, 60, 1), (second, 60, 5)) == [1, 5]
-    assert limits.count((second, 60, 2)) == [7]
-    values = _from_threads(4, lambda: [tuple(limits.count((first, 60, 1), (second, 60, 3))) for _ in range(25)])
+    first, second = (counters.namespaced("test-count", uuid.uuid4()) for _ in range(2))
+    assert counters.count((first, 60, 1), (second, 60, 5)) == [1, 5]
+    assert counters.count((second, 60, 2)) == [7]
+    values = _from_threads(4, lambda: [tuple(counters.count((first, 60, 1), (second, 60, 3))) for _ in range(25)])
     firsts = sorted(a for mine in values for a, _ in mine)
     seconds = sorted(b for mine in values for _, b in mine)
     assert firsts == list(range(2, 102))

@@ -7,11 +7,11 @@ from typing import Any
 from flask import request
 
 from api.auth import Caller
-from api.limits import answer_once
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
 from api.v2.notifications.sending import response_base, sender_of, without_nulls
+from core.idempotency import answer_once
 from core.letters import Enqueue, send_letter, send_precompiled_letter
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "letter_contact_id", "scheduled_for", "postage")

@@ -7,11 +7,11 @@ from typing import Any, Callable
 from flask import request
 
 from api.auth import Caller
-from api.limits import answer_once
 from api.request_body import json_body
 from api.schema import validate
 from api.v2.notifications.post_schemas import post_email_request, post_sms_request
 from config import get_settings
+from core.idempotency import answer_once
 from core.recording import Enqueue
 from core.sender import Sender
 from core.sending import send_notification
@@ -44,7 +44,7 @@ def accept(caller: Caller, channel: str, enqueue: Enqueue,
 def _accept(caller: Caller, channel: str, enqueue: Enqueue,
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
     body = validate(SCHEMAS[channel], without_nulls(json_body(), OPTIONAL_NULLABLE))
-    accepted = send_notification(sender_of(caller), channel, body, enqueue)
+    accepted = send_notification(sender_of(caller), channel, body, enqueue, counted_ahead=caller.counted_ahead)
     response = respond(accepted.notification, accepted.body, accepted.rendered)
     if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
         response["sanitised_content"] = accepted.sanitised_content

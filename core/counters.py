@@ -1,0 +1,85 @@
+"""Counters shared by every web process through Redis, added to in batched round trips, and the
+settings generation (models.cache) read in the same round trips."""
+from __future__ import annotations
+
+import threading
+
+import redis
+
+from config import get_settings, redis_url
+from models import cache
+from pipeline.batching import Batcher
+
+_client: redis.Redis | None = None
+_client_lock = threading.Lock()
+
+
+def client() -> redis.Redis:
+    """One client per process. Made under a lock: a second client made by a racing request thread
+    would replace the first, whose finaliser then closes its pool's connections, including one
+    another thread is reading from (seen as EBADF under load)."""
+    global _client
+    if _client is None:
+        with _client_lock:
+            if _client is None:
+                _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
+    return _client
+
+
+def namespaced(*parts: object) -> str:
+    """A Redis key of this deployment's namespace."""
+    return ":".join([get_settings().queue_namespace, *map(str, parts)])
+
+
+Counter = tuple[str, int, int]  # key, expiry in seconds, amount to add
+# What a request asks of one round trip: a key to read (or None) and counters to add to.
+Ask = tuple["str | None", tuple[Counter, ...]]
+
+
+def _count_batch(batch: list[Ask]) -> list[tuple[bytes | None, list[int]]]:
+    """INCRBY every counter of every request, one INCRBY per key: each request gets the values it
+    would have got from INCRBYs of its own, in the order the requests came. A key read is read in
+    the same round trip, once however many requests asked for it."""
+    totals: dict[str, int] = {}
+    ttls: dict[str, int] = {}
+    reads = list(dict.fromkeys(read for read, _ in batch if read is not None))
+    for _, counters in batch:
+        for key, ttl, amount in counters:
+            totals[key] = totals.get(key, 0) + amount
+            ttls[key] = ttl
+    pipe = client().pipeline(transaction=False)
+    for key, added in totals.items():
+        pipe.incrby(key, added)
+        pipe.expire(key, ttls[key])
+    if reads:
+        pipe.mget(reads)
+    replies = pipe.execute()
+    read = dict(zip(reads, replies.pop() if reads else ()))
+    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2])}
+    values: list[tuple[bytes | None, list[int]]] = []
+    for key_read, counters in batch:
+        mine = []
+        for key, _, amount in counters:
+            reached[key] += amount
+            mine.append(reached[key])
+        values.append((None if key_read is None else read[key_read], mine))
+    return values
+
+
+_counters = Batcher("redis-counters", _count_batch)
+
+
+def count(*counters: Counter) -> list[int]:
+    """Add to each counter; their new values."""
+    return _counters.submit((None, counters))[1]  # type: ignore[index]
+
+
+def settings_generation() -> bytes | None:
+    """The settings generation (models.cache), read in the round trip the counters of the requests
+    waiting at the same moment make: under load, many requests share one read."""
+    return _counters.submit((cache.generation_key(), ()))[0]  # type: ignore[index]
+
+
+def settings_generation_counting(*counters: Counter) -> tuple[bytes | None, list[int]]:
+    """settings_generation() and count(*counters) in the same round trip."""
+    return _counters.submit((cache.generation_key(), counters))  # type: ignore[return-value]
