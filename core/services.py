@@ -13,7 +13,7 @@ from core.ids import checked_uuid
 from models import audit
 from models.db import database, utcnow
 from models.service import CHANNELS, Service, find_service_by_name
-from pipeline.errors import BadRequestError, NoResultFound
+from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 
 # Settings copied one to one onto the model.
 PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "email_daily_limit",
@@ -22,6 +22,10 @@ PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "emai
 # The longest a stored retention may be (ten years): the admin API's schema and the console's form
 # both refuse more.
 MAX_RETENTION_DAYS = 3650
+# The largest value an INTEGER column holds on PostgreSQL: a larger limit is refused here, not by the
+# database (the admin API's schema refuses it first, in the same words).
+LARGEST_LIMIT = 2**31 - 1
+LIMITS = ("rate_limit", "sms_daily_limit", "email_daily_limit", "letter_daily_limit", "international_sms_daily_limit")
 
 
 def find_service(service_id: str) -> Service:
@@ -51,6 +55,10 @@ def settings_of(service: Service) -> dict[str, Any]:
 
 
 def _apply(service: Service, changes: dict[str, Any]) -> None:
+    too_large = [f"{field} {changes[field]} is greater than the maximum of {LARGEST_LIMIT}"
+                 for field in LIMITS if isinstance(changes.get(field), int) and changes[field] > LARGEST_LIMIT]
+    if too_large:
+        raise ValidationError(*too_large)
     if "name" in changes:
         service.name = changes["name"].strip()
     for field in PLAIN_SETTINGS:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 
 from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
+from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
 from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
-MAX_RETENTION_DAYS = 3650
 
 # Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
 _SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
