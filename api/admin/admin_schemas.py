@@ -5,9 +5,8 @@ schema built per call could collide with a freed one.
 """
 from __future__ import annotations
 
-import re
-
 from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
+from core import senders
 from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
@@ -15,22 +14,18 @@ from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
 
-# Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
-_SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
-_SEPARATORS = re.compile(r"[\s()\-]")
-
 
 @format_checker.checks("sms-sender", raises=FormatProblem)
 def _is_sms_sender(value: object) -> bool:
-    if isinstance(value, str) and not _SMS_SENDER.fullmatch(value.strip()):
-        raise FormatProblem("must be up to 11 letters, digits and spaces, or a phone number")
+    if isinstance(value, str) and not senders.is_sms_sender(value):
+        raise FormatProblem(senders.SMS_SENDER_PROBLEM)
     return True
 
 
 @format_checker.checks("inbound-number", raises=FormatProblem)
 def _is_inbound_number(value: object) -> bool:
-    if isinstance(value, str) and not re.fullmatch(r"\+?[0-9]{3,15}", _SEPARATORS.sub("", value)):
-        raise FormatProblem("must be a phone number of 3 to 15 digits, optionally starting with +")
+    if isinstance(value, str) and not senders.is_inbound_number(value):
+        raise FormatProblem(senders.INBOUND_NUMBER_PROBLEM)
     return True
 
 
@@ -40,11 +35,6 @@ def _is_non_blank(value: object) -> bool:
     if isinstance(value, str) and not value.strip():
         raise FormatProblem("cannot be blank")
     return True
-
-
-def strip_separators(number: str) -> str:
-    """The stored form of inbound numbers: what the format check above accepted, minus separators."""
-    return _SEPARATORS.sub("", number)
 
 
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
