@@ -6,7 +6,7 @@ schema built per call could collide with a freed one.
 from __future__ import annotations
 
 from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
-from core import senders
+from core import callbacks, senders
 from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
@@ -172,30 +172,13 @@ setting_path = {"type": "object", "properties": {"setting_id": uuid_property()}}
 
 
 # Callbacks to services (api/admin/callbacks.py).
-CALLBACK_KINDS = ["delivery-status", "inbound-sms", "complaint", "returned-letter", "unsubscribe"]
 MAX_ATTEMPTS_LIMIT = 500
 
 
 @format_checker.checks("callback-url", raises=FormatProblem)
 def _is_callback_url(value: object) -> bool:
-    # https only: the request carries the service's bearer token. Plain http is allowed to a loopback
-    # host when CALLBACKS_ALLOW_HTTP_LOOPBACK is on (tests and local development), never elsewhere.
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    from config import get_settings
-
-    if not isinstance(value, str):
-        return True
-    parts = urlsplit(value)
-    scheme_ok = parts.scheme == "https"
-    if parts.scheme == "http" and get_settings().callbacks_allow_http_loopback:
-        try:
-            scheme_ok = parts.hostname == "localhost" or ipaddress.ip_address(parts.hostname or "").is_loopback
-        except ValueError:
-            scheme_ok = False
-    if not scheme_ok or not parts.hostname or any(c.isspace() for c in value):
-        raise FormatProblem("is not a valid https url")
+    if isinstance(value, str) and not callbacks.is_callback_url(value):
+        raise FormatProblem(callbacks.CALLBACK_URL_PROBLEM)
     return True
 
 
@@ -203,7 +186,7 @@ put_callback = {
     "type": "object",
     "required": ["url", "bearer_token"],
     "properties": {
-        "url": {"type": "string", "format": "callback-url", "maxLength": 255},  # the column's width
+        "url": {"type": "string", "format": "callback-url", "maxLength": callbacks.MAX_URL_LENGTH},
         "bearer_token": {"type": "string", "minLength": 10, "maxLength": 2000},
     },
     "additionalProperties": False,
@@ -211,7 +194,7 @@ put_callback = {
 
 callback_path = {
     "type": "object",
-    "properties": {"service_id": uuid_property(), "kind": {"enum": CALLBACK_KINDS}},
+    "properties": {"service_id": uuid_property(), "kind": {"enum": callbacks.CALLBACK_KINDS}},
 }
 
 callback_attempts_query = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.admin.admin_schemas import CALLBACK_KINDS
 from api.schema import uuid_property
 from api.v2.template.template_schemas import template_response
+from core.callbacks import CALLBACK_KINDS
 from models.api_key import KEY_TYPES
 from models.job import JOB_STATUSES
 from models.service import CHANNELS
