@@ -66,7 +66,7 @@ def _setting(field: str) -> dict[str, Any]:
                     "created_at": DATETIME})
 
 
-# By the kinds of api/admin/senders.py: (one, the list of them).
+# By the kinds of core/senders.py: (one, the list of them).
 settings = {
     kind: (_setting(field), _list_of(kind.replace("-", "_"), _setting(field)))
     for kind, field in (("sms-senders", "sms_sender"), ("reply-to-addresses", "email_address"),
