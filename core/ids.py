@@ -1,12 +1,14 @@
 """Ids named in a path: a malformed one is refused by its name, before it reaches a query."""
 from __future__ import annotations
 
-from models.db import is_uuid
+import uuid
+
 from pipeline.errors import ValidationError
 
 
-def checked_uuid(name: str, value: str) -> str:
+def checked_uuid(name: str, value: str) -> uuid.UUID:
     """The id, or a 400 "<name> is not a valid UUID" (an unknown one is the caller's 404)."""
-    if not is_uuid(value):
-        raise ValidationError(f"{name} is not a valid UUID")
-    return value
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise ValidationError(f"{name} is not a valid UUID") from None

@@ -1,11 +1,11 @@
 """API keys of a service: create one (the only time its secret exists outside a hash), revoke one."""
 from __future__ import annotations
 
+from core.ids import checked_uuid
+from core.services import find_service
 from models import audit
 from models.api_key import ApiKey, create_api_key, revoke_api_key
 from models.db import database
-from core.ids import checked_uuid
-from core.services import find_service
 from pipeline.errors import NoResultFound
 
 
