@@ -7,11 +7,11 @@ from typing import Callable, TypeVar
 from flask import flash
 from flask_wtf import FlaskForm
 
-from api.errors import ApiError
 from console.auth import current_user
 from console.services.refusals import translated
 from models import audit
 from models.user import User
+from pipeline.errors import ApiError
 
 T = TypeVar("T")
 

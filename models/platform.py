@@ -39,7 +39,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "Heeft u dit niet gevraagd? Dan kunt u deze e-mail negeren. / "
         "Did not ask for this? Then ignore this email.",
     ),
-    # Go-live decisions (api/admin/go_live.py), to the requester and the service's team.
+    # Go-live decisions (core/go_live.py), to the requester and the service's team.
     "go-live-approved": (
         "((service_name)) is live",
         "((service_name)) is nu live: de dienst kan berichten naar iedereen sturen.\n\n"

@@ -5,32 +5,27 @@ schema built per call could collide with a freed one.
 """
 from __future__ import annotations
 
-import re
-
 from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
+from core import callbacks, senders
+from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
 from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
-MAX_RETENTION_DAYS = 3650
-
-# Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
-_SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
-_SEPARATORS = re.compile(r"[\s()\-]")
 
 
 @format_checker.checks("sms-sender", raises=FormatProblem)
 def _is_sms_sender(value: object) -> bool:
-    if isinstance(value, str) and not _SMS_SENDER.fullmatch(value.strip()):
-        raise FormatProblem("must be up to 11 letters, digits and spaces, or a phone number")
+    if isinstance(value, str) and not senders.is_sms_sender(value):
+        raise FormatProblem(senders.SMS_SENDER_PROBLEM)
     return True
 
 
 @format_checker.checks("inbound-number", raises=FormatProblem)
 def _is_inbound_number(value: object) -> bool:
-    if isinstance(value, str) and not re.fullmatch(r"\+?[0-9]{3,15}", _SEPARATORS.sub("", value)):
-        raise FormatProblem("must be a phone number of 3 to 15 digits, optionally starting with +")
+    if isinstance(value, str) and not senders.is_inbound_number(value):
+        raise FormatProblem(senders.INBOUND_NUMBER_PROBLEM)
     return True
 
 
@@ -40,11 +35,6 @@ def _is_non_blank(value: object) -> bool:
     if isinstance(value, str) and not value.strip():
         raise FormatProblem("cannot be blank")
     return True
-
-
-def strip_separators(number: str) -> str:
-    """The stored form of inbound numbers: what the format check above accepted, minus separators."""
-    return _SEPARATORS.sub("", number)
 
 
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
@@ -182,30 +172,13 @@ setting_path = {"type": "object", "properties": {"setting_id": uuid_property()}}
 
 
 # Callbacks to services (api/admin/callbacks.py).
-CALLBACK_KINDS = ["delivery-status", "inbound-sms", "complaint", "returned-letter", "unsubscribe"]
 MAX_ATTEMPTS_LIMIT = 500
 
 
 @format_checker.checks("callback-url", raises=FormatProblem)
 def _is_callback_url(value: object) -> bool:
-    # https only: the request carries the service's bearer token. Plain http is allowed to a loopback
-    # host when CALLBACKS_ALLOW_HTTP_LOOPBACK is on (tests and local development), never elsewhere.
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    from config import get_settings
-
-    if not isinstance(value, str):
-        return True
-    parts = urlsplit(value)
-    scheme_ok = parts.scheme == "https"
-    if parts.scheme == "http" and get_settings().callbacks_allow_http_loopback:
-        try:
-            scheme_ok = parts.hostname == "localhost" or ipaddress.ip_address(parts.hostname or "").is_loopback
-        except ValueError:
-            scheme_ok = False
-    if not scheme_ok or not parts.hostname or any(c.isspace() for c in value):
-        raise FormatProblem("is not a valid https url")
+    if isinstance(value, str) and not callbacks.is_callback_url(value):
+        raise FormatProblem(callbacks.CALLBACK_URL_PROBLEM)
     return True
 
 
@@ -213,7 +186,7 @@ put_callback = {
     "type": "object",
     "required": ["url", "bearer_token"],
     "properties": {
-        "url": {"type": "string", "format": "callback-url", "maxLength": 255},  # the column's width
+        "url": {"type": "string", "format": "callback-url", "maxLength": callbacks.MAX_URL_LENGTH},
         "bearer_token": {"type": "string", "minLength": 10, "maxLength": 2000},
     },
     "additionalProperties": False,
@@ -221,7 +194,7 @@ put_callback = {
 
 callback_path = {
     "type": "object",
-    "properties": {"service_id": uuid_property(), "kind": {"enum": CALLBACK_KINDS}},
+    "properties": {"service_id": uuid_property(), "kind": {"enum": callbacks.CALLBACK_KINDS}},
 }
 
 callback_attempts_query = {

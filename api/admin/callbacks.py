@@ -1,27 +1,21 @@
-"""Callbacks to a service: where delivery statuses and received texts are posted, and every attempt.
-
-The bearer token is stored encrypted (models.crypto) and never returned.
-"""
+"""Callbacks to a service: where delivery statuses and received texts are posted, and every attempt
+(the rules are core.callbacks). The bearer token is never returned."""
 from __future__ import annotations
 
 from typing import Any
 
-import peewee
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
-from api.admin.services import find_service
-from api.errors import NoResultFound
-from pipeline.formatting import iso
 from api.openapi import documented
 from api.request_body import integer_argument, json_body
 from api.schema import validate
-from models import audit
+from core.callbacks import find_callback, list_attempts, remove_callback, set_callback
+from core.services import find_service
 from models.callback_attempt import CallbackAttempt
-from models.crypto import encrypt
-from models.db import database, utcnow
-from models.service import Service, ServiceCallback
+from models.service import ServiceCallback
+from pipeline.formatting import iso
 
 DEFAULT_ATTEMPTS_LIMIT = 50
 # The attempts listing names its subject by what it is.
@@ -47,57 +41,6 @@ def attempt_json(attempt: CallbackAttempt) -> dict[str, Any]:
     }
 
 
-def _service_and_kind(service_id: str, kind: str) -> Service:
-    service = find_service(service_id)
-    validate(admin_schemas.callback_path, {"kind": kind})
-    return service
-
-
-def _find(service: Service, kind: str) -> ServiceCallback:
-    callback = ServiceCallback.get_or_none((ServiceCallback.service == service) & (ServiceCallback.kind == kind))
-    if callback is None:
-        raise NoResultFound()
-    return callback
-
-
-def set_callback(service_id: str, kind: str, data: Any) -> dict[str, Any]:
-    """Create or replace the service's callback of this kind."""
-    service = _service_and_kind(service_id, kind)
-    validate(admin_schemas.put_callback, data)
-    fields = {"url": data["url"], "bearer_token_encrypted": encrypt(data["bearer_token"]), "updated_at": utcnow()}
-    with database.atomic():
-        existing = ServiceCallback.get_or_none((ServiceCallback.service == service) & (ServiceCallback.kind == kind))
-        try:
-            with database.atomic():
-                callback = ServiceCallback.create(service=service, kind=kind, **fields)
-        except peewee.IntegrityError:  # the unique (service, kind): there is one already, replace it
-            callback = _find(service, kind)
-            ServiceCallback.update(fields).where(ServiceCallback.id == callback.id).execute()
-            callback = _find(service, kind)
-        # The token is a secret: the history says only that one was set.
-        audit.record(service.id, f"callback.{kind}.set",
-                     before={"url": existing.url} if existing else None,
-                     after={"url": callback.url, "bearer_token": "(changed)"})
-    return callback_json(callback)
-
-
-def remove_callback(service_id: str, kind: str) -> None:
-    service = _service_and_kind(service_id, kind)
-    callback = _find(service, kind)
-    with database.atomic():
-        ServiceCallback.delete().where(ServiceCallback.id == callback.id).execute()
-        audit.record(service.id, f"callback.{kind}.remove", before={"url": callback.url})
-
-
-def list_attempts(service_id: str, kind: str, limit: Any) -> dict[str, Any]:
-    service = _service_and_kind(service_id, kind)
-    validate(admin_schemas.callback_attempts_query, {"limit": limit})
-    attempts = (CallbackAttempt.select()
-                .where((CallbackAttempt.service == service) & (CallbackAttempt.kind == kind))
-                .order_by(CallbackAttempt.attempted_at.desc(), CallbackAttempt.id.desc()).limit(limit))
-    return {"callback_attempts": [attempt_json(attempt) for attempt in attempts]}
-
-
 _RULE = "/services/<service_id>/callbacks/<kind>"
 _PATH = admin_schemas.callback_path["properties"]
 
@@ -106,13 +49,16 @@ _PATH = admin_schemas.callback_path["properties"]
 @documented("Set where this kind of callback is posted, and the bearer token sent with it.",
             {200: responses.callback}, body=admin_schemas.put_callback, path=_PATH)
 def put_callback(service_id: str, kind: str) -> Response:
-    return jsonify(set_callback(service_id, kind, json_body()))
+    find_service(service_id)
+    validate(admin_schemas.callback_path, {"kind": kind})
+    data = validate(admin_schemas.put_callback, json_body())
+    return jsonify(callback_json(set_callback(service_id, kind, url=data["url"], bearer_token=data["bearer_token"])))
 
 
 @admin_blueprint.get(_RULE)
 @documented("The callback of this kind (never its token).", {200: responses.callback}, path=_PATH)
 def get_callback(service_id: str, kind: str) -> Response:
-    return jsonify(callback_json(_find(_service_and_kind(service_id, kind), kind)))
+    return jsonify(callback_json(find_callback(service_id, kind)))
 
 
 @admin_blueprint.delete(_RULE)
@@ -126,4 +72,8 @@ def delete_callback(service_id: str, kind: str) -> tuple[str, int]:
 @documented("The latest attempts to post this kind of callback, newest first.", {200: responses.callback_attempts},
             query=admin_schemas.callback_attempts_query, path=_PATH)
 def get_callback_attempts(service_id: str, kind: str) -> Response:
-    return jsonify(list_attempts(service_id, kind, integer_argument("limit", DEFAULT_ATTEMPTS_LIMIT)))
+    limit = integer_argument("limit", DEFAULT_ATTEMPTS_LIMIT)
+    find_service(service_id)
+    validate(admin_schemas.callback_path, {"kind": kind})
+    validate(admin_schemas.callback_attempts_query, {"limit": limit})
+    return jsonify({"callback_attempts": [attempt_json(attempt) for attempt in list_attempts(service_id, kind, limit)]})

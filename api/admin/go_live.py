@@ -1,61 +1,20 @@
-"""Going live: a service member asks from a checklist, a platform admin approves or rejects, the
-service is told by email. The one place that decides what "go live" means, for the admin API, the
-CLI and the console.
-"""
+"""Going live: the admin API's routes to the rules in core.go_live."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
-from api.admin.services import find_service
-from api.errors import BadRequestError
-from pipeline.formatting import iso
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
-from models import audit
-from models.db import database, utcnow
-from models.go_live import GoLiveRequest, latest_request, pending_request
-from models.service import ReplyToAddress, Service, TeamMember
-from models.template import Template
-from models.user import ServiceUser, User
+from core.go_live import GoLiveStatus, approve_go_live, go_live_status, reject_go_live, request_go_live
+from core.services import find_service
+from models.go_live import GoLiveRequest
+from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
-
-# (platform template key, to, personalisation): how the service is told of the decision; the
-# caller supplies it, so the decision does not depend on how mail goes out.
-EmailSender = Callable[[str, str, dict[str, str]], object]
-# The platform's email templates (models/platform.py) for each decision.
-APPROVED_TEMPLATE, REJECTED_TEMPLATE = "go-live-approved", "go-live-rejected"
-
-CHECKLIST = {
-    "reply_to_address": "Add a reply-to email address",
-    "template": "Add a template",
-    "team_member": "Add a team member other than you",
-}
-
-
-def _other_members(service: Service, requester: audit.Actor) -> list[str]:
-    """The service's team other than the requester (email address or phone number): its console
-    members, and the team the admin API keeps (who may receive messages in trial mode)."""
-    mine = requester.name.lower() if requester.kind == "user" else None
-    members = (User.select(User.email_address).join(ServiceUser)
-               .where((ServiceUser.service == service) & (User.email_address != (mine or ""))).order_by(User.email_address))
-    rows = TeamMember.select().where(TeamMember.service == service).order_by(TeamMember.id)
-    listed = [m.email_address or m.mobile_number for m in rows if m.email_address is None or m.email_address != mine]
-    return list(dict.fromkeys([u.email_address for u in members] + listed))
-
-
-def checklist(service: Service, requester: audit.Actor) -> dict[str, bool]:
-    """What the service has of what going live needs, item by item."""
-    templates = Template.select().where((Template.service == service) & (Template.archived == False))  # noqa: E712
-    return {
-        "reply_to_address": ReplyToAddress.select().where(ReplyToAddress.service == service).exists(),
-        "template": templates.exists(),
-        "team_member": bool(_other_members(service, requester)),
-    }
 
 
 def request_json(row: GoLiveRequest | None) -> dict[str, Any] | None:
@@ -66,85 +25,15 @@ def request_json(row: GoLiveRequest | None) -> dict[str, Any] | None:
             "decided_at": iso(row.decided_at), "reason": row.reason}
 
 
-def go_live_status(service_id: str) -> dict[str, Any]:
-    """Where the service stands: live or not, the last request, and the checklist for whoever
-    asked to go live while a request waits (otherwise for the current actor)."""
-    service = find_service(service_id)
-    latest = latest_request(service)
-    asking = audit.current_actor()
-    if latest is not None and latest.status == "pending":
-        asking = audit.Actor(latest.requested_by_kind, latest.requested_by_id, latest.requested_by_name)
-    return {"trial_mode": service.trial_mode, "checklist": checklist(service, asking), "request": request_json(latest)}
-
-
-def request_go_live(service_id: str) -> dict[str, Any]:
-    """Ask to go live, as the current actor; refused while the checklist is incomplete."""
-    service = find_service(service_id)
-    if not service.trial_mode:
-        raise BadRequestError("Service is already live")
-    requester = audit.current_actor()
-    missing = [CHECKLIST[item] for item, done in checklist(service, requester).items() if not done]
-    if missing:
-        raise BadRequestError(*[f"{text} before requesting to go live" for text in missing])
-    with database.atomic():
-        if pending_request(service) is not None:
-            raise BadRequestError("Going live has already been requested for this service")
-        row = GoLiveRequest.create(service=service, requested_by_kind=requester.kind,
-                                   requested_by_id=requester.id, requested_by_name=requester.name)
-        audit.record(service.id, "go_live.request", subject_id=row.id, after={"status": "pending"})
-    return request_json(row)
-
-
-def _decide(service: Service, status: str, reason: str | None) -> GoLiveRequest | None:
-    row = pending_request(service)
-    if row is None:
-        return None
-    row.status, row.decided_by_name, row.decided_at, row.reason = status, audit.current_actor().name, utcnow(), reason
-    row.save()
-    return row
-
-
-def _recipients(service: Service, row: GoLiveRequest | None) -> list[str]:
-    emails = [row.requested_by_name] if row is not None and row.requested_by_kind == "user" else []
-    return list(dict.fromkeys(emails + [m for m in _other_members(service, audit.SYSTEM) if "@" in m]))
-
-
-def approve_go_live(service_id: str, *, send_email: EmailSender) -> dict[str, Any]:
-    """Take the service out of trial mode (a platform admin's decision: with or without a request
-    waiting) and tell its team."""
-    service = find_service(service_id)
-    if not service.trial_mode:
-        raise BadRequestError("Service is already live")
-    with database.atomic():
-        Service.update(trial_mode=False, updated_at=utcnow()).where(Service.id == service.id).execute()
-        row = _decide(service, "approved", None)
-        audit.record(service.id, "go_live.approve", subject_id=row.id if row else None,
-                     before={"trial_mode": True}, after={"trial_mode": False})
-    for to in _recipients(service, row):
-        send_email(APPROVED_TEMPLATE, to, {"service_name": service.name})
-    return go_live_status(service_id)
-
-
-def reject_go_live(service_id: str, data: Any, *, send_email: EmailSender) -> dict[str, Any]:
-    """Turn down the waiting request, with the reason the team is told."""
-    service = find_service(service_id)
-    validate(admin_schemas.reject_go_live, data)
-    with database.atomic():
-        row = _decide(service, "rejected", data["reason"].strip())
-        if row is None:
-            raise BadRequestError("There is no request to go live waiting for a decision")
-        audit.record(service.id, "go_live.reject", subject_id=row.id, before={"status": "pending"},
-                     after={"status": "rejected", "reason": row.reason})
-    for to in _recipients(service, row):
-        send_email(REJECTED_TEMPLATE, to, {"service_name": service.name, "reason": row.reason})
-    return go_live_status(service_id)
+def status_json(status: GoLiveStatus) -> dict[str, Any]:
+    return {"trial_mode": status.trial_mode, "checklist": status.checklist, "request": request_json(status.request)}
 
 
 @admin_blueprint.get("/services/<service_id>/go-live")
 @documented("Whether the service is live, its go-live checklist and its latest request.",
             {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_go_live(service_id: str) -> Response:
-    return jsonify(go_live_status(service_id))
+    return jsonify(status_json(go_live_status(service_id)))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/request")
@@ -152,17 +41,19 @@ def get_go_live(service_id: str) -> Response:
             body={"type": "object"}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_request(service_id: str) -> tuple[Response, int]:
     json_body()  # a body, if any, must still be JSON
-    return jsonify(request_go_live(service_id)), 201
+    return jsonify(request_json(request_go_live(service_id))), 201
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")
 @documented("Take the service out of trial mode and tell its team.", {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_approve(service_id: str) -> Response:
-    return jsonify(approve_go_live(service_id, send_email=send_platform_email))
+    return jsonify(status_json(approve_go_live(service_id, send_email=send_platform_email)))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
 @documented("Turn down the waiting request, with the reason the team is told.", {200: responses.go_live_status},
             body=admin_schemas.reject_go_live, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_reject(service_id: str) -> Response:
-    return jsonify(reject_go_live(service_id, json_body(), send_email=send_platform_email))
+    find_service(service_id)
+    reason = validate(admin_schemas.reject_go_live, json_body())["reason"]
+    return jsonify(status_json(reject_go_live(service_id, reason, send_email=send_platform_email)))

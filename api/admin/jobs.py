@@ -7,12 +7,11 @@ from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
-from api.admin.services import find_service
-from api.schema import uuid_property, validate
 from api.openapi import documented
+from api.schema import uuid_property
+from core.jobs import cancel_job, find_job, list_jobs
 from models.job import Job
 from pipeline.formatting import iso
-from pipeline.jobs.lifecycle import JOB_COLUMNS, cancel_job, find_job
 from pipeline.jobs.progress import job_progress
 
 LIST_LIMIT = 250
@@ -33,36 +32,22 @@ def job_json(job: Job) -> dict[str, Any]:
     }
 
 
-def _job(service_id: str, job_id: str) -> Job:
-    service = find_service(service_id)
-    validate(job_path, {"job_id": job_id})
-    return find_job(service.id, job_id)
-
-
-def list_jobs(service_id: str) -> dict[str, Any]:
-    service = find_service(service_id)
-    jobs = Job.select(*JOB_COLUMNS).where(
-        Job.service == service).order_by(Job.created_at.desc()).limit(LIST_LIMIT)
-    return {"jobs": [job_json(job) for job in jobs]}
-
-
 @admin_blueprint.get("/services/<service_id>/jobs")
 @documented(f"The service's bulk jobs, newest first (the latest {LIST_LIMIT}), with their progress.",
             {200: responses.jobs}, path=admin_schemas.service_path["properties"])
 def get_jobs(service_id: str) -> Response:
-    return jsonify(list_jobs(service_id))
+    return jsonify({"jobs": [job_json(job) for job in list_jobs(service_id, LIST_LIMIT)]})
 
 
 @admin_blueprint.get("/services/<service_id>/jobs/<job_id>")
 @documented("A bulk job and its progress: rows made into notifications, and those sending, delivered, failed.",
             {200: responses.job}, path=_paths)
 def get_job(service_id: str, job_id: str) -> Response:
-    return jsonify(job_json(_job(service_id, job_id)))
+    return jsonify(job_json(find_job(service_id, job_id)))
 
 
 @admin_blueprint.post("/services/<service_id>/jobs/<job_id>/cancel")
 @documented("Cancel a bulk job that has not started (pending or scheduled); 400 once it has.",
             {200: responses.job}, path=_paths)
 def post_cancel_job(service_id: str, job_id: str) -> Response:
-    job = _job(service_id, job_id)
-    return jsonify(job_json(cancel_job(job.service_id, job.id)))
+    return jsonify(job_json(cancel_job(service_id, job_id)))

@@ -9,21 +9,18 @@ usage and cost per month.
 from __future__ import annotations
 
 import datetime
-from decimal import Decimal
 from typing import Any
 
-import peewee
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
 from api.admin.admin_schemas import POSTAGE
-from api.admin.services import find_service
-from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.openapi import documented
 from api.request_body import integer_argument, json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
-from models.db import database
+from core.rates import add_rate, delete_rate, list_rates
+from core.services import find_service
 from models.rate import LETTER, SMS, Rate
 from pipeline.usage import monthly_usage
 
@@ -79,55 +76,16 @@ def rate_json(rate: Rate) -> dict[str, Any]:
             "sheet_rate": float(rate.sheet_rate) if rate.sheet_rate is not None else None}
 
 
-def list_rates() -> dict[str, Any]:
-    rates = Rate.select().order_by(Rate.notification_type.desc(), Rate.postage, Rate.valid_from)
-    return {"rates": [rate_json(rate) for rate in rates]}
-
-
-def add_rate(data: Any) -> dict[str, Any]:
-    validate(create_rate, data)
-    if data["notification_type"] == SMS and ({"postage", "sheet_rate"} & data.keys()):
-        raise ValidationError("postage and sheet_rate apply to letter rates only")
-    fields = {"notification_type": data["notification_type"], "postage": data.get("postage"),
-              "valid_from": datetime.date.fromisoformat(data["valid_from"]), "rate": Decimal(str(data["rate"])),
-              "sheet_rate": Decimal(str(data["sheet_rate"])) if "sheet_rate" in data else None}
-    what = f"{fields['notification_type']} ({fields['postage']})" if fields["postage"] else fields["notification_type"]
-    duplicate = BadRequestError(f"A {what} rate valid from {data['valid_from']} already exists")
-    same_postage = Rate.postage.is_null() if fields["postage"] is None else Rate.postage == fields["postage"]
-    # Looked for first: the unique index does not stop two sms rows, whose postage is null.
-    if Rate.select().where((Rate.notification_type == fields["notification_type"]) & same_postage
-                           & (Rate.valid_from == fields["valid_from"])).exists():
-        raise duplicate
-    try:
-        with database.atomic():
-            rate = Rate.create(**fields)
-    except peewee.IntegrityError:
-        raise duplicate from None
-    return rate_json(rate)
-
-
-def delete_rate(rate_id: str) -> None:
-    validate(rate_path, {"rate_id": rate_id})
-    if not Rate.delete().where(Rate.id == rate_id).execute():
-        raise NoResultFound()
-
-
-def service_usage(service_id: str, year: Any, month: Any) -> dict[str, Any]:
-    service = find_service(service_id)
-    validate(usage_query, {key: value for key, value in (("year", year), ("month", month)) if value is not None})
-    return monthly_usage(service.id, year, month)
-
-
 @admin_blueprint.get("/rates")
 @documented("Every price on the rate card, its history included.", {200: rates_response})
 def get_rates() -> Response:
-    return jsonify(list_rates())
+    return jsonify({"rates": [rate_json(rate) for rate in list_rates()]})
 
 
 @admin_blueprint.post("/rates")
 @documented("A new price, valid from a day on.", {201: rate_response}, body=create_rate)
 def post_rate() -> tuple[Response, int]:
-    return jsonify(add_rate(json_body())), 201
+    return jsonify(rate_json(add_rate(**validate(create_rate, json_body())))), 201
 
 
 @admin_blueprint.delete("/rates/<rate_id>")
@@ -141,4 +99,7 @@ def remove_rate(rate_id: str) -> tuple[str, int]:
 @documented("What the service sent with live keys in a month, and its cost.", {200: responses.usage},
             query=usage_query, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_usage(service_id: str) -> Response:
-    return jsonify(service_usage(service_id, integer_argument("year"), integer_argument("month")))
+    year, month = integer_argument("year"), integer_argument("month")
+    service = find_service(service_id)
+    validate(usage_query, {key: value for key, value in (("year", year), ("month", month)) if value is not None})
+    return jsonify(monthly_usage(service.id, year, month))

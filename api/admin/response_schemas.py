@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.admin.admin_schemas import CALLBACK_KINDS
 from api.schema import uuid_property
 from api.v2.template.template_schemas import template_response
+from core.callbacks import CALLBACK_KINDS
 from models.api_key import KEY_TYPES
 from models.job import JOB_STATUSES
 from models.service import CHANNELS
@@ -66,7 +66,7 @@ def _setting(field: str) -> dict[str, Any]:
                     "created_at": DATETIME})
 
 
-# By the kinds of api/admin/senders.py: (one, the list of them).
+# By the kinds of core/senders.py: (one, the list of them).
 settings = {
     kind: (_setting(field), _list_of(kind.replace("-", "_"), _setting(field)))
     for kind, field in (("sms-senders", "sms_sender"), ("reply-to-addresses", "email_address"),

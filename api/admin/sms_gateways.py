@@ -1,4 +1,5 @@
-"""SMS gateways: list them with their rotation state, add one, change its settings, read its history.
+"""SMS gateways: list them with their rotation state, add one, change its settings, read its history
+(the rules are core.sms_gateways).
 
     GET   /admin/sms-gateways
     POST  /admin/sms-gateways                 {"name", "url", "token", "priority", "supports_international", "active"}
@@ -11,20 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import peewee
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint
-from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.openapi import documented
-from pipeline.formatting import iso
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
-from config import get_settings
-from models.sms_gateway import SmsGateway, SmsGatewayChange
-from pipeline.providers.sms import gateways
-from workers.sms_rotation import circuit, slow
-
+from core.sms_gateways import GatewayState, add_gateway, change_gateway, find_gateway, gateway_history, list_gateways
+from pipeline.formatting import iso
 
 
 @format_checker.checks("gateway-url", raises=FormatProblem)
@@ -76,80 +71,40 @@ gateway_history_response = {"type": "object", "required": ["changes"], "properti
                                               "changes": {"type": "object"}}}}}}
 
 
-def gateway_json(gateway: SmsGateway, *, out_of_rotation: set[str], slow_receipts: set[str]) -> dict[str, Any]:
+def gateway_json(state: GatewayState) -> dict[str, Any]:
+    gateway = state.gateway
     return {
         "id": str(gateway.id), "name": gateway.name, "url": gateway.url, "priority": gateway.priority,
         "supports_international": gateway.supports_international, "active": gateway.active,
-        "from_configuration": gateway.from_configuration,
-        "in_rotation": gateway.active and gateway.name not in out_of_rotation,
-        "slow_receipts": gateway.name in slow_receipts,
+        "from_configuration": gateway.from_configuration, "in_rotation": state.in_rotation,
+        "slow_receipts": state.slow_receipts,
         "created_at": iso(gateway.created_at), "updated_at": iso(gateway.updated_at),
     }
-
-
-def _json(rows: list[SmsGateway]) -> list[dict[str, Any]]:
-    out, slow_now = circuit().unavailable([row.name for row in rows]), slow()
-    return [gateway_json(row, out_of_rotation=out, slow_receipts=slow_now) for row in rows]
-
-
-def _find(gateway_id: str) -> SmsGateway:
-    validate(gateway_path, {"gateway_id": gateway_id})
-    gateway = SmsGateway.get_or_none(SmsGateway.id == gateway_id)
-    if gateway is None:
-        raise NoResultFound()
-    return gateway
-
-
-def list_gateways() -> dict[str, Any]:
-    return {"sms_gateways": _json(gateways.in_use(get_settings()))}
-
-
-def add_gateway(data: Any) -> dict[str, Any]:
-    validate(create_gateway, data)
-    try:
-        gateway = gateways.add(data, by="admin-api")
-    except peewee.IntegrityError:
-        raise BadRequestError(f"An SMS gateway named '{data['name']}' already exists") from None
-    return _json([gateway])[0]
-
-
-def update_gateway_settings(gateway_id: str, data: Any) -> dict[str, Any]:
-    gateway = _find(gateway_id)
-    validate(update_gateway, data)
-    if gateway.from_configuration and {"url", "token"} & data.keys():
-        raise ValidationError("url and token of a configured gateway are changed in its configuration")
-    return _json([gateways.change(gateway, data, by="admin-api")])[0]
-
-
-def history(gateway_id: str) -> dict[str, Any]:
-    gateway = _find(gateway_id)
-    changes = (SmsGatewayChange.select().where(SmsGatewayChange.gateway == gateway)
-               .order_by(SmsGatewayChange.changed_at.desc(), SmsGatewayChange.id.desc()))
-    return {"changes": [{"changed_at": iso(c.changed_at), "changed_by": c.changed_by, "changes": c.changes}
-                        for c in changes]}
 
 
 @admin_blueprint.get("/sms-gateways")
 @documented("The SMS gateways in use, with their rotation state.", {200: gateways_response})
 def get_sms_gateways() -> Response:
-    return jsonify(list_gateways())
+    return jsonify({"sms_gateways": [gateway_json(state) for state in list_gateways()]})
 
 
 @admin_blueprint.post("/sms-gateways")
 @documented("Add an SMS gateway.", {201: gateway_response}, body=create_gateway)
 def post_sms_gateway() -> tuple[Response, int]:
-    return jsonify(add_gateway(json_body())), 201
+    return jsonify(gateway_json(add_gateway(**validate(create_gateway, json_body())))), 201
 
 
 @admin_blueprint.patch("/sms-gateways/<gateway_id>")
 @documented("Change a gateway's settings.", {200: gateway_response}, body=update_gateway,
             path=gateway_path["properties"])
 def patch_sms_gateway(gateway_id: str) -> Response:
-    return jsonify(update_gateway_settings(gateway_id, json_body()))
+    find_gateway(gateway_id)
+    return jsonify(gateway_json(change_gateway(gateway_id, **validate(update_gateway, json_body()))))
 
 
 @admin_blueprint.get("/sms-gateways/<gateway_id>/history")
 @documented("Every change to a gateway, newest first.", {200: gateway_history_response},
             path=gateway_path["properties"])
 def get_sms_gateway_history(gateway_id: str) -> Response:
-    return jsonify(history(gateway_id))
+    return jsonify({"changes": [{"changed_at": iso(c.changed_at), "changed_by": c.changed_by, "changes": c.changes}
+                                for c in gateway_history(gateway_id)]})

@@ -5,18 +5,8 @@ from flask import Response
 
 from api.admin import admin_blueprint, admin_schemas
 from api.admin import response_schemas as responses
-from api.admin.services import find_service
 from api.openapi import documented
-from models.notification_event import UNSUBSCRIBE, NotificationEvent
-from pipeline.unsubscribe import report_csv
-
-
-def unsubscribe_requests_csv(service_id: str) -> str:
-    service = find_service(service_id)
-    events = (NotificationEvent.select()
-              .where((NotificationEvent.service == service) & (NotificationEvent.kind == UNSUBSCRIBE))
-              .order_by(NotificationEvent.occurred_at.desc(), NotificationEvent.id))
-    return report_csv(events)
+from core.unsubscribe_requests import unsubscribe_requests_csv
 
 
 @admin_blueprint.get("/services/<service_id>/unsubscribe-requests.csv")

@@ -10,11 +10,11 @@ from flask_wtf import FlaskForm
 from wtforms import RadioField, StringField
 from wtforms.validators import DataRequired, Length
 
-from api.admin.api_keys import create_key, revoke_key
 from console.acting import perform
 from console.auth import current_service, service_permission_required
+from core.keys import create_key, find_key, revoke_key
 from models.api_key import ApiKey
-from models.db import is_uuid
+from pipeline.errors import NoResultFound, ValidationError
 
 bp = Blueprint("api_keys", __name__)
 
@@ -34,10 +34,10 @@ class ConfirmForm(FlaskForm):
 
 
 def _key(service_id: str, key_id: str) -> ApiKey:
-    key = ApiKey.get_or_none((ApiKey.id == key_id) & (ApiKey.service == service_id)) if is_uuid(key_id) else None
-    if key is None:
+    try:
+        return find_key(service_id, key_id)
+    except (NoResultFound, ValidationError):  # a page for a malformed id is as missing as an unknown one
         abort(404)
-    return key
 
 
 @bp.get("/services/<service_id>/api-keys")
@@ -53,11 +53,12 @@ def index(service_id: str) -> Any:
 def create(service_id: str) -> Any:
     form = CreateKeyForm()
     if form.validate_on_submit():
-        done, created = perform(lambda: create_key(service_id, {"name": form.name.data.strip(),
-                                                                "key_type": form.key_type.data}), form)
+        done, created = perform(lambda: create_key(service_id, name=form.name.data.strip(),
+                                                   key_type=form.key_type.data), form)
         if done:
+            key, secret = created
             # Answered here, never stored: the key is shown this once.
-            return render_template("api_keys/show.html", service=current_service(), created=created)
+            return render_template("api_keys/show.html", service=current_service(), name=key.name, secret=secret)
     return render_template("api_keys/create.html", service=current_service(), form=form)
 
 

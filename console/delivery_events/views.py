@@ -7,8 +7,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from flask_babel import lazy_gettext as _l
 
-from api.admin.unsubscribe_requests import unsubscribe_requests_csv
 from console.auth import current_service, service_permission_required
+from core.unsubscribe_requests import unsubscribe_requests_csv
 from models.notification_event import COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE, NotificationEvent
 from models.queries import retention_cutoff
 

@@ -1,7 +1,6 @@
 """Going live: a service member's request from the checklist, a platform admin's decision."""
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from flask import Blueprint, abort, redirect, render_template, url_for
@@ -10,12 +9,15 @@ from flask_wtf import FlaskForm
 from wtforms import TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from api.admin.go_live import CHECKLIST, approve_go_live, go_live_status, reject_go_live, request_go_live
 from console.acting import perform, user_actor
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
+from core.go_live import CHECKLIST, GoLiveStatus, approve_go_live, go_live_status, reject_go_live, request_go_live
+from core.services import find_service
 from models import audit
 from models.go_live import GoLiveRequest
 from models.service import Service
+from pipeline.errors import NoResultFound, ValidationError
+from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
 
 bp = Blueprint("go_live", __name__)
@@ -37,7 +39,7 @@ class RejectForm(FlaskForm):
         DataRequired(_l("Enter the reason, it is sent to the service's team")), Length(max=2000)])
 
 
-def _status(service_id: str) -> dict[str, Any]:
+def _status(service_id: str) -> GoLiveStatus:
     with audit.acting_as(user_actor(current_user())):  # the checklist depends on who asks
         return go_live_status(service_id)
 
@@ -51,7 +53,7 @@ def request_page(service_id: str) -> Any:
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
-                           labels=CHECKLIST_LABELS, form=form)
+                           labels=CHECKLIST_LABELS, form=form, iso=iso)
 
 
 @bp.get("/platform-admin/go-live-requests")
@@ -64,17 +66,14 @@ def requests() -> Any:
 
 def _service_or_404(service_id: str) -> Service:
     try:
-        service = Service.get_or_none(Service.id == uuid.UUID(service_id))
-    except ValueError:
-        service = None
-    if service is None:
+        return find_service(service_id)
+    except (NoResultFound, ValidationError):  # a malformed id names no service either
         abort(404)
-    return service
 
 
 def _decide_page(service: Service, approve_form: FlaskForm, reject_form: FlaskForm) -> Any:
     return render_template("go_live/decide.html", service=service, status=_status(str(service.id)),
-                           labels=CHECKLIST_LABELS, approve_form=approve_form, reject_form=reject_form)
+                           labels=CHECKLIST_LABELS, approve_form=approve_form, reject_form=reject_form, iso=iso)
 
 
 @bp.get("/platform-admin/services/<service_id>/go-live")
@@ -99,7 +98,7 @@ def approve(service_id: str) -> Any:
 def reject(service_id: str) -> Any:
     service, form = _service_or_404(service_id), RejectForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: reject_go_live(service_id, {"reason": form.reason.data},
+        done, _ = perform(lambda: reject_go_live(service_id, form.reason.data,
                                                  send_email=send_platform_email), form)
         if done:
             return redirect(url_for("go_live.requests"))

@@ -6,8 +6,10 @@ from typing import Any
 from flask import Blueprint, render_template
 from flask_babel import lazy_gettext as _l
 
-from api.admin.history import service_history
 from console.auth import current_service, service_permission_required
+from core.history import service_history
+from models.audit import AuditEvent
+from pipeline.formatting import iso
 
 bp = Blueprint("history", __name__)
 
@@ -63,16 +65,15 @@ def _shown(value: Any) -> Any:
     return value
 
 
-def _changes(event: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+def _changes(event: AuditEvent) -> list[tuple[str, Any, Any]]:
     """(field, before, after) per field the event names."""
-    before, after = event["before"] or {}, event["after"] or {}
+    before, after = event.before or {}, event.after or {}
     return [(field, _shown(before.get(field)), _shown(after.get(field))) for field in dict.fromkeys([*before, *after])]
 
 
 @bp.get("/services/<service_id>/history")
 @service_permission_required("manage_service")
 def index(service_id: str) -> Any:
-    events = service_history(service_id, PAGE_SIZE)["events"]
-    rows = [(event, ACTIONS.get(event["action"], event["action"]), ACTORS.get(event["actor"]["kind"], ""),
-             _changes(event)) for event in events]
-    return render_template("history/index.html", service=current_service(), rows=rows)
+    rows = [(event, ACTIONS.get(event.action, event.action), ACTORS.get(event.actor_kind, ""), _changes(event))
+            for event in service_history(service_id, PAGE_SIZE)]
+    return render_template("history/index.html", service=current_service(), rows=rows, iso=iso)

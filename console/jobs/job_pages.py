@@ -9,11 +9,11 @@ from flask import abort, redirect, render_template, request, url_for
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.jobs.blueprint import bp
+from core.jobs import cancel_job, find_job, list_jobs
 from models.job import WAITING, Job
 from models.notification import Notification
 from models.template import Template, TemplateVersion
-from pipeline.errors import NoResultFound
-from pipeline.jobs.lifecycle import JOB_COLUMNS, cancel_job, find_job
+from pipeline.errors import NoResultFound, ValidationError
 from pipeline.jobs.progress import job_progress, outcome
 
 MESSAGES_PER_PAGE = 50
@@ -23,15 +23,14 @@ JOBS_SHOWN = 100
 def _job(service_id: str, job_id: str) -> Job:
     try:
         return find_job(service_id, job_id)
-    except NoResultFound:
+    except (NoResultFound, ValidationError):  # a malformed id names no job either
         abort(404)
 
 
 @bp.get("/services/<service_id>/jobs")
 @service_permission_required("view_activity")
 def index(service_id: str) -> Any:
-    jobs = list(Job.select(*JOB_COLUMNS).where(Job.service == service_id)
-                .order_by(Job.created_at.desc()).limit(JOBS_SHOWN))
+    jobs = list_jobs(service_id, JOBS_SHOWN)
     names = {v.template_id: v.name for v in TemplateVersion.select(TemplateVersion.template, TemplateVersion.name)
              .join(Template).where((Template.service == service_id)
                                    & (TemplateVersion.version == Template.current_version))}
@@ -64,5 +63,5 @@ def job(service_id: str, job_id: str) -> Any:
 @service_permission_required("send_messages")
 def cancel(service_id: str, job_id: str) -> Any:
     found = _job(service_id, job_id)
-    perform(lambda: cancel_job(service_id, found.id))
+    perform(lambda: cancel_job(service_id, str(found.id)))
     return redirect(url_for("jobs.job", service_id=service_id, job_id=found.id))

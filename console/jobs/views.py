@@ -17,14 +17,13 @@ from console.jobs import uploads
 from console.jobs.refusals import translated_problem
 from console.jobs import job_pages  # noqa: F401  (their routes join bp)
 from console.jobs.blueprint import bp
+from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
 from pipeline.jobs.checking import RECIPIENT_COLUMNS, filled
-from pipeline.jobs.lifecycle import create_job
 from pipeline.jobs.upload import BULK_CHANNELS, check_upload
 from pipeline.letters.content import letter_texts
 from pipeline.rendering import normalise_key, placeholder_names
-from workers.jobs import enqueue_start
 
 PREVIEW_ROWS = 5
 SHOWN_PROBLEMS = 500  # a file of many bad rows: the first 500 problems, and how many more there are
@@ -119,10 +118,10 @@ def check(service_id: str, template_id: str, upload_id: str) -> Any:
         if not uploads.claim(service_id, upload_id):  # the same upload sent twice at once: one job only
             return redirect(url_for("jobs.index", service_id=service_id))
         when = None if form.when.data == "now" else datetime.datetime.fromisoformat(form.when.data)
-        done, job = perform(lambda: create_job(current_service(), version, kept.file_name, kept.checked,
-                                               user_id=current_user().id, scheduled_for=when), form)
+        done, job = perform(lambda: create_and_start_job(service_id, template_id, version.version, kept.file_name,
+                                                         kept.checked, user_id=current_user().id,
+                                                         scheduled_for=when), form)
         if done:
-            enqueue_start(job.id, when)
             uploads.forget(service_id, upload_id)
             return redirect(url_for("jobs.job", service_id=service_id, job_id=job.id))
         uploads.unclaim(service_id, upload_id)

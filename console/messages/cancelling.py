@@ -8,11 +8,11 @@ from flask import flash, redirect, render_template, url_for
 from flask_babel import gettext as _
 from flask_wtf import FlaskForm
 
-from api.admin.notifications import cancel_message
 from console.acting import user_actor
 from console.auth import current_service, current_user, service_permission_required
 from console.messages import labels
 from console.messages.blueprint import bp, find_or_404
+from core.cancel import cancel_message
 from models import audit
 from models.db import utcnow
 from pipeline import cancel

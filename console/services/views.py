@@ -9,11 +9,12 @@ from flask_wtf import FlaskForm
 from wtforms import StringField
 from wtforms.validators import DataRequired, Length
 
-from api.admin.services import create_service, update_service
 from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, login_required, service_permission_required
 from console.team.members import add_creator
+from core.services import create_service, update_service
 from models.db import database
+from models.service import Service
 from models.user import services_of
 
 bp = Blueprint("services", __name__)
@@ -24,10 +25,10 @@ class ServiceNameForm(FlaskForm):
         DataRequired(_l("Enter a service name")), Length(max=255, message=_l("Use 255 characters or fewer"))])
 
 
-def _create(name: str) -> dict[str, Any]:
+def _create(name: str) -> Service:
     with database.atomic():
-        service = create_service({"name": name})
-        add_creator(service["id"], current_user())
+        service = create_service(name)
+        add_creator(service.id, current_user())
     return service
 
 
@@ -38,7 +39,7 @@ def new_service() -> Any:
     if form.validate_on_submit():
         done, service = perform(lambda: _create(form.name.data), form)
         if done:
-            return redirect(url_for("services.service_page", service_id=service["id"]))
+            return redirect(url_for("services.service_page", service_id=service.id))
     return render_template("services/new.html", form=form)
 
 
@@ -55,7 +56,7 @@ def rename(service_id: str) -> Any:
     service = current_service()
     form = ServiceNameForm(data={"name": service.name})
     if form.validate_on_submit():
-        done, _ = perform(lambda: update_service(service_id, {"name": form.name.data}), form)
+        done, _ = perform(lambda: update_service(service_id, name=form.name.data), form)
         if done:
             return redirect(url_for("settings.index", service_id=service_id))
     return render_template("services/rename.html", form=form, service=service)

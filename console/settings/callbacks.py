@@ -9,12 +9,12 @@ from flask_wtf import FlaskForm
 from wtforms import PasswordField, URLField
 from wtforms.validators import DataRequired, Length
 
-from api.admin.admin_schemas import CALLBACK_KINDS
-from api.admin.callbacks import list_attempts, remove_callback, set_callback
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.settings.blueprint import bp
+from core.callbacks import CALLBACK_KINDS, list_attempts, remove_callback, set_callback
 from models.service import ServiceCallback
+from pipeline.formatting import iso
 
 RECENT_ATTEMPTS = 20
 TITLES = {"delivery-status": _l("Callbacks for delivery receipts"), "inbound-sms": _l("Callbacks for received text messages")}
@@ -45,13 +45,13 @@ def callback(service_id: str, kind: str) -> Any:
     current = ServiceCallback.get_or_none((ServiceCallback.service == service_id) & (ServiceCallback.kind == kind))
     form = CallbackForm(data={"url": current.url if current else None})
     if form.validate_on_submit():
-        data = {"url": form.url.data.strip(), "bearer_token": form.bearer_token.data}
-        done, _ = perform(lambda: set_callback(service_id, kind, data), form)
+        done, _ = perform(lambda: set_callback(service_id, kind, url=form.url.data.strip(),
+                                               bearer_token=form.bearer_token.data), form)
         if done:
             return redirect(url_for("settings.callback", service_id=service_id, kind=kind))
-    attempts = list_attempts(service_id, kind, RECENT_ATTEMPTS)["callback_attempts"]
     return render_template("settings/callback.html", service=current_service(), kind=kind, title=TITLES[kind],
-                           form=form, current=current, attempts=attempts, remove_form=ConfirmForm())
+                           form=form, current=current, attempts=list_attempts(service_id, kind, RECENT_ATTEMPTS),
+                           iso=iso, remove_form=ConfirmForm())
 
 
 @bp.post("/services/<service_id>/service-settings/callbacks/<kind>/remove")

@@ -9,10 +9,11 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from api.admin.senders import KINDS, add_setting, list_settings, update_setting
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.settings.blueprint import bp
+from core.senders import KINDS, add_setting, find_setting, list_settings, update_setting
+from pipeline.errors import NoResultFound, ValidationError
 
 # kind (as in the admin API) -> page title, value label, whether the value takes several lines
 PAGES = {
@@ -48,10 +49,9 @@ def _kind_or_404(kind: str) -> str:
 @service_permission_required("manage_service")
 def senders(service_id: str, kind: str) -> Any:
     _kind_or_404(kind)
-    field = KINDS[kind][1]
-    rows = list_settings(kind, service_id)[kind.replace("-", "_")]
+    field = KINDS[kind].field
     return render_template("settings/senders.html", service=current_service(), kind=kind, title=PAGES[kind][0],
-                           rows=[(row, row[field]) for row in rows])
+                           rows=[(row, getattr(row, field)) for row in list_settings(kind, service_id)])
 
 
 @bp.route("/services/<service_id>/service-settings/<kind>/add", methods=["GET", "POST"])
@@ -60,8 +60,8 @@ def add_sender(service_id: str, kind: str) -> Any:
     _kind_or_404(kind)
     form = _form(kind)
     if form.validate_on_submit():
-        data = {KINDS[kind][1]: _value(form), "is_default": form.is_default.data}
-        done, _ = perform(lambda: add_setting(kind, service_id, data), form)
+        done, _ = perform(lambda: add_setting(kind, service_id, value=_value(form), is_default=form.is_default.data),
+                          form)
         if done:
             return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
     return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,
@@ -72,15 +72,15 @@ def add_sender(service_id: str, kind: str) -> Any:
 @service_permission_required("manage_service")
 def edit_sender(service_id: str, kind: str, setting_id: str) -> Any:
     _kind_or_404(kind)
-    field = KINDS[kind][1]
-    row = next((r for r in list_settings(kind, service_id)[kind.replace("-", "_")] if r["id"] == setting_id), None)
-    if row is None:
+    try:
+        row = find_setting(kind, service_id, setting_id)
+    except (NoResultFound, ValidationError):  # a malformed id names no setting either
         abort(404)
-    form = _form(kind, {"value": row[field], "is_default": row["is_default"]})
+    form = _form(kind, {"value": getattr(row, KINDS[kind].field), "is_default": row.is_default})
     if form.validate_on_submit():
         # Unticking the default does not unset it: a service keeps one default, replaced by another.
-        data = {field: _value(form), **({"is_default": True} if form.is_default.data else {})}
-        done, _ = perform(lambda: update_setting(kind, service_id, setting_id, data), form)
+        done, _ = perform(lambda: update_setting(kind, service_id, setting_id, value=_value(form),
+                                                 is_default=True if form.is_default.data else None), form)
         if done:
             return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
     return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,

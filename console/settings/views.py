@@ -11,13 +11,12 @@ from flask_wtf import FlaskForm
 from wtforms import IntegerField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
-from api.admin.admin_schemas import MAX_RETENTION_DAYS
-from api.admin.services import service_json, update_service
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.team.views import PermissionsField
 from console.settings import callbacks, senders  # noqa: F401  (their routes join bp)
 from console.settings.blueprint import bp
+from core.services import LIMITS, MAX_RETENTION_DAYS, settings_of, update_service
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
 
 
@@ -30,7 +29,6 @@ SERVICE_PERMISSION_LABELS = {
     "upload_document": _l("Send files by email"),
 }
 CHANNEL_LABELS = {"email": _l("Emails"), "sms": _l("Text messages"), "letter": _l("Letters")}
-LIMITS = ("rate_limit", "sms_daily_limit", "email_daily_limit", "letter_daily_limit", "international_sms_daily_limit")
 LIMIT_LABELS = {
     "rate_limit": _l("Requests per 60 seconds, per key type"),
     "sms_daily_limit": _l("Text messages per day"),
@@ -75,7 +73,7 @@ class LimitsForm(FlaskForm):
 
 def _saved(service_id: str, form: FlaskForm, changes: dict[str, Any]) -> bool:
     """Apply the changes through the shared update; True when done (the form holds any refusal)."""
-    done, _ = perform(lambda: update_service(service_id, changes), form)
+    done, _ = perform(lambda: update_service(service_id, **changes), form)
     return done
 
 
@@ -90,7 +88,7 @@ def index(service_id: str) -> Any:
     defaults = {name: default_of(model, service) for name, model in
                 (("sms", SmsSender), ("reply_to", ReplyToAddress), ("contact", LetterContact))}
     callback_rows = {c.kind: c for c in ServiceCallback.select().where(ServiceCallback.service == service)}
-    return render_template("settings/index.html", service=service, settings=service_json(service),
+    return render_template("settings/index.html", service=service, settings=settings_of(service),
                            defaults=defaults, callbacks=callback_rows,
                            permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p]) for p in service.permissions or []),
                            channel_labels=CHANNEL_LABELS, limit_labels=LIMIT_LABELS,

@@ -5,11 +5,11 @@ recorded in the service's history in the same transaction.
 """
 from __future__ import annotations
 
-from api.errors import BadRequestError, NoResultFound
 from console.accounts.invitations import InvitationError, invite
 from models import audit
 from models.db import database, utcnow
 from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
+from pipeline.errors import BadRequestError, NoResultFound
 
 # Someone must be able to manage the team: the last member who can is not removed or demoted.
 MANAGER = "manage_service"

@@ -9,10 +9,10 @@ from flask_wtf import FlaskForm
 from wtforms import EmailField, SelectMultipleField, StringField, widgets
 from wtforms.validators import DataRequired, Email, Length
 
-from api.admin.users import add_guest, list_guests, remove_guest
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.team.members import change_permissions, invite_member, members_of, open_invitations, remove_member
+from core.team import add_guest, list_guests, remove_guest
 from models.user import SERVICE_PERMISSIONS
 
 bp = Blueprint("team", __name__)
@@ -109,17 +109,17 @@ def remove(service_id: str, user_id: str) -> Any:
 def guest_list(service_id: str) -> Any:
     form = GuestForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: add_guest(service_id, {"recipient": form.recipient.data}), form)
+        done, _ = perform(lambda: add_guest(service_id, form.recipient.data), form)
         if done:
             return redirect(url_for("team.guest_list", service_id=service_id))
     return render_template("team/guest_list.html", service=current_service(), form=form,
-                           guests=list_guests(service_id)["guest_list"], remove_form=ConfirmForm())
+                           guests=list_guests(service_id), remove_form=ConfirmForm())
 
 
 @bp.post("/services/<service_id>/guest-list/<entry_id>/remove")
 @service_permission_required("manage_service")
 def remove_guest_entry(service_id: str, entry_id: str) -> Any:
-    if entry_id not in {str(g["id"]) for g in list_guests(service_id)["guest_list"]}:
+    if entry_id not in {str(g.id) for g in list_guests(service_id)}:
         abort(404)
     if ConfirmForm().validate_on_submit():
         perform(lambda: remove_guest(service_id, entry_id))

@@ -1,7 +1,7 @@
 """Going live: the checklist, a request, a platform admin's decision, and the email to the team."""
 from __future__ import annotations
 
-from api.admin.go_live import approve_go_live, request_go_live
+from core.go_live import approve_go_live, request_go_live
 from models.platform import PLATFORM_SERVICE_ID
 from models.audit import Actor, acting_as
 from models.notification import Notification
@@ -41,11 +41,11 @@ def test_the_requester_is_not_the_other_team_member(client):
     sid = post_service(client, name="Tax office")["id"]
     _ready(client, sid, member="ann@example.nl")
     with acting_as(Actor("user", "1", "ann@example.nl")):
-        from api.admin.go_live import go_live_status
+        from core.go_live import go_live_status
 
-        assert go_live_status(sid)["checklist"]["team_member"] is False
+        assert go_live_status(sid).checklist["team_member"] is False
     with acting_as(Actor("user", "2", "bob@example.nl")):
-        assert request_go_live(sid)["requested_by"] == "bob@example.nl"
+        assert request_go_live(sid).requested_by_name == "bob@example.nl"
 
 
 def test_request_then_approve_tells_the_team(client, worker):
@@ -96,8 +96,8 @@ def test_reject_with_a_reason(client):
 def test_a_platform_admin_may_take_a_service_live_without_a_request(client):
     sid = post_service(client, name="Tax office")["id"]
     sent = []
-    body = approve_go_live(sid, send_email=lambda key, to, values: sent.append(to))
-    assert body["trial_mode"] is False and body["request"] is None and sent == []
+    status = approve_go_live(sid, send_email=lambda key, to, values: sent.append(to))
+    assert status.trial_mode is False and status.request is None and sent == []
 
 
 def test_console_members_count_as_the_team_and_are_told(client):
@@ -111,9 +111,9 @@ def test_console_members_count_as_the_team_and_are_told(client):
     service = Service.get_by_id(sid)
     ann = create_console_user(service=service, permissions=["manage_service"], email_address="ann@example.nl")
     with acting_as(Actor("user", ann.id, "ann@example.nl")):
-        from api.admin.go_live import go_live_status
+        from core.go_live import go_live_status
 
-        assert go_live_status(sid)["checklist"]["team_member"] is False  # only herself
+        assert go_live_status(sid).checklist["team_member"] is False  # only herself
     create_console_user(service=service, permissions=["view_activity"], email_address="bob@example.nl")
     with acting_as(Actor("user", ann.id, "ann@example.nl")):
         request_go_live(sid)

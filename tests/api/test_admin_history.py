@@ -125,10 +125,10 @@ def test_cli_changes_are_recorded_as_the_operator(app):
 
 
 def test_a_declared_actor_is_recorded(client):
-    from api.admin.services import update_service
+    from core.services import update_service
 
     sid = post_service(client, name="Tax office")["id"]
     with acting_as(Actor("user", "42", "ann@example.nl")):
-        update_service(sid, {"name": "Renamed"})
+        update_service(sid, name="Renamed")
     event = _history(client, sid)[0]
     assert event["actor"] == {"kind": "user", "id": "42", "name": "ann@example.nl"}

@@ -1,0 +1,97 @@
+"""Callbacks to a service: where delivery statuses and received texts are posted, and every attempt.
+
+The bearer token is stored encrypted (models.crypto) and never read back out here.
+"""
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit
+
+import peewee
+
+from config import get_settings
+from core.services import find_service
+from models import audit
+from models.callback_attempt import CallbackAttempt
+from models.crypto import encrypt
+from models.db import database, utcnow
+from models.service import Service, ServiceCallback
+from pipeline.callbacks import KINDS
+from pipeline.errors import NoResultFound, ValidationError
+
+# The kinds the callback stage posts, in the order the admin API lists them.
+CALLBACK_KINDS = list(KINDS)
+CALLBACK_URL_PROBLEM = "is not a valid https url"
+MAX_URL_LENGTH = 255  # the column's width
+
+
+def is_callback_url(value: str) -> bool:
+    """https only: the request carries the service's bearer token. Plain http is allowed to a loopback
+    host when CALLBACKS_ALLOW_HTTP_LOOPBACK is on (tests and local development), never elsewhere."""
+    parts = urlsplit(value)
+    scheme_ok = parts.scheme == "https"
+    if parts.scheme == "http" and get_settings().callbacks_allow_http_loopback:
+        try:
+            scheme_ok = parts.hostname == "localhost" or ipaddress.ip_address(parts.hostname or "").is_loopback
+        except ValueError:
+            scheme_ok = False
+    return scheme_ok and bool(parts.hostname) and not any(c.isspace() for c in value)
+
+
+def _service_and_kind(service_id: str, kind: str) -> Service:
+    service = find_service(service_id)
+    if kind not in CALLBACK_KINDS:
+        raise ValidationError(f"kind {kind} is not one of [{', '.join(CALLBACK_KINDS)}]")
+    return service
+
+
+def _find(service: Service, kind: str) -> ServiceCallback:
+    callback = ServiceCallback.get_or_none((ServiceCallback.service == service) & (ServiceCallback.kind == kind))
+    if callback is None:
+        raise NoResultFound()
+    return callback
+
+
+def find_callback(service_id: str, kind: str) -> ServiceCallback:
+    """The service's callback of this kind: 400 for a malformed id or unknown kind, 404 when unset."""
+    return _find(_service_and_kind(service_id, kind), kind)
+
+
+def set_callback(service_id: str, kind: str, *, url: str, bearer_token: str) -> ServiceCallback:
+    """Create or replace the service's callback of this kind."""
+    service = _service_and_kind(service_id, kind)
+    problems = [f"url {CALLBACK_URL_PROBLEM}"] if not is_callback_url(url) else []
+    if len(url) > MAX_URL_LENGTH:
+        problems.append(f"url {url} is too long")
+    if problems:
+        raise ValidationError(*problems)
+    fields = {"url": url, "bearer_token_encrypted": encrypt(bearer_token), "updated_at": utcnow()}
+    with database.atomic():
+        existing = ServiceCallback.get_or_none((ServiceCallback.service == service) & (ServiceCallback.kind == kind))
+        try:
+            with database.atomic():
+                callback = ServiceCallback.create(service=service, kind=kind, **fields)
+        except peewee.IntegrityError:  # the unique (service, kind): there is one already, replace it
+            callback = _find(service, kind)
+            ServiceCallback.update(fields).where(ServiceCallback.id == callback.id).execute()
+            callback = _find(service, kind)
+        # The token is a secret: the history says only that one was set.
+        audit.record(service.id, f"callback.{kind}.set",
+                     before={"url": existing.url} if existing else None,
+                     after={"url": callback.url, "bearer_token": "(changed)"})
+    return callback
+
+
+def remove_callback(service_id: str, kind: str) -> None:
+    callback = find_callback(service_id, kind)
+    with database.atomic():
+        ServiceCallback.delete().where(ServiceCallback.id == callback.id).execute()
+        audit.record(callback.service_id, f"callback.{kind}.remove", before={"url": callback.url})
+
+
+def list_attempts(service_id: str, kind: str, limit: int) -> list[CallbackAttempt]:
+    """The latest attempts to post this kind of callback, newest first."""
+    service = _service_and_kind(service_id, kind)
+    return list(CallbackAttempt.select()
+                .where((CallbackAttempt.service == service) & (CallbackAttempt.kind == kind))
+                .order_by(CallbackAttempt.attempted_at.desc(), CallbackAttempt.id.desc()).limit(limit))

@@ -1,0 +1,30 @@
+"""Cancelling a service's message: a letter until it is handed to the printer, a scheduled sms or email
+until it is due (the stage logic is pipeline/cancel.py); its daily counts are given back."""
+from __future__ import annotations
+
+from core.limits import release_daily_of
+from core.ids import checked_uuid
+from core.services import find_service
+from models import audit
+from models.db import database
+from models.notification import Notification
+from models.queries import find_notification
+from pipeline import cancel
+from pipeline.errors import NoResultFound
+from pipeline.statuses import public_status
+
+
+def cancel_message(service_id: str, notification_id: str) -> Notification:
+    """Cancel the message and return it cancelled, or raise CancelRefused (400) saying why it is too
+    late."""
+    service = find_service(service_id)
+    notification = find_notification(service, checked_uuid("notification_id", notification_id))
+    if notification is None:
+        raise NoResultFound()
+    with database.atomic():
+        done = cancel.cancel(notification)
+        audit.record(service.id, "notification.cancel", subject_id=notification.id,
+                     before={"status": public_status(notification.notification_type, notification.status)},
+                     after={"status": done.notification.status})
+    release_daily_of(service.id, done.daily_limits, done.counted_on)
+    return done.notification

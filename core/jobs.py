@@ -1,0 +1,47 @@
+"""Bulk jobs of a service: make one from a checked file and start it, find one, cancel one that has
+not started. The stages a job runs through are pipeline/jobs; the actor that starts it is workers/jobs."""
+from __future__ import annotations
+
+import datetime
+
+from core.ids import checked_uuid
+from core.services import find_service
+from models.job import Job
+from models.template import find_version
+from pipeline.errors import NoResultFound
+from pipeline.jobs import lifecycle
+from pipeline.jobs.checking import CheckedSheet
+from workers.jobs import enqueue_start
+
+
+def create_and_start_job(service_id: str, template_id: str, template_version: int, file_name: str,
+                         checked: CheckedSheet, *, user_id: object = None,
+                         scheduled_for: datetime.datetime | None = None) -> Job:
+    """A job of the checked rows at this version of the template, started now or at scheduled_for
+    (naive UTC); refused while the file has problems or the time is out of range."""
+    service = find_service(service_id)
+    version = find_version(service, template_id, template_version)
+    if version is None:
+        raise NoResultFound()
+    job = lifecycle.create_job(service, version, file_name, checked, user_id=user_id, scheduled_for=scheduled_for)
+    enqueue_start(job.id, scheduled_for)
+    return job
+
+
+def find_job(service_id: str, job_id: str) -> Job:
+    """A job of this service (without its rows): 400 for a malformed id, 404 for an unknown one."""
+    service = find_service(service_id)
+    return lifecycle.find_job(service.id, checked_uuid("job_id", job_id))
+
+
+def list_jobs(service_id: str, limit: int) -> list[Job]:
+    """The service's latest jobs (without their rows), newest first."""
+    service = find_service(service_id)
+    return list(Job.select(*lifecycle.JOB_COLUMNS).where(Job.service == service)
+                .order_by(Job.created_at.desc()).limit(limit))
+
+
+def cancel_job(service_id: str, job_id: str) -> Job:
+    """Cancel a job that has not started; refused once it has."""
+    job = find_job(service_id, job_id)
+    return lifecycle.cancel_job(job.service_id, job.id)

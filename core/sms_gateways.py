@@ -1,0 +1,71 @@
+"""SMS gateways: list them with their rotation state, add one, change its settings, read its history.
+
+The token is stored encrypted and never read back out here. A configured gateway's URL and token
+follow its configuration (SMS_GATEWAYS), so they are not changed here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import peewee
+
+from config import get_settings
+from core.ids import checked_uuid
+from models.sms_gateway import SmsGateway, SmsGatewayChange
+from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.providers.sms import gateways
+from workers.sms_rotation import circuit, slow
+
+# Who the gateway history names for changes made here (the configuration names itself).
+CHANGED_BY = "admin-api"
+
+
+@dataclass(frozen=True)
+class GatewayState:
+    """A gateway with where it stands now: sending (active and not taken out by the circuit
+    breaker), and whether its delivery receipts are slow."""
+    gateway: SmsGateway
+    in_rotation: bool
+    slow_receipts: bool
+
+
+def _states(rows: list[SmsGateway]) -> list[GatewayState]:
+    out, slow_now = circuit().unavailable([row.name for row in rows]), slow()
+    return [GatewayState(row, row.active and row.name not in out, row.name in slow_now) for row in rows]
+
+
+def find_gateway(gateway_id: str) -> SmsGateway:
+    """The gateway named in a path: 400 for a malformed id, 404 for an unknown one."""
+    gateway = SmsGateway.get_or_none(SmsGateway.id == checked_uuid("gateway_id", gateway_id))
+    if gateway is None:
+        raise NoResultFound()
+    return gateway
+
+
+def list_gateways() -> list[GatewayState]:
+    return _states(gateways.in_use(get_settings()))
+
+
+def add_gateway(name: str, url: str, **settings: Any) -> GatewayState:
+    """A new gateway; `settings` are token, priority, supports_international and active."""
+    try:
+        gateway = gateways.add({"name": name, "url": url, **settings}, by=CHANGED_BY)
+    except peewee.IntegrityError:
+        raise BadRequestError(f"An SMS gateway named '{name}' already exists") from None
+    return _states([gateway])[0]
+
+
+def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
+    """Change only the settings given (url, token, priority, supports_international, active)."""
+    gateway = find_gateway(gateway_id)
+    if gateway.from_configuration and {"url", "token"} & changes.keys():
+        raise ValidationError("url and token of a configured gateway are changed in its configuration")
+    return _states([gateways.change(gateway, changes, by=CHANGED_BY)])[0]
+
+
+def gateway_history(gateway_id: str) -> list[SmsGatewayChange]:
+    """Every change to the gateway, newest first."""
+    gateway = find_gateway(gateway_id)
+    return list(SmsGatewayChange.select().where(SmsGatewayChange.gateway == gateway)
+                .order_by(SmsGatewayChange.changed_at.desc(), SmsGatewayChange.id.desc()))
