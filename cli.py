@@ -79,7 +79,7 @@ def register_cli(app: Flask) -> None:
         """Create a template (version 1)."""
         data = {"type": template_type, "name": name, "body": body, "subject": subject, "postage": postage}
         # Options left out are left out of the body, as an API caller would.
-        _run(lambda: templates.add_template(service_id, {k: v for k, v in data.items() if v is not None}))
+        _run(lambda: templates.create_template_json(service_id, {k: v for k, v in data.items() if v is not None}))
 
     @app.cli.command("go-live")
     @click.option("--service-id", required=True)
@@ -104,7 +104,7 @@ def register_cli(app: Flask) -> None:
         """Set a service's language and brands (as PATCH /admin/services/<id>/appearance)."""
         given = {"language": language, "email_brand_id": email_brand_id, "letter_brand_id": letter_brand_id}
         data = {key: None if value == "none" else value for key, value in given.items() if value is not None}
-        _run(lambda: appearance.change_appearance(service_id, data))
+        _run(lambda: appearance.change_appearance_json(service_id, data))
 
     @app.cli.command("service-history")
     @click.option("--service-id", required=True)
