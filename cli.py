@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 from flask import Flask
 
-from api.admin import api_keys, appearance, go_live, history, services, templates
+from api.admin import api_keys, go_live, history, services
 from workers.platform_email import send_platform_email
 from api.auth import create_token
 from api.errors import ApiError
@@ -41,6 +41,22 @@ def _run(operation: Callable[[], Any]) -> None:
         click.echo(json.dumps(body, indent=2), err=True)
         raise click.exceptions.Exit(1) from None
     click.echo(json.dumps(result, indent=2))
+
+
+def _request(app: Flask, method: str, path: str, body: dict[str, Any] | None = None,
+             query: dict[str, Any] | None = None) -> None:
+    """Answer an admin API request in this process, as the operator: print the answer, or the
+    refusal on stderr and exit 1."""
+    with database.connection_context(), audit.acting_as(_operator()):
+        with app.test_request_context(f"/admin{path}", method=method, json=body, query_string=query):
+            try:
+                response = app.make_response(app.dispatch_request())
+            except Exception as error:  # noqa: BLE001  (a refusal: the API's own error body for it)
+                response = app.make_response(app.handle_user_exception(error))
+    refused = response.status_code >= 400
+    click.echo(json.dumps(response.get_json(), indent=2), err=refused)
+    if refused:
+        raise click.exceptions.Exit(1)
 
 
 def _split(values: str | None) -> list[str] | None:
@@ -79,7 +95,7 @@ def register_cli(app: Flask) -> None:
         """Create a template (version 1)."""
         data = {"type": template_type, "name": name, "body": body, "subject": subject, "postage": postage}
         # Options left out are left out of the body, as an API caller would.
-        _run(lambda: templates.create_template_json(service_id, {k: v for k, v in data.items() if v is not None}))
+        _request(app, "POST", f"/services/{service_id}/templates", {k: v for k, v in data.items() if v is not None})
 
     @app.cli.command("go-live")
     @click.option("--service-id", required=True)
@@ -104,7 +120,7 @@ def register_cli(app: Flask) -> None:
         """Set a service's language and brands (as PATCH /admin/services/<id>/appearance)."""
         given = {"language": language, "email_brand_id": email_brand_id, "letter_brand_id": letter_brand_id}
         data = {key: None if value == "none" else value for key, value in given.items() if value is not None}
-        _run(lambda: appearance.change_appearance_json(service_id, data))
+        _request(app, "PATCH", f"/services/{service_id}/appearance", data)
 
     @app.cli.command("service-history")
     @click.option("--service-id", required=True)

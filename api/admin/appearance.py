@@ -7,8 +7,6 @@ The rules and the rendering are core/appearance.py's; here are the routes and th
 """
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Response, jsonify, request
 
 from api.admin import admin_blueprint, admin_schemas, brand_schemas
@@ -20,13 +18,6 @@ from api.schema import validate
 from core.appearance import appearance_values, change_appearance, preview_template, sample_email, sample_letter
 from core.services import find_service
 from models.appearance import EmailBrand, LetterBrand, appearance_of
-
-
-def change_appearance_json(service_id: str, data: Any) -> dict[str, Any]:
-    """A change request's body checked and applied, answered as the admin API answers (the route and
-    the CLI's set-appearance)."""
-    find_service(service_id)
-    return appearance_values(change_appearance(service_id, **validate(brand_schemas.update_appearance, data)))
 
 
 def _language() -> str:
@@ -43,7 +34,9 @@ def get_appearance(service_id: str) -> Response:
 @documented("Set the service's language and brands.", {200: brand_schemas.appearance_response},
             body=brand_schemas.update_appearance, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def patch_appearance(service_id: str) -> Response:
-    return jsonify(change_appearance_json(service_id, json_body()))
+    find_service(service_id)  # an unknown service is a 404 before its body is looked at
+    changes = validate(brand_schemas.update_appearance, json_body())
+    return jsonify(appearance_values(change_appearance(service_id, **changes)))
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>/preview")

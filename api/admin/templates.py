@@ -39,18 +39,12 @@ def template_from_path(service_id: str, template_id: str) -> TemplateVersion:
     return templates.find_template(service, template_id)
 
 
-def create_template_json(service_id: str, data: Any) -> dict[str, Any]:
-    """A create request's body checked and made into version 1, answered as the admin API answers
-    (the route and the CLI's create-template)."""
-    find_service(service_id)
-    body = dict(validate(admin_schemas.create_template, data))
-    return admin_template_json(templates.add_template(service_id, template_type=body.pop("type"), **body))
-
-
 @admin_blueprint.post("/services/<service_id>/templates")
 @documented("Create a template (version 1).", {201: responses.template}, body=admin_schemas.create_template, path=_PATH)
 def post_template(service_id: str) -> tuple[Response, int]:
-    return jsonify(create_template_json(service_id, json_body())), 201
+    find_service(service_id)  # an unknown service is a 404 before its body is looked at
+    body = dict(validate(admin_schemas.create_template, json_body()))
+    return jsonify(admin_template_json(templates.add_template(service_id, template_type=body.pop("type"), **body))), 201
 
 
 @admin_blueprint.post("/services/<service_id>/templates/<template_id>")
