@@ -7,9 +7,9 @@ email's HTML document, or the letter's PDF.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from core.brands import find_brand
+from core.brands import BrandT, find_brand
 from core.services import find_service
 from core.templates import find_template
 from models import audit
@@ -44,7 +44,7 @@ def appearance_values(appearance: Appearance) -> dict[str, str | None]:
             "letter_brand_id": str(appearance.letter_brand.id) if appearance.letter_brand else None}
 
 
-def _brand_or_none(model: type[EmailBrand] | type[LetterBrand], brand_id: str | None, field: str) -> Any:
+def _brand_or_none(model: type[BrandT], brand_id: str | None, field: str) -> BrandT | None:
     if brand_id is None:
         return None
     try:
@@ -86,7 +86,7 @@ def preview_template(service_id: str, template_id: str, personalisation: dict[st
     if kind == "email":
         html = render("email", version.body, version.subject, personalisation, language=appearance.language,
                       service_name=service.name, brand=brand_view(appearance.email_brand)).html
-        return Preview(html, "text/html")
+        return Preview(cast(str, html), "text/html")  # an email always renders its HTML
     if kind == "letter":
         try:
             pdf = preview_letter(version, personalisation, appearance=appearance, sender=service.name, now=utcnow())
@@ -99,8 +99,9 @@ def preview_template(service_id: str, template_id: str, personalisation: dict[st
 def sample_email(language: str, brand: EmailBrand | None, service_name: str) -> str:
     """A short sample email in the language and brand, for choosing them."""
     words = translator(language)
-    return render("email", words.gettext(SAMPLE_BODY), words.gettext(SAMPLE_SUBJECT), {}, language=words.language,
+    html = render("email", words.gettext(SAMPLE_BODY), words.gettext(SAMPLE_SUBJECT), {}, language=words.language,
                   service_name=service_name, brand=brand_view(brand)).html
+    return cast(str, html)  # an email always renders its HTML
 
 
 def sample_letter(language: str, brand: LetterBrand | None, sender: str) -> bytes:

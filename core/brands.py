@@ -6,7 +6,7 @@ API's base64) is the door's business.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import peewee
 
@@ -18,12 +18,13 @@ from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 
 BrandModel = type[EmailBrand] | type[LetterBrand]
 Brand = EmailBrand | LetterBrand
+BrandT = TypeVar("BrandT", EmailBrand, LetterBrand)
 COLOUR_PROBLEM = "must be a colour written #rrggbb, like #154273"
 _EMAIL_FIELDS = frozenset(("name", "colour", "brand_type", "logo"))
 _LETTER_FIELDS = frozenset(("name", "logo"))
 
 
-def find_brand(model: BrandModel, brand_id: str) -> Brand:
+def find_brand(model: type[BrandT], brand_id: str) -> BrandT:
     """The brand; NoResultFound for an id that is malformed or unknown."""
     brand = model.get_or_none(model.id == brand_id) if is_uuid(brand_id) else None
     if brand is None:

@@ -112,8 +112,8 @@ def test_set_appearance_and_its_refusals(cli):
 
     service = cli("create-service", "--name", "Tax office")
     brand = EmailBrand.create(name="Gemeente")
-    assert cli("set-appearance", "--service-id", service["id"], "--language", "en", "--email-brand-id", str(brand.id)) == {
-        "language": "en", "email_brand_id": str(brand.id), "letter_brand_id": None}
+    set_both = ("set-appearance", "--service-id", service["id"], "--language", "en", "--email-brand-id", str(brand.id))
+    assert cli(*set_both) == {"language": "en", "email_brand_id": str(brand.id), "letter_brand_id": None}
     assert cli("set-appearance", "--service-id", service["id"], "--email-brand-id", "none")["email_brand_id"] is None
     assert appearance_of(service["id"]).language == "en"
     event = AuditEvent.select().where(AuditEvent.action == "service.appearance").order_by(AuditEvent.created_at).first()

@@ -45,7 +45,8 @@ def test_a_template_is_made_changed_and_archived_with_its_history(service):
 def test_template_rules_refuse_in_the_admin_apis_words(service):
     with pytest.raises(ValidationError) as refused:
         templates.add_template(str(service.id), template_type="sms", name="n", body="b", subject="s", postage="first")
-    assert _refusal(refused) == ["subject is not allowed for sms templates", "postage is only allowed for letter templates"]
+    assert _refusal(refused) == ["subject is not allowed for sms templates",
+                                 "postage is only allowed for letter templates"]
     with pytest.raises(ValidationError) as refused:
         templates.add_template(str(service.id), template_type="letter", name="n", body="b", subject="s",
                                letter_languages="dutch_then_english")

@@ -17,7 +17,8 @@ from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from core.brands import (
-    Brand, BrandModel, create_email_brand, create_letter_brand, find_brand, update_email_brand, update_letter_brand,
+    Brand, BrandModel, BrandT, create_email_brand, create_letter_brand, find_brand, update_email_brand,
+    update_letter_brand,
 )
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from pipeline.branding.email import logo_path
@@ -57,7 +58,7 @@ def letter_brand_json(brand: LetterBrand) -> dict[str, Any]:
             "created_at": iso(brand.created_at), "updated_at": iso(brand.updated_at)}
 
 
-def brand_from_path(model: BrandModel, brand_id: str) -> Brand:
+def brand_from_path(model: type[BrandT], brand_id: str) -> BrandT:
     """The brand named in a path: 400 for a malformed id, 404 for an unknown one."""
     validate(brand_schemas.brand_path, {"brand_id": brand_id})
     return find_brand(model, brand_id)

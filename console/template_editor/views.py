@@ -66,7 +66,8 @@ def move(service_id: str) -> Any:
     form = MoveForm()
     form.folder.choices = folder_choices(service_id)
     if form.validate_on_submit():
-        done, moved = perform(lambda: move_templates(service_id, form.template_ids.data, form.folder.data or None), form)
+        done, moved = perform(lambda: move_templates(service_id, form.template_ids.data, form.folder.data or None),
+                              form)
         if done:
             flash(_("Templates moved: %(count)s", count=moved), "ok")
             return redirect(url_for("template_editor.index", service_id=service_id))
