@@ -23,7 +23,7 @@ from console.template_editor.forms import (
 )
 from console.template_editor.preview import make_preview
 from core.template_folders import move_templates
-from core.templates import add_template, all_versions, archive_template, change_template
+from core.templates import DEFAULT_POSTAGE, add_template, all_versions, archive_template, change_template
 from models.db import database
 from models.service import LetterContact
 from models.template import TemplateVersion
@@ -172,7 +172,7 @@ def copy(service_id: str, template_id: str) -> Any:
 def _content_of(version: TemplateVersion) -> dict[str, str]:
     """The editor's fields filled from a saved version."""
     return {"name": version.name, "subject": version.subject, "body": version.body,
-            "postage": version.postage or "second",
+            "postage": version.postage or DEFAULT_POSTAGE,
             "letter_contact": str(version.letter_contact_id) if version.letter_contact_id else ""}
 
 
