@@ -31,15 +31,16 @@ def find_template(service: Service, template_id: str, version: int | None = None
     return found
 
 
-def current_versions(service_id: str) -> list[TemplateVersion]:
-    """The service's templates in use, each at its latest version, oldest template first."""
+def current_versions(service_id: str, *, by_name: bool = False) -> list[TemplateVersion]:
+    """The service's templates in use, each at its latest version: oldest template first, or by name."""
     service = find_service(service_id)
+    order = (TemplateVersion.name, Template.id) if by_name else (Template.created_at, Template.id)
     return list(
         TemplateVersion.select(TemplateVersion, Template)
         .join(Template)
         .where((Template.service == service) & (Template.archived == False)  # noqa: E712
                & (TemplateVersion.version == Template.current_version))
-        .order_by(Template.created_at, Template.id)
+        .order_by(*order)
     )
 
 

@@ -9,7 +9,7 @@ from flask_wtf import FlaskForm
 
 from console.auth import current_service
 from core.templates import find_template
-from models.template import Template, TemplateVersion
+from models.template import TemplateVersion
 from models.template_folder import folder_tree
 from pipeline.errors import NoResultFound
 
@@ -34,14 +34,6 @@ def version_or_404(template_id: str, version: int | None = None) -> TemplateVers
         return find_template(current_service(), template_id, version)
     except NoResultFound:
         abort(404)
-
-
-def latest_versions(service_id: object) -> list[TemplateVersion]:
-    """The service's templates in use, each at its latest version, by name."""
-    return list(TemplateVersion.select(TemplateVersion, Template).join(Template)
-                .where((Template.service == service_id) & (Template.archived == False)  # noqa: E712
-                       & (TemplateVersion.version == Template.current_version))
-                .order_by(TemplateVersion.name, Template.id))
 
 
 def folder_choices(service_id: object) -> list[tuple[str, str]]:

@@ -15,7 +15,7 @@ from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, service_permission_required
 from console.template_editor import folders as _folders, live_preview as _live  # noqa: F401  (their routes join bp)
 from console.template_editor.blueprint import (
-    TOP_LEVEL, bp, folder_choices, latest_versions, refusals_in_words, version_or_404,
+    TOP_LEVEL, bp, folder_choices, refusals_in_words, version_or_404,
 )
 from console.template_editor.diff import compare as compare_versions
 from console.template_editor.forms import (
@@ -23,7 +23,9 @@ from console.template_editor.forms import (
 )
 from console.template_editor.preview import make_preview
 from core.template_folders import move_templates
-from core.templates import DEFAULT_POSTAGE, add_template, all_versions, archive_template, change_template
+from core.templates import (
+    DEFAULT_POSTAGE, add_template, all_versions, archive_template, change_template, current_versions,
+)
 from models.db import database
 from models.service import LetterContact
 from models.template import TemplateVersion
@@ -36,10 +38,10 @@ def _contact_choices(service_id: object) -> list[tuple[str, str]]:
         (str(c.id), ", ".join(c.contact_block.splitlines())) for c in contacts]
 
 
-def _tree(service_id: object) -> tuple[list[TemplateVersion], list[dict[str, Any]]]:
+def _tree(service_id: str) -> tuple[list[TemplateVersion], list[dict[str, Any]]]:
     """The top level's templates, and the folders as a nested tree, each with its own templates."""
     by_folder: dict[object, list[TemplateVersion]] = {}
-    for version in latest_versions(service_id):
+    for version in current_versions(service_id, by_name=True):
         by_folder.setdefault(version.template.folder_id, []).append(version)
     nodes: dict[object, dict[str, Any]] = {}
     roots: list[dict[str, Any]] = []
