@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import getpass
 import json
-from typing import Any, Callable
+from typing import Any
 
 import click
 from flask import Flask
 
-from api.admin import appearance, templates
 from core.tokens import create_token
 from config import get_settings
 from models import audit
 from models.db import database
-from pipeline.errors import ApiError
 
 
 def _operator() -> audit.Actor:
@@ -30,18 +28,6 @@ def _operator() -> audit.Actor:
     except OSError:  # no login name in this environment (a bare container)
         login = "unknown"
     return audit.Actor("cli", login, f"{login} (CLI)")
-
-
-def _run(operation: Callable[[], Any]) -> None:
-    try:
-        with database.connection_context(), audit.acting_as(_operator()):
-            result = operation()
-    except ApiError as error:
-        body = {"status_code": error.status_code,
-                "errors": [{"error": error.error, "message": message} for message in error.messages]}
-        click.echo(json.dumps(body, indent=2), err=True)
-        raise click.exceptions.Exit(1) from None
-    click.echo(json.dumps(result, indent=2))
 
 
 def _request(app: Flask, method: str, path: str, body: dict[str, Any] | None = None,
@@ -96,7 +82,7 @@ def register_cli(app: Flask) -> None:
         """Create a template (version 1)."""
         data = {"type": template_type, "name": name, "body": body, "subject": subject, "postage": postage}
         # Options left out are left out of the body, as an API caller would.
-        _run(lambda: templates.add_template(service_id, {k: v for k, v in data.items() if v is not None}))
+        _request(app, "POST", f"/services/{service_id}/templates", {k: v for k, v in data.items() if v is not None})
 
     @app.cli.command("go-live")
     @click.option("--service-id", required=True)
@@ -121,7 +107,7 @@ def register_cli(app: Flask) -> None:
         """Set a service's language and brands (as PATCH /admin/services/<id>/appearance)."""
         given = {"language": language, "email_brand_id": email_brand_id, "letter_brand_id": letter_brand_id}
         data = {key: None if value == "none" else value for key, value in given.items() if value is not None}
-        _run(lambda: appearance.change_appearance(service_id, data))
+        _request(app, "PATCH", f"/services/{service_id}/appearance", data)
 
     @app.cli.command("service-history")
     @click.option("--service-id", required=True)

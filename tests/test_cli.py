@@ -104,3 +104,21 @@ def test_admin_token_is_accepted_by_the_admin_api(app, client):
     settings = get_settings()
     assert jwt.decode(token, settings.admin_client_secret, algorithms=["HS256"])["iss"] == settings.admin_client_id
     assert client.get("/admin/services", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_set_appearance_and_its_refusals(cli):
+    from models.appearance import EmailBrand, appearance_of
+    from models.audit import AuditEvent
+
+    service = cli("create-service", "--name", "Tax office")
+    brand = EmailBrand.create(name="Gemeente")
+    set_both = ("set-appearance", "--service-id", service["id"], "--language", "en", "--email-brand-id", str(brand.id))
+    assert cli(*set_both) == {"language": "en", "email_brand_id": str(brand.id), "letter_brand_id": None}
+    assert cli("set-appearance", "--service-id", service["id"], "--email-brand-id", "none")["email_brand_id"] is None
+    assert appearance_of(service["id"]).language == "en"
+    event = AuditEvent.select().where(AuditEvent.action == "service.appearance").order_by(AuditEvent.created_at).first()
+    assert (event.actor_kind, event.after) == ("cli", {"language": "en", "email_brand_id": str(brand.id)})
+    assert cli("set-appearance", "--service-id", service["id"], "--letter-brand-id", str(uuid.uuid4()), ok=False)[
+        "errors"] == [{"error": "ValidationError", "message": "letter_brand_id is not a letter brand"}]
+    assert cli("set-appearance", "--service-id", service["id"], "--language", "fr", ok=False)["errors"] == [
+        {"error": "ValidationError", "message": "language fr is not one of [nl, en]"}]

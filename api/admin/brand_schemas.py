@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from api.schema import FormatProblem, format_checker, uuid_property
+from core.brands import COLOUR_PROBLEM, is_colour
 from models.appearance import EMAIL_BRAND_TYPES
-from pipeline.branding.colours import HEX_COLOUR
 from pipeline.i18n import LANGUAGES
 
 # Base64 of the 1 MB upload limit (pipeline.branding.logos), plus room for line breaks.
@@ -15,8 +15,8 @@ _colour = {"type": ["string", "null"], "format": "hex-colour"}
 
 @format_checker.checks("hex-colour", raises=FormatProblem)
 def _is_hex_colour(value: object) -> bool:
-    if isinstance(value, str) and not HEX_COLOUR.match(value):
-        raise FormatProblem("must be a colour written #rrggbb, like #154273")
+    if isinstance(value, str) and not is_colour(value):
+        raise FormatProblem(COLOUR_PROBLEM)
     return True
 
 

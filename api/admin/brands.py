@@ -1,7 +1,7 @@
 """Email and letter brands: create, change, read, and their logos.
 
-A brand is its own record, so the services of one organisation share it by pointing at it
-(api/admin/appearance.py). The functions are the operations; routes, CLI and console call them.
+The rules are core/brands.py's; here are the routes, their bodies' schemas and the answers. Logos
+travel as base64 in the JSON bodies: decoding them is this door's part.
 """
 from __future__ import annotations
 
@@ -9,35 +9,35 @@ import base64
 import binascii
 from typing import Any
 
-import peewee
 from flask import Response, jsonify
 
 from api.admin import admin_blueprint, brand_schemas
-from api.errors import BadRequestError, NoResultFound, ValidationError
-from pipeline.formatting import iso
+from api.errors import ValidationError
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
+from core.brands import (
+    Brand, BrandModel, BrandT, create_email_brand, create_letter_brand, find_brand, update_email_brand,
+    update_letter_brand,
+)
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
-from models.db import database, utcnow
 from pipeline.branding.email import logo_path
-from pipeline.branding.logos import Logo, LogoError, process_logo
-
-BrandModel = type[EmailBrand] | type[LetterBrand]
+from pipeline.formatting import iso
 
 
-def _logo(encoded: str) -> Logo:
+def _decoded(data: dict[str, Any]) -> dict[str, Any]:
+    """The body with its base64 logo as bytes."""
+    encoded = data.get("logo")
+    if encoded is None:
+        return data
     try:
-        data = base64.b64decode("".join(encoded.split()), validate=True)
+        logo = base64.b64decode("".join(encoded.split()), validate=True)
     except (binascii.Error, ValueError):
         raise ValidationError("logo is not valid base64") from None
-    try:
-        return process_logo(data)
-    except LogoError as error:
-        raise ValidationError(str(error)) from None
+    return {**data, "logo": logo}
 
 
-def _services_of(model: BrandModel, brand: EmailBrand | LetterBrand) -> list[str]:
+def _services_of(model: BrandModel, brand: Brand) -> list[str]:
     column = ServiceAppearance.email_brand if model is EmailBrand else ServiceAppearance.letter_brand
     rows = ServiceAppearance.select(ServiceAppearance.service).where(column == brand.id)
     return sorted(str(row.service_id) for row in rows)
@@ -58,79 +58,17 @@ def letter_brand_json(brand: LetterBrand) -> dict[str, Any]:
             "created_at": iso(brand.created_at), "updated_at": iso(brand.updated_at)}
 
 
-def find_brand(model: BrandModel, brand_id: str) -> EmailBrand | LetterBrand:
+def brand_from_path(model: type[BrandT], brand_id: str) -> BrandT:
+    """The brand named in a path: 400 for a malformed id, 404 for an unknown one."""
     validate(brand_schemas.brand_path, {"brand_id": brand_id})
-    brand = model.get_or_none(model.id == brand_id)
-    if brand is None:
-        raise NoResultFound()
-    return brand
-
-
-def _apply(brand: EmailBrand | LetterBrand, data: dict[str, Any]) -> None:
-    for field in ("name", "colour", "brand_type"):
-        if field in data:
-            setattr(brand, field, data[field].strip() if field == "name" else data[field])
-    if "logo" in data:
-        if data["logo"] is None:
-            brand.logo_png = brand.logo_width = brand.logo_height = None
-        else:
-            logo = _logo(data["logo"])
-            brand.logo_png, brand.logo_width, brand.logo_height = logo.png, logo.width, logo.height
-
-
-def _save(model: BrandModel, brand: EmailBrand | LetterBrand, *, insert: bool) -> None:
-    kind = "Email" if model is EmailBrand else "Letter"
-    duplicate = BadRequestError(f"{kind} brand name '{brand.name}' already exists")
-    same_name = model.select().where(peewee.fn.LOWER(model.name) == brand.name.lower())
-    if not insert:
-        same_name = same_name.where(model.id != brand.id)
-    if same_name.exists():
-        raise duplicate
-    try:
-        with database.atomic():
-            brand.save(force_insert=insert)
-    except peewee.IntegrityError:
-        raise duplicate from None
-
-
-def create_email_brand(data: Any) -> dict[str, Any]:
-    validate(brand_schemas.create_email_brand, data)
-    brand = EmailBrand()
-    _apply(brand, data)
-    _save(EmailBrand, brand, insert=True)
-    return email_brand_json(brand)
-
-
-def update_email_brand(brand_id: str, data: Any) -> dict[str, Any]:
-    brand = find_brand(EmailBrand, brand_id)
-    validate(brand_schemas.update_email_brand, data)
-    _apply(brand, data)
-    brand.updated_at = utcnow()
-    _save(EmailBrand, brand, insert=False)
-    return email_brand_json(brand)
-
-
-def create_letter_brand(data: Any) -> dict[str, Any]:
-    validate(brand_schemas.create_letter_brand, data)
-    brand = LetterBrand()
-    _apply(brand, data)
-    _save(LetterBrand, brand, insert=True)
-    return letter_brand_json(brand)
-
-
-def update_letter_brand(brand_id: str, data: Any) -> dict[str, Any]:
-    brand = find_brand(LetterBrand, brand_id)
-    validate(brand_schemas.update_letter_brand, data)
-    _apply(brand, data)
-    brand.updated_at = utcnow()
-    _save(LetterBrand, brand, insert=False)
-    return letter_brand_json(brand)
+    return find_brand(model, brand_id)
 
 
 @admin_blueprint.post("/email-brands")
 @documented("Create an email brand (logo as base64 PNG or SVG).", {201: brand_schemas.email_brand_response}, body=brand_schemas.create_email_brand)
 def post_email_brand() -> tuple[Response, int]:
-    return jsonify(create_email_brand(json_body())), 201
+    body = _decoded(validate(brand_schemas.create_email_brand, json_body()))
+    return jsonify(email_brand_json(create_email_brand(**body))), 201
 
 
 @admin_blueprint.get("/email-brands")
@@ -143,20 +81,23 @@ def get_email_brands() -> Response:
 @admin_blueprint.get("/email-brands/<brand_id>")
 @documented("One email brand.", {200: brand_schemas.email_brand_response}, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_email_brand(brand_id: str) -> Response:
-    return jsonify(email_brand_json(find_brand(EmailBrand, brand_id)))
+    return jsonify(email_brand_json(brand_from_path(EmailBrand, brand_id)))
 
 
 @admin_blueprint.patch("/email-brands/<brand_id>")
 @documented("Change an email brand (only what is given).", {200: brand_schemas.email_brand_response},
             body=brand_schemas.update_email_brand, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def patch_email_brand(brand_id: str) -> Response:
-    return jsonify(update_email_brand(brand_id, json_body()))
+    brand_from_path(EmailBrand, brand_id)
+    body = _decoded(validate(brand_schemas.update_email_brand, json_body()))
+    return jsonify(email_brand_json(update_email_brand(brand_id, **body)))
 
 
 @admin_blueprint.post("/letter-brands")
 @documented("Create a letter brand (logo as base64 PNG or SVG).", {201: brand_schemas.letter_brand_response}, body=brand_schemas.create_letter_brand)
 def post_letter_brand() -> tuple[Response, int]:
-    return jsonify(create_letter_brand(json_body())), 201
+    body = _decoded(validate(brand_schemas.create_letter_brand, json_body()))
+    return jsonify(letter_brand_json(create_letter_brand(**body))), 201
 
 
 @admin_blueprint.get("/letter-brands")
@@ -169,17 +110,19 @@ def get_letter_brands() -> Response:
 @admin_blueprint.get("/letter-brands/<brand_id>")
 @documented("One letter brand.", {200: brand_schemas.letter_brand_response}, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand(brand_id: str) -> Response:
-    return jsonify(letter_brand_json(find_brand(LetterBrand, brand_id)))
+    return jsonify(letter_brand_json(brand_from_path(LetterBrand, brand_id)))
 
 
 @admin_blueprint.patch("/letter-brands/<brand_id>")
 @documented("Change a letter brand.", {200: brand_schemas.letter_brand_response}, body=brand_schemas.update_letter_brand, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def patch_letter_brand(brand_id: str) -> Response:
-    return jsonify(update_letter_brand(brand_id, json_body()))
+    brand_from_path(LetterBrand, brand_id)
+    body = _decoded(validate(brand_schemas.update_letter_brand, json_body()))
+    return jsonify(letter_brand_json(update_letter_brand(brand_id, **body)))
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>/logo.png")
 @documented("The letter brand's stored logo.", {200: brand_schemas.PNG}, media_type="image/png", path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand_logo(brand_id: str) -> Response:
-    brand = find_brand(LetterBrand, brand_id)
+    brand = brand_from_path(LetterBrand, brand_id)
     return Response(bytes(brand.logo_png), mimetype="image/png")

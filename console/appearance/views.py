@@ -1,11 +1,10 @@
 """What a service's recipients see: its language and brands, with previews; brands for platform admins.
 
-Changes go through the admin API's own functions (api.admin.appearance, api.admin.brands), so the
-rules and the audit trail are the same as for the admin API and the CLI.
+Changes go through the rules floor (core.appearance, core.brands), so the rules and the audit trail
+are the same as for the admin API and the CLI.
 """
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, url_for
@@ -15,10 +14,10 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import RadioField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, Optional
 
-from api.admin.appearance import change_appearance, sample_email, sample_letter
-from api.admin.brands import create_email_brand, create_letter_brand
 from console.acting import perform
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
+from core.appearance import change_appearance, sample_email, sample_letter
+from core.brands import create_email_brand, create_letter_brand
 from models.appearance import EmailBrand, LetterBrand, appearance_of
 
 bp = Blueprint("appearance", __name__)
@@ -57,8 +56,8 @@ def _choices(model: type[EmailBrand] | type[LetterBrand]) -> list[tuple[str, Any
     return [(NONE, _l("None"))] + [(str(b.id), b.name) for b in model.select().order_by(model.name)]
 
 
-def _encoded(field: FileField) -> str | None:
-    return base64.b64encode(field.data.read()).decode() if field.data else None
+def _uploaded(field: FileField) -> bytes | None:
+    return field.data.read() if field.data else None
 
 
 @bp.route("/services/<service_id>/service-settings/appearance", methods=["GET", "POST"])
@@ -71,9 +70,9 @@ def settings(service_id: str) -> Any:
         "letter_brand": str(current.letter_brand.id) if current.letter_brand else NONE})
     form.email_brand.choices, form.letter_brand.choices = _choices(EmailBrand), _choices(LetterBrand)
     if form.validate_on_submit():
-        changes = {"language": form.language.data, "email_brand_id": form.email_brand.data or None,
-                   "letter_brand_id": form.letter_brand.data or None}
-        done, _ = perform(lambda: change_appearance(service_id, changes), form)
+        done, _ = perform(lambda: change_appearance(
+            service_id, language=form.language.data, email_brand_id=form.email_brand.data or None,
+            letter_brand_id=form.letter_brand.data or None), form)
         if done:
             return redirect(url_for("appearance.settings", service_id=service_id))
     return render_template("appearance/settings.html", service=current_service(), form=form,
@@ -116,9 +115,9 @@ def _brands_page(email_form: EmailBrandForm, letter_form: LetterBrandForm) -> An
 def new_email_brand() -> Any:
     form = EmailBrandForm(prefix="email")
     if form.validate_on_submit():
-        data = {"name": form.name.data, "colour": form.colour.data or None, "brand_type": form.brand_type.data,
-                "logo": _encoded(form.logo)}
-        done, _ = perform(lambda: create_email_brand(data), form)
+        done, _ = perform(lambda: create_email_brand(
+            name=form.name.data, colour=form.colour.data or None, brand_type=form.brand_type.data,
+            logo=_uploaded(form.logo)), form)
         if done:
             return redirect(url_for("appearance.brands"))
     return _brands_page(form, LetterBrandForm(prefix="letter"))
@@ -129,8 +128,7 @@ def new_email_brand() -> Any:
 def new_letter_brand() -> Any:
     form = LetterBrandForm(prefix="letter")
     if form.validate_on_submit():
-        data = {"name": form.name.data, "logo": _encoded(form.logo)}
-        done, _ = perform(lambda: create_letter_brand(data), form)
+        done, _ = perform(lambda: create_letter_brand(name=form.name.data, logo=_uploaded(form.logo)), form)
         if done:
             return redirect(url_for("appearance.brands"))
     return _brands_page(EmailBrandForm(prefix="email"), form)

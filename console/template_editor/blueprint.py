@@ -8,14 +8,15 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 
 from console.auth import current_service
-from models.db import is_uuid
-from models.template import Template, TemplateVersion, find_version
+from core.templates import find_template
+from models.template import TemplateVersion
 from models.template_folder import folder_tree
+from pipeline.errors import NoResultFound
 
 bp = Blueprint("template_editor", __name__)
 TOP_LEVEL = ""  # the folder choice that files a template at the service's top level
 
-# The folder rules' refusals (api.admin.template_folders) worded for the page; the others are translated
+# The folder rules' refusals (core.template_folders) worded for the page; the others are translated
 # by console.services.refusals.
 REFUSALS = {
     "Only an empty folder can be deleted": _l("Only an empty folder can be deleted: move its templates and folders out first"),
@@ -29,18 +30,10 @@ def refusals_in_words(form: FlaskForm) -> None:
 
 def version_or_404(template_id: str, version: int | None = None) -> TemplateVersion:
     """The service's template (at a version; the latest when None); 404 for another service's or an archived one."""
-    found = find_version(current_service(), template_id, version) if is_uuid(template_id) else None
-    if found is None:
+    try:
+        return find_template(current_service(), template_id, version)
+    except NoResultFound:
         abort(404)
-    return found
-
-
-def latest_versions(service_id: object) -> list[TemplateVersion]:
-    """The service's templates in use, each at its latest version, by name."""
-    return list(TemplateVersion.select(TemplateVersion, Template).join(Template)
-                .where((Template.service == service_id) & (Template.archived == False)  # noqa: E712
-                       & (TemplateVersion.version == Template.current_version))
-                .order_by(TemplateVersion.name, Template.id))
 
 
 def folder_choices(service_id: object) -> list[tuple[str, str]]:

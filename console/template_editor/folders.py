@@ -6,21 +6,20 @@ from typing import Any
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
-from api.admin.template_folders import add_folder, delete_folder, rename_folder
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.template_editor.blueprint import TOP_LEVEL, bp, folder_choices, refusals_in_words
 from console.template_editor.forms import ConfirmForm, FolderForm
-from models.db import is_uuid
+from core.template_folders import add_folder, delete_folder, find_folder, rename_folder
 from models.template_folder import TemplateFolder
+from pipeline.errors import NoResultFound
 
 
 def _folder_or_404(folder_id: str) -> TemplateFolder:
-    folder = (TemplateFolder.get_or_none((TemplateFolder.id == folder_id) & (TemplateFolder.service == current_service()))
-              if is_uuid(folder_id) else None)
-    if folder is None:
+    try:
+        return find_folder(current_service(), folder_id)
+    except NoResultFound:
         abort(404)
-    return folder
 
 
 def _to_list() -> Any:
@@ -33,8 +32,8 @@ def new_folder(service_id: str) -> Any:
     form = FolderForm(data={"parent": request.args.get("parent", TOP_LEVEL)})
     form.parent.choices = folder_choices(service_id)
     if form.validate_on_submit():
-        done, _made = perform(lambda: add_folder(service_id, {"name": form.name.data,
-                                                              "parent_id": form.parent.data or None}), form)
+        done, _made = perform(lambda: add_folder(service_id, name=form.name.data, parent_id=form.parent.data or None),
+                              form)
         if done:
             flash(_("Folder made: %(name)s", name=form.name.data.strip()), "ok")
             return _to_list()
@@ -49,7 +48,7 @@ def folder(service_id: str, folder_id: str) -> Any:
     found = _folder_or_404(folder_id)
     form = _rename_form(found)
     if form.validate_on_submit():
-        done, _renamed = perform(lambda: rename_folder(service_id, folder_id, {"name": form.name.data}), form)
+        done, _renamed = perform(lambda: rename_folder(service_id, folder_id, name=form.name.data), form)
         if done:
             flash(_("Folder renamed: %(name)s", name=form.name.data.strip()), "ok")
             return _to_list()

@@ -6,6 +6,8 @@ from flask_wtf import FlaskForm
 from wtforms import RadioField, SelectField, SelectMultipleField, StringField, TextAreaField
 from wtforms.validators import DataRequired, InputRequired, Length
 
+from core.templates import DEFAULT_POSTAGE
+
 TYPE_LABELS = {"email": _l("Email"), "sms": _l("Text message"), "letter": _l("Letter")}
 POSTAGE_LABELS = {"first": _l("First class"), "second": _l("Second class"), "economy": _l("Economy")}
 
@@ -20,7 +22,7 @@ class TemplateForm(FlaskForm):
         DataRequired(_l("Enter a name for the template")), Length(max=255, message=_l("Use 255 characters or fewer"))])
     subject = StringField(_l("Subject"))
     body = TextAreaField(_l("Message"), validators=[DataRequired(_l("Enter the message"))])
-    postage = RadioField(_l("Postage"), choices=list(POSTAGE_LABELS.items()), default="second")
+    postage = RadioField(_l("Postage"), choices=list(POSTAGE_LABELS.items()), default=DEFAULT_POSTAGE)
     letter_contact = SelectField(_l("Contact block"))
     folder = SelectField(_l("Folder"))
 

@@ -1,8 +1,8 @@
 """A service's templates: the list in folders, create (email, text message or letter), edit (each save
 is a new version), copy, delete (archive), earlier versions and the differences between two.
 
-Changes go through the admin API's own functions (api.admin.templates, api.admin.template_folders),
-so the rules and the service's history are the same as for the admin API and the CLI.
+Changes go through the rules floor (core.templates, core.template_folders), so the rules and the
+service's history are the same as for the admin API and the CLI.
 """
 from __future__ import annotations
 
@@ -11,19 +11,21 @@ from typing import Any
 from flask import abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
-from api.admin.template_folders import move_templates
-from api.admin.templates import add_template, archive_template, change_template
 from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, service_permission_required
 from console.template_editor import folders as _folders, live_preview as _live  # noqa: F401  (their routes join bp)
 from console.template_editor.blueprint import (
-    TOP_LEVEL, bp, folder_choices, latest_versions, refusals_in_words, version_or_404,
+    TOP_LEVEL, bp, folder_choices, refusals_in_words, version_or_404,
 )
 from console.template_editor.diff import compare as compare_versions
 from console.template_editor.forms import (
     POSTAGE_LABELS, TYPE_LABELS, ChooseTypeForm, ConfirmForm, MoveForm, TemplateForm,
 )
 from console.template_editor.preview import make_preview
+from core.template_folders import move_templates
+from core.templates import (
+    DEFAULT_POSTAGE, add_template, all_versions, archive_template, change_template, current_versions,
+)
 from models.db import database
 from models.service import LetterContact
 from models.template import TemplateVersion
@@ -36,10 +38,10 @@ def _contact_choices(service_id: object) -> list[tuple[str, str]]:
         (str(c.id), ", ".join(c.contact_block.splitlines())) for c in contacts]
 
 
-def _tree(service_id: object) -> tuple[list[TemplateVersion], list[dict[str, Any]]]:
+def _tree(service_id: str) -> tuple[list[TemplateVersion], list[dict[str, Any]]]:
     """The top level's templates, and the folders as a nested tree, each with its own templates."""
     by_folder: dict[object, list[TemplateVersion]] = {}
-    for version in latest_versions(service_id):
+    for version in current_versions(service_id, by_name=True):
         by_folder.setdefault(version.template.folder_id, []).append(version)
     nodes: dict[object, dict[str, Any]] = {}
     roots: list[dict[str, Any]] = []
@@ -66,8 +68,8 @@ def move(service_id: str) -> Any:
     form = MoveForm()
     form.folder.choices = folder_choices(service_id)
     if form.validate_on_submit():
-        done, moved = perform(lambda: move_templates(service_id, {"template_ids": form.template_ids.data,
-                                                                  "folder_id": form.folder.data or None}), form)
+        done, moved = perform(lambda: move_templates(service_id, form.template_ids.data, form.folder.data or None),
+                              form)
         if done:
             flash(_("Templates moved: %(count)s", count=moved), "ok")
             return redirect(url_for("template_editor.index", service_id=service_id))
@@ -126,18 +128,18 @@ def _previewing() -> bool:
 
 
 def _create(service_id: str, template_type: str, form: TemplateForm) -> Any:
-    def save() -> dict[str, Any]:
+    def save() -> TemplateVersion:
         with database.atomic():
-            created = add_template(service_id, {"type": template_type, "created_by": current_user().name,
-                                                **_content(form, template_type)})
+            created = add_template(service_id, template_type=template_type, created_by=current_user().name,
+                                   **_content(form, template_type))
             if form.folder.data:
-                move_templates(service_id, {"template_ids": [created["id"]], "folder_id": form.folder.data})
+                move_templates(service_id, [str(created.template.id)], form.folder.data)
         return created
 
     done, created = perform(save, form)
     if done:
         flash(_("Template saved"), "ok")
-        return redirect(url_for("template_editor.show", service_id=service_id, template_id=created["id"]))
+        return redirect(url_for("template_editor.show", service_id=service_id, template_id=created.template.id))
     return None
 
 
@@ -172,7 +174,7 @@ def copy(service_id: str, template_id: str) -> Any:
 def _content_of(version: TemplateVersion) -> dict[str, str]:
     """The editor's fields filled from a saved version."""
     return {"name": version.name, "subject": version.subject, "body": version.body,
-            "postage": version.postage or "second",
+            "postage": version.postage or DEFAULT_POSTAGE,
             "letter_contact": str(version.letter_contact_id) if version.letter_contact_id else ""}
 
 
@@ -199,8 +201,8 @@ def edit(service_id: str, template_id: str) -> Any:
     template_type = latest.template.template_type
     form = _form(template_type, creating=False, data=_content_of(latest))
     if not _previewing() and form.validate_on_submit():
-        done, _saved = perform(lambda: change_template(service_id, template_id, {
-            "created_by": current_user().name, **_content(form, template_type)}), form)
+        done, _saved = perform(lambda: change_template(service_id, template_id, created_by=current_user().name,
+                                                       **_content(form, template_type)), form)
         if done:
             flash(_("Template saved"), "ok")
             return redirect(url_for("template_editor.show", service_id=service_id, template_id=template_id))
@@ -224,8 +226,7 @@ def archive(service_id: str, template_id: str) -> Any:
 @service_permission_required("view_activity")
 def versions(service_id: str, template_id: str) -> Any:
     latest = version_or_404(template_id)
-    rows = list(TemplateVersion.select().where(TemplateVersion.template == latest.template)
-                .order_by(TemplateVersion.version.desc()))
+    rows = all_versions(latest.template)[::-1]
     return render_template("template_editor/versions.html", service=current_service(), latest=latest, rows=rows)
 
 

@@ -7,7 +7,7 @@ import pytest
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
 
-from api.admin.templates import add_template
+from core.templates import add_template
 from models.api_key import ApiKey
 from models.audit import AuditEvent
 from models.go_live import GoLiveRequest
@@ -61,13 +61,13 @@ def test_make_a_service_and_a_key_use_it_with_the_python_client_then_revoke_it(p
     assert_accessible(page)
     assert key.startswith(f"website-{service.id}-") and len(key) == len("website-") + 36 + 1 + 36
 
-    template = add_template(str(service.id), {"type": "email", "name": "hi", "subject": "Hi", "body": "Hello ((name))"})
+    template = add_template(str(service.id), template_type="email", name="hi", subject="Hi", body="Hello ((name))")
     client = NotificationsAPIClient(key, base_url=live_server)
-    sent = client.send_email_notification(email_address="ann@example.gov.nl", template_id=template["id"],
+    sent = client.send_email_notification(email_address="ann@example.gov.nl", template_id=str(template.template.id),
                                           personalisation={"name": "Ann"})  # a member is on the team
     assert sent["content"]["body"] == "Hello Ann"
     with pytest.raises(HTTPError) as refused:
-        client.send_email_notification(email_address="stranger@example.nl", template_id=template["id"],
+        client.send_email_notification(email_address="stranger@example.nl", template_id=str(template.template.id),
                                        personalisation={"name": "X"})
     assert refused.value.message[0]["message"] == "Cannot send to this recipient using a team-only API key."
 
@@ -239,7 +239,7 @@ def test_request_and_approve_going_live(page, browser, console_server, service, 
     assert "Voeg een antwoordadres voor e-mail toe voordat u live gaan aanvraagt" in page.inner_text("main")
     assert_accessible(page)
     ReplyToAddress.create(service=service, email_address="loket@example.gov.nl", is_default=True)
-    add_template(str(service.id), {"type": "sms", "name": "hi", "body": "Hallo"})
+    add_template(str(service.id), template_type="sms", name="hi", body="Hallo")
     page.goto(go_live)
     _submit(page, "Live gaan aanvragen")
     page.wait_for_url(f"**{go_live}")

@@ -118,23 +118,23 @@ def test_a_letter_preview_shows_its_pages_and_the_folder_tree(signed_in_member, 
 
 
 def test_the_folder_delete_and_copy_pages_are_accessible_in_english(signed_in_member, service):
-    from api.admin.template_folders import add_folder
-    from api.admin.templates import add_template
+    from core.template_folders import add_folder
+    from core.templates import add_template
 
-    folder = add_folder(str(service.id), {"name": "Letters", "parent_id": None})
-    template = add_template(str(service.id), {"type": "sms", "name": "Reminder", "body": "See you ((day))"})
+    folder = add_folder(str(service.id), name="Letters")
+    template = add_template(str(service.id), template_type="sms", name="Reminder", body="See you ((day))").template
     page = signed_in_member
     page.goto(f"/language/en?next=/services/{service.id}/templates")
     assert page.inner_text("h1") == "Templates"
     assert_accessible(page)
-    _open(page, f"/services/{service.id}/templates/folders/{folder['id']}")
+    _open(page, f"/services/{service.id}/templates/folders/{folder.id}")
     assert page.inner_text("h1") == "Folder Letters"
     page.get_by_role("button", name="Delete the folder").click()
     assert "Folder deleted: Letters" in page.inner_text("main")
-    _open(page, f"/services/{service.id}/templates/{template['id']}/copy")
+    _open(page, f"/services/{service.id}/templates/{template.id}/copy")
     assert page.input_value("#name") == "Copy of Reminder"
     assert page.inner_text("#sms-count") == "15 characters, 1 text message"
-    _open(page, f"/services/{service.id}/templates/{template['id']}/delete")
+    _open(page, f"/services/{service.id}/templates/{template.id}/delete")
     page.get_by_role("button", name="Delete this template").click()
     assert "Template deleted: Reminder" in page.inner_text("main")
     assert "This service has no templates yet." in page.inner_text("main")
