@@ -23,9 +23,9 @@ from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.openapi import documented
 from api.request_body import integer_argument, json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
+from core.usage import monthly_usage
 from models.db import database
 from models.rate import LETTER, SMS, Rate
-from pipeline.usage import monthly_usage
 
 
 @format_checker.checks("day", raises=FormatProblem)

@@ -1,6 +1,6 @@
 """A service's dashboard (the last week's messages, jobs under way, sends to come, received texts) and
 its usage page (messages, text fragments, letter sheets and cost per month of a year). The figures come
-from pipeline/dashboard.py and pipeline/usage.py, as the admin API's usage does; only presentation here."""
+from core/dashboard.py and core/usage.py, as the admin API's usage does; only presentation here."""
 from __future__ import annotations
 
 import datetime
@@ -10,9 +10,9 @@ from flask import Blueprint, abort, render_template, request
 from flask_babel import format_currency, format_date, lazy_gettext as _l
 
 from console.auth import current_service, service_permission_required
+from core.dashboard import DAYS, jobs_in_progress, latest_received_texts, recent_figures, upcoming
+from core.usage import monthly_usage
 from models.db import utcnow
-from pipeline.dashboard import DAYS, jobs_in_progress, latest_received_texts, recent_figures, upcoming
-from pipeline.usage import monthly_usage
 
 bp = Blueprint("dashboard", __name__)
 

@@ -8,10 +8,11 @@ from flask import Blueprint, Response, abort, render_template
 
 from console.auth import current_permissions, current_service, service_permission_required
 from console.messages import labels
+from core import message_timeline
 from models.db import is_uuid, utcnow
 from models.notification import Notification
 from models.queries import find_notification
-from pipeline import cancel, message_timeline, statuses
+from pipeline import cancel, statuses
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime
 
+from core.dashboard import ChannelFigures, recent_figures
+from core.usage import monthly_usage
 from models.daily_rollup import DailyStatusCount, RolledUpDay
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import daily_rollup, retention
-from pipeline.dashboard import ChannelFigures, recent_figures
-from pipeline.usage import monthly_usage
 from tests.factories import create_notification, create_service
 
 NOW = utcnow()

@@ -1,15 +1,15 @@
 """Usage and cost per service and month: what was sent with live keys, priced from the rate card.
 
-The billable notifications of each day come from pipeline/daily_figures.py: closed days from the daily
-rollup, the days since from the notifications themselves, purged days from the purge's daily billing
-counts. A notification counts once it has its billable units (pipeline/daily_rollup.is_billable).
+The billable notifications of each day come from core/daily_figures.py: closed days from the daily
+rollup, the days since from the notifications themselves, purged days from the purge's billing counts.
+A notification counts once it has its billable units (pipeline/daily_rollup.is_billable).
 """
 from __future__ import annotations
 
 import datetime
 from typing import Any
 
-from pipeline.daily_figures import billing_counts
+from core.daily_figures import billing_counts
 from pipeline.prices import letter_cost, sms_cost
 
 
