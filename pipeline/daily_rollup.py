@@ -3,8 +3,9 @@ and the usage page never read a closed day's notifications (models/daily_rollup.
 
 A day is rolled up as a whole, once per run, until it is settled, from one snapshot of the notifications
 still held and of the purge's tally of those already deleted: a purge running meanwhile neither hides
-nor doubles a row, and writes only its own rows of the store. Nothing is written on the accept path or by a status change; a closed day's
-figures follow its late receipts at the next run (workers/periodic.py runs it hourly).
+nor doubles a row, and writes only its own rows of the store. Nothing is written on the accept path or
+by a status change; a closed day's figures follow its late receipts at the next run (workers/periodic.py
+runs it hourly).
 """
 from __future__ import annotations
 

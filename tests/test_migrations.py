@@ -114,7 +114,7 @@ def _as_before_the_one_daily_store() -> None:
     from models.db import BaseModel
     from models.service import Service
 
-    def table(name, *columns, counted=True):
+    def table(name, *columns):
         fields = {column: peewee.IntegerField() if column in ("rate_multiplier", "billable_units")
                   else peewee.DateField() if column == "day" else peewee.CharField() for column in columns}
         meta = type("Meta", (), {"table_name": name, "indexes": ((("service", *columns), True),)})
@@ -123,7 +123,8 @@ def _as_before_the_one_daily_store() -> None:
 
     statuses = ("day", "notification_type", "key_type", "status")
     billing = ("day", "notification_type", "postage", "rate_multiplier", "billable_units")
-    for model, columns, old_table in ((DailyStatusCount, statuses, "daily_count"), (DailyUsage, billing, "daily_billing")):
+    for model, columns, old_table in ((DailyStatusCount, statuses, "daily_count"),
+                                      (DailyUsage, billing, "daily_billing")):
         rows = list(model.select().dicts())
         database.drop_tables([model])
         rolled_up, tally = table(model._meta.table_name, *columns), table(old_table, *columns)
