@@ -42,33 +42,33 @@ class RolledUpDay(BaseModel):
         indexes = ((("service", "day"), True),)
 
 
-class DailyStatusCount(BaseModel):
-    """How many notifications of a type and key type a service created on a day, per status."""
+class DailyFigure(BaseModel):
+    """How many notifications of one kind a service created on a day; each table below names the kind."""
     id = peewee.BigAutoField()
-    service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
+    # No backref: this class has no table of its own; its subclasses make theirs.
+    service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False, backref="+")
     day = peewee.DateField()
+    purged = peewee.BooleanField(default=False)  # the purge's tally, or (False) the rollup's figure
+    count = peewee.BigIntegerField()
+
+
+class DailyStatusCount(DailyFigure):
+    """Per type, key type and status: what the dashboard shows."""
     notification_type = peewee.CharField()
     key_type = peewee.CharField()
     status = peewee.CharField()
-    purged = peewee.BooleanField(default=False)  # the purge's tally, or (False) the rollup's figure
-    count = peewee.BigIntegerField()
 
     class Meta:
         table_name = "daily_status_count"
         indexes = ((("service", "day", "notification_type", "key_type", "status", "purged"), True),)
 
 
-class DailyUsage(BaseModel):
-    """Billable notifications of a day, per price: what usage and billing price, past the retention too."""
-    id = peewee.BigAutoField()
-    service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
-    day = peewee.DateField()
+class DailyUsage(DailyFigure):
+    """Billable notifications per price: what usage and billing price, past the retention too."""
     notification_type = peewee.CharField()
     postage = peewee.CharField()
     rate_multiplier = peewee.IntegerField()
     billable_units = peewee.IntegerField()
-    purged = peewee.BooleanField(default=False)  # the purge's tally, or (False) the rollup's figure
-    count = peewee.BigIntegerField()
 
     class Meta:
         table_name = "daily_usage"
@@ -76,10 +76,9 @@ class DailyUsage(BaseModel):
                      "purged"), True),)
 
 
-STATUS_KEY = (DailyStatusCount.service, DailyStatusCount.day, DailyStatusCount.notification_type,
-              DailyStatusCount.key_type, DailyStatusCount.status, DailyStatusCount.purged)
-USAGE_KEY = (DailyUsage.service, DailyUsage.day, DailyUsage.notification_type, DailyUsage.postage,
-             DailyUsage.rate_multiplier, DailyUsage.billable_units, DailyUsage.purged)
+def unique_key(model: type[DailyFigure]) -> list[peewee.Field]:
+    """The fields a row of the table is unique by (its unique index), `purged` last."""
+    return [model._meta.fields[name] for name in model._meta.indexes[0][0]]
 
 
 def billing_key(service_id: object, created_at: datetime.datetime, notification_type: str, postage: str | None,
@@ -90,14 +89,15 @@ def billing_key(service_id: object, created_at: datetime.datetime, notification_
 def add_purged(counts: Counter[CountKey], billing: Counter[BillingKey]) -> None:
     """Add to the purge's tally (insert or add), so a second purge of the same day adds correctly.
     Call inside the transaction that deletes the counted rows: counted once exactly when deleted."""
-    _add(DailyStatusCount, STATUS_KEY, counts)
-    _add(DailyUsage, USAGE_KEY, billing)
+    _add(DailyStatusCount, counts)
+    _add(DailyUsage, billing)
 
 
-def _add(model: type[BaseModel], key: tuple[peewee.Field, ...], counts: Counter) -> None:
+def _add(model: type[DailyFigure], counts: Counter) -> None:
     if not counts:
         return
+    key = unique_key(model)
     rows = [dict(zip([field.name for field in key], (*values, True)), count=n) for values, n in counts.items()]
     (model.insert_many(rows)
-     .on_conflict(conflict_target=list(key), update={model.count: model.count + peewee.EXCLUDED.count})
+     .on_conflict(conflict_target=key, update={model.count: model.count + peewee.EXCLUDED.count})
      .execute())

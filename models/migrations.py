@@ -233,13 +233,12 @@ def _one_daily_store() -> None:
     was last rolled up, and the tally is added only to days never rolled up, as the two tables were."""
     from playhouse.migrate import SchemaMigrator, migrate as apply
 
-    from models.daily_rollup import STATUS_KEY, USAGE_KEY, DailyStatusCount, DailyUsage
+    from models.daily_rollup import DailyStatusCount, DailyUsage, unique_key
 
-    for model, key, old_table in ((DailyStatusCount, STATUS_KEY, "daily_count"),
-                                  (DailyUsage, USAGE_KEY, "daily_billing")):
+    for model, old_table in ((DailyStatusCount, "daily_count"), (DailyUsage, "daily_billing")):
         table, purged = model._meta.table_name, model.purged
         if purged.column_name not in {c.name for c in database.get_columns(table)}:  # made by step 110 if new
-            old_key = [f.column_name for f in key if f is not purged]
+            old_key = [f.column_name for f in unique_key(model) if f is not purged]
             for index in database.get_indexes(table):
                 if index.columns == old_key:
                     database.execute_sql(f'DROP INDEX "{index.name}"')
