@@ -1,5 +1,5 @@
 """A messages report (CSV) being built in the background for a console user: the filters it was asked
-for, how far the worker got, and whether the file is ready in storage (pipeline/message_report.py)."""
+for, how far the worker got, and whether the file is ready in storage."""
 from __future__ import annotations
 
 import peewee
@@ -16,7 +16,7 @@ class MessageReport(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
     created_by_user_id = peewee.UUIDField(null=True)
-    filters = JSONField()  # the list's search, as pipeline.message_search.MessageSearch.as_dict() gives it
+    filters = JSONField()  # the messages list's search (its text and public filter names), as JSON
     status = peewee.CharField(default=PENDING)
     rows_total = peewee.IntegerField(null=True)  # known once the worker has counted the matches
     rows_written = peewee.IntegerField(default=0)

@@ -229,8 +229,9 @@ def _daily_rollup() -> None:
 
 def _one_daily_store() -> None:
     """The purge's daily counts and billable units (daily_count, daily_billing) become its tally in the
-    rollup's tables, row for row: a rolled-up day's rows already hold what was purged before that day
-    was last rolled up, and the tally is added only to days never rolled up, as the two tables were."""
+    rollup's tables, row for row, marked purged. Nothing is summed: the rollup's rows of a day already
+    hold what had been purged when it was last rolled up, and the tally is read as the two tables were
+    (for days never rolled up, and by the next rollup), so every day's figures stay what they were."""
     from playhouse.migrate import SchemaMigrator, migrate as apply
 
     from models.daily_rollup import DailyStatusCount, DailyUsage, unique_key
