@@ -8,11 +8,11 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 
+from core.daily_figures import status_counts
 from models.job import IN_PROGRESS, PENDING, SCHEDULED, Job
 from models.notification import Notification, ReceivedText
 from models.service import CHANNELS
 from pipeline import statuses
-from core.daily_figures import status_counts
 
 DAYS = 7  # today and the six days before it (UTC days)
 SHOWN_KEY_TYPES = ("live", "team")  # what was really sent: test keys' messages never leave
