@@ -26,8 +26,8 @@ from models.notification import Notification, ReceivedText
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import CHANNELS, Service
 from pipeline.callbacks import KINDS as CALLBACK_KINDS
-from pipeline.storage import Storage, letter_pdf_key, letter_storage
 from pipeline.daily_rollup import is_billable
+from pipeline.storage import Storage, letter_pdf_key, letter_storage
 
 log = logging.getLogger(__name__)
 
