@@ -8,6 +8,7 @@ usage and cost per month.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from decimal import Decimal
 from typing import Any
@@ -23,7 +24,7 @@ from api.errors import BadRequestError, NoResultFound, ValidationError
 from api.openapi import documented
 from api.request_body import integer_argument, json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
-from core.usage import monthly_usage
+from core.usage import MonthlyUsage, monthly_usage
 from models.db import database
 from models.rate import LETTER, SMS, Rate
 
@@ -112,10 +113,14 @@ def delete_rate(rate_id: str) -> None:
         raise NoResultFound()
 
 
+def usage_json(usage: MonthlyUsage) -> dict[str, Any]:
+    return dataclasses.asdict(usage)
+
+
 def service_usage(service_id: str, year: Any, month: Any) -> dict[str, Any]:
     service = find_service(service_id)
     validate(usage_query, {key: value for key, value in (("year", year), ("month", month)) if value is not None})
-    return monthly_usage(service.id, year, month)
+    return usage_json(monthly_usage(service.id, year, month))
 
 
 @admin_blueprint.get("/rates")

@@ -57,11 +57,11 @@ def usage(service_id: str) -> Any:
     year = int(chosen)
     last_month = now.month if year == now.year else 12
     months = [monthly_usage(service.id, year, month) for month in range(last_month, 0, -1)]
-    totals = {"sms": sum(m["sms"]["notifications"] for m in months),
-              "email": sum(m["email"]["notifications"] for m in months),
-              "letter": sum(m["letter"]["notifications"] for m in months),
-              "fragments": sum(m["sms"]["billable_units"] for m in months),
-              "sheets": sum(m["letter"]["billable_sheets"] for m in months),
-              "cost": sum(m["total_cost_in_pounds"] for m in months)}
+    totals = {"sms": sum(m.sms.notifications for m in months),
+              "email": sum(m.email.notifications for m in months),
+              "letter": sum(m.letter.notifications for m in months),
+              "fragments": sum(m.sms.billable_units for m in months),
+              "sheets": sum(m.letter.billable_sheets for m in months),
+              "cost": sum(m.total_cost_in_pounds for m in months)}
     return render_template("dashboard/usage.html", service=service, years=years, year=year, months=months,
-                           totals=totals, money=_money, month_name=_month_name, unpriced=sum(m["unpriced_notifications"] for m in months))
+                           totals=totals, money=_money, month_name=_month_name, unpriced=sum(m.unpriced_notifications for m in months))
