@@ -54,7 +54,7 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
         storage.delete(f"quarantine/{letter_pdf_key(letter_id)}")
     counts: Counter[CountKey] = Counter(
         (row.service_id, row.created_at.date(), row.notification_type, row.key_type, row.status) for row in rows)
-    # Live sends with a cost: what usage reports price after the rows are gone (core/usage.py).
+    # Live sends with a cost: what usage reports price after the rows are gone.
     billing: Counter[BillingKey] = Counter(
         billing_key(row.service_id, row.created_at, row.notification_type, row.postage, row.rate_multiplier,
                     row.billable_units)
