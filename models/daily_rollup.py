@@ -4,9 +4,9 @@ instead of a day's notifications, and what reporting keeps once the notification
 Two writers keep two kinds of rows, told apart by `purged`, so neither ever writes a row the other does:
 - the purge adds what it deletes to its own rows (purged), in the transaction that deletes them: a
   running tally, never replaced, so a day's figures survive its notifications;
-- the periodic rollup replaces a closed day's figures (not purged) with the
-  notifications still held plus the purge's tally at that moment. A day is rolled up again on each run
-  until it is settled: old enough that its notifications' outcomes are known, none still on its way.
+- the periodic rollup replaces a closed day's figures (not purged) with the notifications still held
+  plus the purge's tally at that moment. A day is rolled up again on each run until it is settled: old
+  enough that its notifications' outcomes are known, none still on its way.
 A rolled-up day is read from the rollup's rows alone; a day never rolled up from the purge's tally.
 
 No personal data: no recipient, content or reference, only how many notifications of a kind a service
