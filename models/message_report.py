@@ -2,6 +2,8 @@
 for, how far the worker got, and whether the file is ready in storage."""
 from __future__ import annotations
 
+import uuid
+
 import peewee
 
 from models.db import BaseModel, JSONField, utcnow, uuid_pk
@@ -15,6 +17,7 @@ FAILED = "failed"
 class MessageReport(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     created_by_user_id = peewee.UUIDField(null=True)
     filters = JSONField()  # the messages list's search (its text and public filter names), as JSON
     status = peewee.CharField(default=PENDING)
