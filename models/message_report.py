@@ -1,6 +1,8 @@
 """A messages report (CSV) being built in the background for a console user: the filters it was asked
-for, how far the worker got, and whether the file is ready in storage (pipeline/message_report.py)."""
+for, how far the worker got, and whether the file is ready in storage."""
 from __future__ import annotations
+
+import uuid
 
 import peewee
 
@@ -15,8 +17,9 @@ FAILED = "failed"
 class MessageReport(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, on_delete="CASCADE", index=False)
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     created_by_user_id = peewee.UUIDField(null=True)
-    filters = JSONField()  # the list's search, as pipeline.message_search.MessageSearch.as_dict() gives it
+    filters = JSONField()  # the messages list's search (its text and public filter names), as JSON
     status = peewee.CharField(default=PENDING)
     rows_total = peewee.IntegerField(null=True)  # known once the worker has counted the matches
     rows_written = peewee.IntegerField(default=0)

@@ -11,7 +11,6 @@ import peewee
 
 from models.api_key import ApiKey
 from models.callback_attempt import CallbackAttempt
-from models.daily_count import DailyCount
 from models.db import BaseModel, database, utcnow
 from models.document import Document
 from models.held_receipt import HeldReceipt
@@ -54,7 +53,8 @@ def _documents() -> None:
 
 
 def _callbacks_and_reporting() -> None:
-    database.create_tables([CallbackAttempt, DailyCount])
+    # The daily counts this step made then are in the daily store since step 120.
+    database.create_tables([CallbackAttempt])
 
 
 def _fragment_count() -> None:
@@ -142,10 +142,10 @@ def _held_receipts() -> None:
 
 
 def _rates_and_billing() -> None:
-    from models.daily_billing import DailyBilling
     from models.rate import Rate, seed_default_rates
 
-    database.create_tables([Rate, DailyBilling])
+    # The daily billable units this step made then are in the daily store since step 120.
+    database.create_tables([Rate])
     seed_default_rates()
 
 
@@ -227,6 +227,32 @@ def _daily_rollup() -> None:
     database.create_tables([RolledUpDay, DailyStatusCount, DailyUsage])
 
 
+def _one_daily_store() -> None:
+    """The purge's daily counts and billable units (daily_count, daily_billing) become its tally in the
+    rollup's tables, row for row, marked purged. Nothing is summed: the rollup's rows of a day already
+    hold what had been purged when it was last rolled up, and the tally is read as the two tables were
+    (for days never rolled up, and by the next rollup), so every day's figures stay what they were."""
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.daily_rollup import DailyStatusCount, DailyUsage, unique_key
+
+    for model, old_table in ((DailyStatusCount, "daily_count"), (DailyUsage, "daily_billing")):
+        table, purged = model._meta.table_name, model.purged
+        if purged.column_name not in {c.name for c in database.get_columns(table)}:  # made by step 110 if new
+            old_key = [f.column_name for f in unique_key(model) if f is not purged]
+            for index in database.get_indexes(table):
+                if index.columns == old_key:
+                    database.execute_sql(f'DROP INDEX "{index.name}"')
+            apply(SchemaMigrator.from_database(database.obj).add_column(table, purged.column_name, purged))
+            database.create_tables([model])  # the table is there: only its unique index with purged is made
+        if old_table in database.get_tables():
+            fields = [f for f in model._meta.sorted_fields if f is not model._meta.primary_key]
+            old = peewee.Table(old_table)
+            kept = [peewee.Value(True) if f is purged else getattr(old.c, f.column_name) for f in fields]
+            model.insert_from(old.select(*kept), fields).execute()
+            database.execute_sql(f'DROP TABLE "{old_table}"')
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -251,6 +277,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (97, "messages reports built in the background", _message_reports),
     (100, "bulk jobs: when a job last progressed, its international rows", _job_progress),
     (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
+    (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
 ]
 
 

@@ -2,9 +2,10 @@
 and the usage page never read a closed day's notifications (models/daily_rollup.py).
 
 A day is rolled up as a whole, once per run, until it is settled, from one snapshot of the notifications
-still held and of the counts the purge kept of those already deleted: a purge running meanwhile neither
-hides nor doubles a row. Nothing is written on the accept path or by a status change; a closed day's
-figures follow its late receipts at the next run (workers/periodic.py runs it hourly).
+still held and of the purge's tally of those already deleted: a purge running meanwhile neither hides
+nor doubles a row, and writes only its own rows of the store. Nothing is written on the accept path or
+by a status change; a closed day's figures follow its late receipts at the next run (workers/periodic.py
+runs it hourly).
 """
 from __future__ import annotations
 
@@ -15,9 +16,7 @@ from typing import ContextManager, Iterator
 import peewee
 
 from models.api_key import KEY_TYPES
-from models.daily_billing import BillingKey, DailyBilling
-from models.daily_count import DailyCount
-from models.daily_rollup import DailyStatusCount, DailyUsage, RolledUpDay
+from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, RolledUpDay
 from models.db import database, is_postgres, utcnow
 from models.notification import Notification
 from models.service import Service
@@ -71,14 +70,14 @@ def _midnight(day: datetime.date) -> datetime.datetime:
 def purged_status_counts(service_id: object, start: datetime.date,
                          end: datetime.date) -> Counter[tuple[datetime.date, str, str, str]]:
     """(day, type, key type, status) counts the purge kept of deleted notifications."""
-    rows = DailyCount.select().where((DailyCount.service == service_id) & (DailyCount.day >= start)
-                                     & (DailyCount.day < end))
+    rows = DailyStatusCount.select().where((DailyStatusCount.service == service_id) & DailyStatusCount.purged
+                                           & (DailyStatusCount.day >= start) & (DailyStatusCount.day < end))
     return Counter({(as_date(r.day), r.notification_type, r.key_type, r.status): r.count for r in rows})
 
 
 def purged_billing(service_id: object, start: datetime.date, end: datetime.date) -> Counter[BillingKey]:
-    rows = DailyBilling.select().where((DailyBilling.service == service_id) & (DailyBilling.day >= start)
-                                       & (DailyBilling.day < end))
+    rows = DailyUsage.select().where((DailyUsage.service == service_id) & DailyUsage.purged
+                                     & (DailyUsage.day >= start) & (DailyUsage.day < end))
     return Counter({(service_id, as_date(r.day), r.notification_type, r.postage, r.rate_multiplier,
                      r.billable_units): r.count for r in rows})
 
@@ -138,9 +137,10 @@ def roll_up_service(service_id: object, today: datetime.date) -> int:
             status_counts[(day, kind, key_type, status)] += n
             if status not in statuses.COMPLETED:
                 unfinished.add(day)
-        DailyStatusCount.delete().where((DailyStatusCount.service == service_id)
+        DailyStatusCount.delete().where((DailyStatusCount.service == service_id) & ~DailyStatusCount.purged
                                         & DailyStatusCount.day.in_(days)).execute()
-        DailyUsage.delete().where((DailyUsage.service == service_id) & DailyUsage.day.in_(days)).execute()
+        DailyUsage.delete().where((DailyUsage.service == service_id) & ~DailyUsage.purged
+                                  & DailyUsage.day.in_(days)).execute()
         RolledUpDay.delete().where((RolledUpDay.service == service_id) & RolledUpDay.day.in_(days)).execute()
         chosen = set(days)
         DailyStatusCount.insert_many([

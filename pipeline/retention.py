@@ -1,5 +1,6 @@
 """The retention purge: notifications past their service's retention, received texts and callback
-attempts past 7 days are deleted; notification counts survive in the daily-count table.
+attempts past 7 days are deleted; notification counts and billable units survive in the daily store
+(models/daily_rollup.py).
 
 Deletes go in batches of at most `batch_size` ids, each its own short transaction, so the database
 stays responsive and a purge stopped half-way (a worker killed, a deploy) is simply resumed by the
@@ -19,15 +20,14 @@ import peewee
 
 from models.api_key import KEY_TYPES
 from models.callback_attempt import CallbackAttempt
-from models.daily_billing import BillingKey, add_billing, billing_key
-from models.daily_count import CountKey, add_counts
+from models.daily_rollup import BillingKey, CountKey, add_purged, billing_key
 from models.db import database, utcnow
 from models.notification import Notification, ReceivedText
 from models.queries import RECEIVED_TEXT_DAYS, retention_cutoff
 from models.service import CHANNELS, Service
 from pipeline.callbacks import KINDS as CALLBACK_KINDS
-from pipeline.storage import Storage, letter_pdf_key, letter_storage
 from pipeline.daily_rollup import is_billable
+from pipeline.storage import Storage, letter_pdf_key, letter_storage
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
         storage.delete(f"quarantine/{letter_pdf_key(letter_id)}")
     counts: Counter[CountKey] = Counter(
         (row.service_id, row.created_at.date(), row.notification_type, row.key_type, row.status) for row in rows)
-    # Live sends with a cost: what usage reports price after the rows are gone (pipeline/usage.py).
+    # Live sends with a cost: what usage reports price after the rows are gone.
     billing: Counter[BillingKey] = Counter(
         billing_key(row.service_id, row.created_at, row.notification_type, row.postage, row.rate_multiplier,
                     row.billable_units)
@@ -65,8 +65,7 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
             transaction.rollback()
             return False
         # Counted in the transaction that deletes: a rerun finds the rows gone and adds nothing.
-        add_counts(counts)
-        add_billing(billing)
+        add_purged(counts, billing)
     purged.notifications += len(ids)
     purged.letter_pdfs += len(letters)
     return True

@@ -8,10 +8,10 @@ import datetime
 import re
 import time
 
+from core.dashboard import jobs_in_progress, latest_received_texts, recent_figures, upcoming
+from core.usage import monthly_usage
 from models.daily_rollup import RolledUpDay
 from pipeline.daily_rollup import roll_up, roll_up_service
-from pipeline.dashboard import jobs_in_progress, latest_received_texts, recent_figures, upcoming
-from pipeline.usage import monthly_usage
 from tests.test_scale_query_plans import (  # noqa: F401  (scale: the fixture)
     LIST_INDEX,
     notification_reads,

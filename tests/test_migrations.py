@@ -102,3 +102,75 @@ def test_a_database_from_before_the_daily_rollup_gets_its_tables():
     assert {"daily_usage", "daily_status_count", "rolled_up_day"} <= set(database.get_tables())
     assert "rolledupday_service_id_day" in {i.name for i in database.get_indexes("rolled_up_day")}
     assert migrate() == []
+
+
+def _as_before_the_one_daily_store() -> None:
+    """The daily tables as they were before step 120, holding what the store holds now: the rollup's rows
+    in daily_status_count and daily_usage without `purged`, the purge's tally in daily_count and
+    daily_billing."""
+    import peewee
+
+    from models.daily_rollup import DailyStatusCount, DailyUsage
+    from models.db import BaseModel
+    from models.service import Service
+
+    def table(name, *columns):
+        fields = {column: peewee.IntegerField() if column in ("rate_multiplier", "billable_units")
+                  else peewee.DateField() if column == "day" else peewee.CharField() for column in columns}
+        meta = type("Meta", (), {"table_name": name, "indexes": ((("service", *columns), True),)})
+        return type(name, (BaseModel,), {"id": peewee.BigAutoField(), "service": peewee.ForeignKeyField(
+            Service, on_delete="CASCADE", index=False), **fields, "count": peewee.BigIntegerField(), "Meta": meta})
+
+    statuses = ("day", "notification_type", "key_type", "status")
+    billing = ("day", "notification_type", "postage", "rate_multiplier", "billable_units")
+    for model, columns, old_table in ((DailyStatusCount, statuses, "daily_count"),
+                                      (DailyUsage, billing, "daily_billing")):
+        rows = list(model.select().dicts())
+        database.drop_tables([model])
+        rolled_up, tally = table(model._meta.table_name, *columns), table(old_table, *columns)
+        database.create_tables([rolled_up, tally])
+        for row in rows:
+            (tally if row.pop("purged") else rolled_up).insert(**{k: v for k, v in row.items() if k != "id"}).execute()
+
+
+def test_the_purges_daily_tables_move_into_the_rollups_and_every_days_figures_stay():
+    import datetime
+
+    from core.daily_figures import billing_counts, status_counts
+    from models.daily_rollup import DailyStatusCount, DailyUsage
+    from models.db import utcnow
+    from pipeline import daily_rollup, retention
+    from tests.factories import create_notification, create_service
+
+    now = utcnow()
+    service = create_service(sms_retention_days=3, letter_retention_days=3, email_retention_days=3)
+    for days_ago in (0, 1, 2, 5, 6, 9):
+        at = now - datetime.timedelta(days=days_ago)
+        create_notification(service=service, status="delivered", billable_units=2, rate_multiplier=1, created_at=at)
+        create_notification(service=service, status="sending", billable_units=1, rate_multiplier=2, created_at=at)
+        create_notification(service=service, notification_type="letter", status="delivered", billable_units=3,
+                            postage="second", created_at=at)
+        create_notification(service=service, key_type="test", status="delivered", billable_units=1, created_at=at)
+    # Nine days ago is purged before any rollup (its figures: the purge's alone); then six to one day ago
+    # are rolled up; then five and six days ago are purged too (rolled-up days, partly purged), and the
+    # next rollup sums the unsettled ones again from what is held and the purge's tally.
+    retention.purge_notifications(now=now - datetime.timedelta(days=4))
+    daily_rollup.roll_up(now=now)
+    retention.purge_notifications(now=now)
+    daily_rollup.roll_up(now=now)
+    start, end = now.date() - datetime.timedelta(days=12), now.date() + datetime.timedelta(days=1)
+    figures = (status_counts(service.id, start, end, ("live", "team", "test")), billing_counts(service.id, start, end))
+    assert DailyStatusCount.select().where(DailyStatusCount.purged).exists()
+    assert DailyStatusCount.select().where(~DailyStatusCount.purged).exists()
+    assert DailyUsage.select().where(DailyUsage.purged).exists()
+
+    _as_before_the_one_daily_store()
+    assert {"daily_count", "daily_billing"} <= set(database.get_tables())
+    SchemaVersion.delete().where(SchemaVersion.version == 120).execute()
+
+    assert migrate() == [120]
+    assert not {"daily_count", "daily_billing"} & set(database.get_tables())
+    assert (status_counts(service.id, start, end, ("live", "team", "test")), billing_counts(service.id, start, end)) \
+        == figures
+    assert sum(figures[0].values()) == 6 * 4  # every notification made, once
+    assert migrate() == []

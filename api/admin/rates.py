@@ -8,6 +8,7 @@ usage and cost per month.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from typing import Any
 
@@ -21,8 +22,8 @@ from api.request_body import integer_argument, json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from core.rates import add_rate, delete_rate, list_rates
 from core.services import find_service
+from core.usage import MonthlyUsage, monthly_usage
 from models.rate import LETTER, SMS, Rate
-from pipeline.usage import monthly_usage
 
 
 @format_checker.checks("day", raises=FormatProblem)
@@ -76,6 +77,10 @@ def rate_json(rate: Rate) -> dict[str, Any]:
             "sheet_rate": float(rate.sheet_rate) if rate.sheet_rate is not None else None}
 
 
+def usage_json(usage: MonthlyUsage) -> dict[str, Any]:
+    return dataclasses.asdict(usage)
+
+
 @admin_blueprint.get("/rates")
 @documented("Every price on the rate card, its history included.", {200: rates_response})
 def get_rates() -> Response:
@@ -102,4 +107,4 @@ def get_usage(service_id: str) -> Response:
     year, month = integer_argument("year"), integer_argument("month")
     service = find_service(service_id)
     validate(usage_query, {key: value for key, value in (("year", year), ("month", month)) if value is not None})
-    return jsonify(monthly_usage(service.id, year, month))
+    return jsonify(usage_json(monthly_usage(service.id, year, month)))

@@ -1,6 +1,6 @@
 """A service's dashboard (the last week's messages, jobs under way, sends to come, received texts) and
 its usage page (messages, text fragments, letter sheets and cost per month of a year). The figures come
-from pipeline/dashboard.py and pipeline/usage.py, as the admin API's usage does; only presentation here."""
+from core/dashboard.py and core/usage.py, as the admin API's usage does; only presentation here."""
 from __future__ import annotations
 
 import datetime
@@ -10,9 +10,9 @@ from flask import Blueprint, abort, render_template, request
 from flask_babel import format_currency, format_date, lazy_gettext as _l
 
 from console.auth import current_service, service_permission_required
+from core.dashboard import DAYS, jobs_in_progress, latest_received_texts, recent_figures, upcoming
+from core.usage import monthly_usage
 from models.db import utcnow
-from pipeline.dashboard import DAYS, jobs_in_progress, latest_received_texts, recent_figures, upcoming
-from pipeline.usage import monthly_usage
 
 bp = Blueprint("dashboard", __name__)
 
@@ -57,11 +57,11 @@ def usage(service_id: str) -> Any:
     year = int(chosen)
     last_month = now.month if year == now.year else 12
     months = [monthly_usage(service.id, year, month) for month in range(last_month, 0, -1)]
-    totals = {"sms": sum(m["sms"]["notifications"] for m in months),
-              "email": sum(m["email"]["notifications"] for m in months),
-              "letter": sum(m["letter"]["notifications"] for m in months),
-              "fragments": sum(m["sms"]["billable_units"] for m in months),
-              "sheets": sum(m["letter"]["billable_sheets"] for m in months),
-              "cost": sum(m["total_cost_in_pounds"] for m in months)}
+    totals = {"sms": sum(m.sms.notifications for m in months),
+              "email": sum(m.email.notifications for m in months),
+              "letter": sum(m.letter.notifications for m in months),
+              "fragments": sum(m.sms.billable_units for m in months),
+              "sheets": sum(m.letter.billable_sheets for m in months),
+              "cost": sum(m.total_cost_in_pounds for m in months)}
     return render_template("dashboard/usage.html", service=service, years=years, year=year, months=months,
-                           totals=totals, money=_money, month_name=_month_name, unpriced=sum(m["unpriced_notifications"] for m in months))
+                           totals=totals, money=_money, month_name=_month_name, unpriced=sum(m.unpriced_notifications for m in months))

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 
-from pipeline import message_timeline, statuses
+from core import message_timeline
+from pipeline import statuses
 
 POSTAGE = {"first": _l("First class"), "second": _l("Second class"), "europe": _l("Europe"),
            "rest-of-world": _l("Rest of the world")}

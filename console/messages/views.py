@@ -10,9 +10,10 @@ from console.auth import current_permissions, current_service, service_permissio
 from console.messages import labels
 from console.messages import cancelling, listing, reports  # noqa: F401  (their routes join bp)
 from console.messages.blueprint import bp, find_or_404
+from core import message_timeline
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import cancel, message_timeline, statuses
+from pipeline import cancel, statuses
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
 

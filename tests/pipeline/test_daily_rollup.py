@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime
 
+from core.dashboard import ChannelFigures, recent_figures
+from core.usage import LetterUsage, SmsUsage, monthly_usage
 from models.daily_rollup import DailyStatusCount, RolledUpDay
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import daily_rollup, retention
-from pipeline.dashboard import ChannelFigures, recent_figures
-from pipeline.usage import monthly_usage
 from tests.factories import create_notification, create_service
 
 NOW = utcnow()
@@ -84,8 +84,8 @@ def test_usage_is_priced_the_same_from_rows_and_rollup():
                         created_at=start)
     create_notification(service=service, key_type="test", status="delivered", billable_units=1, created_at=start)
     before = monthly_usage(service.id, day.year, day.month)
-    assert before["sms"] == {"notifications": 1, "billable_units": 6, "cost_in_pounds": 0.1362}
-    assert before["letter"] == {"notifications": 1, "billable_sheets": 3, "cost_in_pounds": 1.32}
+    assert before.sms == SmsUsage(notifications=1, billable_units=6, cost_in_pounds=0.1362)
+    assert before.letter == LetterUsage(notifications=1, billable_sheets=3, cost_in_pounds=1.32)
     daily_rollup.roll_up(now=NOW)
     assert RolledUpDay.get(RolledUpDay.day == day)
     Notification.delete().execute()  # what is shown now comes from the rollup alone

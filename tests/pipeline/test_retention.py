@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from models.callback_attempt import CallbackAttempt
-from models.daily_count import DailyCount
+from models.daily_rollup import DailyStatusCount
 from models.db import utcnow
 from models.notification import Notification, ReceivedText
 from pipeline import retention
@@ -20,8 +20,9 @@ def days_ago(days: float) -> datetime.datetime:
 
 
 def counts() -> dict[tuple, int]:
+    """The purge's tally in the daily store."""
     return {(str(c.service_id), c.day, c.notification_type, c.key_type, c.status): c.count
-            for c in DailyCount.select()}
+            for c in DailyStatusCount.select().where(DailyStatusCount.purged)}
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ def test_a_batch_taken_by_a_concurrent_purge_is_not_counted_twice(service):
     Notification.delete().where(Notification.id == rows[0].id).execute()  # the other purge got there first
     purged = retention.Purged()
     assert retention._purge_notification_batch(rows, letter_storage(), purged) is False
-    assert Notification.select().count() == 1 and DailyCount.select().count() == 0
+    assert Notification.select().count() == 1 and DailyStatusCount.select().count() == 0
     assert retention.purge_notifications().notifications == 1 and sum(counts().values()) == 1
 
 

@@ -1,6 +1,6 @@
 """What a service's dashboard shows: the last days' messages per channel and status group, jobs under
 way, sends still to come and the latest received texts. Every read is bounded by an index range (the
-daily figures of pipeline/daily_figures.py, the job table's (service, created_at), the notifications'
+daily figures of core/daily_figures.py, the job table's (service, created_at), the notifications'
 (status, created_at) and the received texts' (service, created_at, id)), however many rows there are.
 """
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 
+from core.daily_figures import status_counts
 from models.job import IN_PROGRESS, PENDING, SCHEDULED, Job
 from models.notification import Notification, ReceivedText
 from models.service import CHANNELS
 from pipeline import statuses
-from pipeline.daily_figures import status_counts
 
 DAYS = 7  # today and the six days before it (UTC days)
 SHOWN_KEY_TYPES = ("live", "team")  # what was really sent: test keys' messages never leave

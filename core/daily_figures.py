@@ -1,6 +1,7 @@
-"""A service's figures per day, read the cheap way: closed days from the rollup (models/daily_rollup.py),
-the days after the last rolled-up one (today, usually alone) from the notifications through the list
-index, and days never rolled up (purged before the rollup reached them) from the purge's counts.
+"""A service's figures per day, read the cheap way from the daily store (models/daily_rollup.py): closed
+days from the rollup's rows, the days after the last rolled-up one (today, usually alone) from the
+notifications through the list index, and days never rolled up (purged before the rollup reached them)
+from the purge's tally.
 """
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from collections import Counter
 
 import peewee
 
-from models.daily_billing import BillingKey
-from models.daily_rollup import DailyStatusCount, DailyUsage, RolledUpDay
+from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, RolledUpDay
 from pipeline.daily_rollup import as_date, billing_of, held_counts, purged_billing, purged_status_counts
 
 BILLED_KEY_TYPES = ("live", "team")  # test keys never cost
@@ -38,8 +38,8 @@ def status_counts(service_id: object, start: datetime.date, end: datetime.date,
     counts: Counter[StatusKey] = Counter()
     if rolled:
         for row in DailyStatusCount.select().where(
-                (DailyStatusCount.service == service_id) & DailyStatusCount.day.in_(sorted(rolled))
-                & DailyStatusCount.key_type.in_(key_types)):
+                (DailyStatusCount.service == service_id) & ~DailyStatusCount.purged
+                & DailyStatusCount.day.in_(sorted(rolled)) & DailyStatusCount.key_type.in_(key_types)):
             counts[(as_date(row.day), row.notification_type, row.status)] += row.count
     if read_from < end:
         for (day, kind, _, status, *_), n in held_counts(service_id, read_from, end, key_types).items():
@@ -51,11 +51,12 @@ def status_counts(service_id: object, start: datetime.date, end: datetime.date,
 
 
 def billing_counts(service_id: object, start: datetime.date, end: datetime.date) -> Counter[BillingKey]:
-    """Billable notifications created from day start to before day end (models/daily_billing.py's key)."""
+    """Billable notifications created from day start to before day end (models/daily_rollup.BillingKey)."""
     rolled, read_from = _split(service_id, start, end)
     counts: Counter[BillingKey] = Counter()
     if rolled:
-        for row in DailyUsage.select().where((DailyUsage.service == service_id) & DailyUsage.day.in_(sorted(rolled))):
+        for row in DailyUsage.select().where((DailyUsage.service == service_id) & ~DailyUsage.purged
+                                             & DailyUsage.day.in_(sorted(rolled))):
             counts[(service_id, as_date(row.day), row.notification_type, row.postage, row.rate_multiplier,
                     row.billable_units)] += row.count
     if read_from < end:

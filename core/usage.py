@@ -1,0 +1,76 @@
+"""Usage and cost per service and month: what was sent with live keys, priced from the rate card.
+
+The billable notifications of each day come from core/daily_figures.py: closed days from the daily
+rollup, the days since from the notifications themselves, purged days from the purge's billing counts.
+A notification counts once it has its billable units (pipeline/daily_rollup.is_billable).
+"""
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+
+from core.daily_figures import billing_counts
+from pipeline.prices import letter_cost, sms_cost
+
+
+@dataclass
+class SmsUsage:
+    notifications: int = 0
+    billable_units: int = 0  # fragments times the rate multiplier
+    cost_in_pounds: float = 0.0
+
+
+@dataclass
+class EmailUsage:
+    notifications: int = 0
+    cost_in_pounds: float = 0.0
+
+
+@dataclass
+class LetterUsage:
+    notifications: int = 0
+    billable_sheets: int = 0
+    cost_in_pounds: float = 0.0
+
+
+@dataclass
+class MonthlyUsage:
+    service_id: str
+    month: str  # 2026-11
+    sms: SmsUsage = field(default_factory=SmsUsage)
+    email: EmailUsage = field(default_factory=EmailUsage)
+    letter: LetterUsage = field(default_factory=LetterUsage)
+    total_cost_in_pounds: float = 0.0
+    unpriced_notifications: int = 0  # no rate was valid on their day: add one to price them
+
+
+def _month(year: int, month: int) -> tuple[datetime.date, datetime.date]:
+    return datetime.date(year, month, 1), datetime.date(year + (month == 12), month % 12 + 1, 1)
+
+
+def monthly_usage(service_id: object, year: int, month: int) -> MonthlyUsage:
+    start, end = _month(year, month)
+    usage = MonthlyUsage(service_id=str(service_id), month=f"{year:04d}-{month:02d}")
+    sms, email, letter = usage.sms, usage.email, usage.letter
+    target: SmsUsage | LetterUsage
+    for (_, day, kind, postage, multiplier, units), n in billing_counts(service_id, start, end).items():
+        if kind == "email":
+            email.notifications += n
+            continue
+        if kind == "sms":
+            sms.notifications += n
+            sms.billable_units += n * units * multiplier
+            priced = sms_cost(units, multiplier, day)
+            cost = priced[0] if priced else None
+            target = sms
+        else:
+            letter.notifications += n
+            letter.billable_sheets += n * units
+            cost = letter_cost(postage, units, day)
+            target = letter
+        if cost is None:
+            usage.unpriced_notifications += n
+        else:
+            target.cost_in_pounds = round(target.cost_in_pounds + n * cost, 4)
+    usage.total_cost_in_pounds = round(sms.cost_in_pounds + letter.cost_in_pounds, 4)
+    return usage
