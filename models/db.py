@@ -8,8 +8,9 @@ import json
 import queue
 import select
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, TypeVar
 
 import peewee
 from playhouse import db_url
@@ -63,6 +64,9 @@ class BaseModel(peewee.Model):
         database = database
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
 _compiled: dict[tuple[Hashable, str], str] = {}
 
 
@@ -84,7 +88,7 @@ def column_names(cursor: Any) -> tuple[str, ...]:
     return tuple(description[0] for description in cursor.description)
 
 
-def row_model(model: type[BaseModel], names: tuple[str, ...], row: tuple) -> BaseModel:
+def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
     """A row of model's columns (named as the cursor named them) as a model instance."""
     columns = model._meta.columns
     data = {}
@@ -94,7 +98,7 @@ def row_model(model: type[BaseModel], names: tuple[str, ...], row: tuple) -> Bas
     return model(__no_default__=1, **data)
 
 
-def insert_rows(model: type[BaseModel], rows: list[BaseModel]) -> None:
+def insert_rows(model: type[M], rows: Sequence[M]) -> None:
     """INSERT model instances (made with model(...), which fills Python-side defaults as create()
     does) in one statement, its SQL built once per model and row count."""
     fields = model._meta.sorted_fields
@@ -190,6 +194,11 @@ class SharedConnections(peewee.PostgresqlDatabase):
     (some 8% of a worker's GIL time under 48 threads).
     """
 
+    # peewee's connection machinery, which this class drives and peewee's stubs leave out.
+    _state: Any
+    _connect: Callable[[], Any]
+    _set_server_version: Callable[[Any], None]
+
     WAIT_SECONDS = 30.0  # then the thread's work fails as when the server is unreachable, and is retried
 
     def __init__(self, database: str, size: int, **kwargs: Any) -> None:
@@ -211,7 +220,7 @@ class SharedConnections(peewee.PostgresqlDatabase):
         try:
             conn = self._idle_connection()
             if conn is None:
-                with peewee.__exception_wrapper__:
+                with peewee.__exception_wrapper__:  # type: ignore[attr-defined]  # not in peewee's stubs
                     conn = self._connect()
                 if self.server_version is None:
                     self._set_server_version(conn)

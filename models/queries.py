@@ -14,6 +14,7 @@ import functools
 import operator
 import uuid
 from dataclasses import dataclass
+from typing import TypeVar
 
 import peewee
 
@@ -48,7 +49,11 @@ def find_notification(service: Service, notification_id: uuid.UUID,
     return found
 
 
-def _before(model: type[peewee.Model], created_at: datetime.datetime, row_id: uuid.UUID) -> peewee.Expression:
+# The lists paged newest first by (created_at, id).
+Paged = TypeVar("Paged", Notification, ReceivedText)
+
+
+def _before(model: type[Paged], created_at: datetime.datetime, row_id: uuid.UUID) -> peewee.Expression:
     # The values go through the fields' own conversion (hex UUIDs on SQLite, uuid on PostgreSQL),
     # because a row value bypasses the converter peewee applies to a plain field comparison.
     return peewee.Tuple(model.created_at, model.id) < peewee.Tuple(

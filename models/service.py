@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+import uuid
+from typing import TypeVar
 
 import peewee
 
@@ -67,6 +69,7 @@ class GuestListEntry(BaseModel):
 class SmsSender(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="sms_senders", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     sms_sender = peewee.CharField()
     is_default = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
@@ -76,6 +79,7 @@ class SmsSender(BaseModel):
 class ReplyToAddress(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="reply_to_addresses", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     email_address = peewee.CharField()
     is_default = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
@@ -85,6 +89,7 @@ class ReplyToAddress(BaseModel):
 class LetterContact(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="letter_contacts", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     contact_block = peewee.TextField()
     is_default = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
@@ -95,6 +100,7 @@ class InboundNumber(BaseModel):
     id = uuid_pk()
     number = peewee.CharField(unique=True)
     service = peewee.ForeignKeyField(Service, backref="inbound_numbers", null=True, on_delete="SET NULL")
+    service_id: uuid.UUID | None  # the key's raw value: peewee's accessor, typed here for mypy
     active = peewee.BooleanField(default=True)
     created_at = peewee.DateTimeField(default=utcnow)
 
@@ -103,6 +109,7 @@ class InboundNumber(BaseModel):
 class ServiceCallback(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     kind = peewee.CharField()  # pipeline.callbacks.KINDS
     url = peewee.CharField()
     bearer_token_encrypted = peewee.TextField()
@@ -112,7 +119,11 @@ class ServiceCallback(BaseModel):
         indexes = ((("service", "kind"), True),)
 
 
-def default_of(model: type[BaseModel], service: Service) -> BaseModel | None:
+# The settings a service has one default of each (senders, reply-to addresses, contact blocks).
+Setting = TypeVar("Setting", SmsSender, ReplyToAddress, LetterContact)
+
+
+def default_of(model: type[Setting], service: Service | uuid.UUID) -> Setting | None:
     """The service's default sender/reply-to/contact; the oldest one when none is marked default."""
     rows = list(model.select().where(model.service == service).order_by(model.is_default.desc(), model.created_at))
     return rows[0] if rows else None
@@ -129,7 +140,7 @@ def find_service_by_name(name: str, *, excluding: Service | None = None) -> Serv
     return query.first()
 
 
-def add_service_setting(model: type[BaseModel], service: Service, *, is_default: bool, **fields: object) -> BaseModel:
+def add_service_setting(model: type[Setting], service: Service, *, is_default: bool, **fields: object) -> Setting:
     """Add an SMS sender, reply-to address or letter contact. The first of its kind is the default
     whatever was asked, and a new default takes over, so a service has exactly one default of each."""
     with Service._meta.database.atomic():
@@ -139,7 +150,7 @@ def add_service_setting(model: type[BaseModel], service: Service, *, is_default:
         return model.create(service=service, is_default=is_default or first, **fields)
 
 
-def make_default_setting(model: type[BaseModel], row: BaseModel) -> None:
+def make_default_setting(model: type[Setting], row: Setting) -> None:
     """Make this sender/reply-to/contact its service's one default."""
     with Service._meta.database.atomic():
         model.update(is_default=False).where((model.service == row.service_id) & (model.id != row.id)).execute()

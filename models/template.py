@@ -1,6 +1,8 @@
 """Templates and their full version history; every change makes a new version."""
 from __future__ import annotations
 
+import uuid
+
 import peewee
 
 from models.cache import cached, settings_table
@@ -19,6 +21,7 @@ LETTER_LANGUAGES = ("single", "dutch_then_english")
 class Template(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="templates", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     template_type = peewee.CharField()
     current_version = peewee.IntegerField(default=1)
     archived = peewee.BooleanField(default=False)
@@ -33,12 +36,14 @@ class Template(BaseModel):
 @settings_table
 class TemplateVersion(BaseModel):
     template = peewee.ForeignKeyField(Template, backref="versions", on_delete="CASCADE")
+    template_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     version = peewee.IntegerField()
     name = peewee.CharField()
     body = peewee.TextField()
     subject = peewee.TextField(null=True)
     postage = peewee.CharField(null=True)
     letter_contact = peewee.ForeignKeyField(LetterContact, null=True, on_delete="SET NULL")
+    letter_contact_id: uuid.UUID | None  # the key's raw value: peewee's accessor, typed here for mypy
     letter_contact_block = peewee.TextField(null=True)
     # Bilingual letters: body and subject hold the Dutch version, these the English one.
     letter_languages = peewee.CharField(null=True)

@@ -19,6 +19,7 @@ from models.api_key import KEY_TYPES
 from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, RolledUpDay
 from models.db import database, is_postgres, utcnow
 from models.notification import Notification
+from models.plain_rows import tuple_rows
 from models.service import Service
 from pipeline import statuses
 
@@ -56,9 +57,8 @@ def held_counts(service_id: object, start: datetime.date, end: datetime.date,
                 .where((Notification.service == service_id) & (Notification.key_type == key_type)
                        & (Notification.created_at >= _midnight(start)) & (Notification.created_at < _midnight(end)))
                 .group_by(day, Notification.notification_type, Notification.status, Notification.postage,
-                          Notification.rate_multiplier, Notification.billable_units)
-                .tuples())
-        for on, kind, status, postage, multiplier, units, n in rows:
+                          Notification.rate_multiplier, Notification.billable_units))
+        for on, kind, status, postage, multiplier, units, n in tuple_rows(rows):
             counts[(as_date(on), kind, key_type, status, postage or "", multiplier or 1, units)] += n
     return counts
 
@@ -93,7 +93,7 @@ def is_billable(notification_type: str, key_type: str, status: str, billable_uni
 def billing_of(held: Counter[HeldKey], service_id: object) -> Counter[BillingKey]:
     billing: Counter[BillingKey] = Counter()
     for (day, kind, key_type, status, postage, multiplier, units), n in held.items():
-        if is_billable(kind, key_type, status, units):
+        if units is not None and is_billable(kind, key_type, status, units):
             billing[(service_id, day, kind, postage, multiplier, units)] += n
     return billing
 

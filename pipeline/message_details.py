@@ -3,7 +3,9 @@ messages list and its CSV report show a page or a chunk of rows with one query p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, TypeVar
+
+import peewee
 
 from models.api_key import ApiKey
 from models.job import Job
@@ -44,14 +46,18 @@ def senders(notifications: Iterable[Notification]) -> dict[str, Sender]:
     return found
 
 
-def _names(model: type, name_field: object, ids: set) -> dict[str, str]:
+# What a notification's sender can be, each with a name to show.
+Named = TypeVar("Named", Job, User, ApiKey)
+
+
+def _names(model: type[Named], name_field: peewee.Field, ids: set[object]) -> dict[str, str]:
     if not ids:
         return {}
-    return {str(row.id): getattr(row, name_field.name)  # type: ignore[attr-defined]
+    return {str(row.id): getattr(row, name_field.name)
             for row in model.select(model.id, name_field).where(model.id.in_(list(ids)))}
 
 
-def template_names(notifications: Iterable[Notification]) -> dict[tuple[str, int], str]:
+def template_names(notifications: Iterable[Notification]) -> dict[tuple[str, int | None], str]:
     """(template id, version) -> the template's name at that version."""
     wanted = {(str(n.template_id), n.template_version) for n in notifications
               if n.template_id is not None and n.template_version is not None}

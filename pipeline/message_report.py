@@ -49,12 +49,12 @@ def csv_rows(chunk: list[Notification]) -> list[list[str]]:
     rows = []
     for n in chunk:
         sender = who.get(str(n.id))
-        kind = sender.kind if sender else None
+        kind, name = (sender.kind, sender.name) if sender else (None, "")
         rows.append([
             recipient(n), n.reference or "", names.get((str(n.template_id), n.template_version), ""),
-            n.notification_type, sender.name if kind == USER else "", sender.name if kind == JOB else "",
+            n.notification_type, name if kind == USER else "", name if kind == JOB else "",
             public_status(n.notification_type, n.status), iso(n.created_at) or "",
-            sender.name if kind == API_KEY else "", str(n.id),
+            name if kind == API_KEY else "", str(n.id),
         ])
     return rows
 

@@ -15,6 +15,7 @@ import operator
 import uuid
 from collections import Counter
 from dataclasses import dataclass
+from typing import TypeVar
 
 import peewee
 
@@ -58,7 +59,9 @@ def _purge_notification_batch(rows: list[Notification], storage: Storage, purged
     billing: Counter[BillingKey] = Counter(
         billing_key(row.service_id, row.created_at, row.notification_type, row.postage, row.rate_multiplier,
                     row.billable_units)
-        for row in rows if is_billable(row.notification_type, row.key_type, row.status, row.billable_units))
+        for row in rows
+        if row.billable_units is not None
+        and is_billable(row.notification_type, row.key_type, row.status, row.billable_units))
     with database.atomic() as transaction:
         if Notification.delete().where(Notification.id.in_(ids)).execute() != len(ids):
             # A concurrent purge took some of these rows: counting them here would count them twice.
@@ -112,7 +115,11 @@ def purge_notifications(*, now: datetime.datetime | None = None, batch_size: int
     return purged
 
 
-def _delete_in_batches(model: type[peewee.Model], condition: peewee.Expression, batch_size: int) -> int:
+# The tables purged a batch of ids at a time.
+Batched = TypeVar("Batched", ReceivedText, CallbackAttempt)
+
+
+def _delete_in_batches(model: type[Batched], condition: peewee.Expression, batch_size: int) -> int:
     deleted = 0
     while ids := [row.id for row in model.select(model.id).where(condition).limit(batch_size)]:
         with database.atomic():

@@ -15,6 +15,7 @@ from config import get_settings
 from models.db import database, insert_rows, utcnow
 from models.job import FINISHED, IN_PROGRESS, Job
 from models.notification import Notification
+from models.plain_rows import tuple_rows
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion, contact_block_of
 from pipeline.jobs.checking import filled
@@ -87,8 +88,8 @@ def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, now: datetime.dat
     reply_to = _reply_to_text(service, version.template.template_type)
     rows = _rows(job)
     with database.atomic():
-        done = {n for (n,) in Notification.select(Notification.job_row_number).where(
-            (Notification.job_id == job.id) & Notification.job_row_number.between(first, last - 1)).tuples()}
+        done = {n for (n,) in tuple_rows(Notification.select(Notification.job_row_number).where(
+            (Notification.job_id == job.id) & Notification.job_row_number.between(first, last - 1)))}
         new = [_notification(job, version, reply_to, n, rows[n], now) for n in range(first, last) if n not in done]
         for start in range(0, len(new), INSERT_ROWS):
             insert_rows(Notification, new[start:start + INSERT_ROWS])
