@@ -227,6 +227,10 @@ def _daily_rollup() -> None:
     database.create_tables([RolledUpDay, DailyStatusCount, DailyUsage])
 
 
+def _send_retry_at() -> None:
+    _add_missing_columns(Notification.retry_at)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -251,6 +255,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (97, "messages reports built in the background", _message_reports),
     (100, "bulk jobs: when a job last progressed, its international rows", _job_progress),
     (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
+    (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
 ]
 
 
