@@ -58,8 +58,15 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         return
     if notification is None:
         return  # already dispatched, or another worker holds it
-    rotation = circuit() if notification.notification_type == "sms" else None
-    providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+    try:
+        rotation = circuit() if notification.notification_type == "sms" else None
+        providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+    except BaseException:
+        if claim_first:
+            # Nothing was sent: a claim kept now would leave the notification `created` with no
+            # message to move it (its retry finds it claimed) until the unknown-outcome timeout.
+            dispatch.release(notification_id)
+        raise
     if len(providers) == 1 and dispatch.is_simulated(providers[0]):
         sent = dispatch.send(notification, providers[0])
         # The receipt is queued before the send is recorded: a worker killed between the two then
