@@ -4,8 +4,7 @@ Redis broker: `<ns>:<queue>` is the list of ready message ids, `<ns>:<queue>.msg
 message not yet acked (ready or held by a worker), `.DQ`/`.DQ.msgs` the delayed messages and
 `.XQ`/`.XQ.msgs` the dead-lettered ones (a sorted set by the time they died). RabbitMQ: its own
 message counts per queue; the age of the oldest message is then unknown. Worker processes and
-per-minute counts come from workers.registry, which Dramatiq does not keep. Posted receipts waiting
-in the receipts outbox (workers/receipts.py) count as ready on `receipts`, whichever the broker.
+per-minute counts come from workers.registry, which Dramatiq does not keep.
 """
 from __future__ import annotations
 

@@ -120,8 +120,7 @@ def outbox_of(flush: dramatiq.Actor | str) -> Outbox:
     return _OUTBOXES[flush if isinstance(flush, str) else flush.actor_name]()
 
 
-# Named as before it served the receipts outbox too: a give-back queued under that name by an older
-# release still finds its actor.
+# Its name is the one give-backs already queued by earlier releases carry.
 @dramatiq.actor(actor_name="give_back_simulated_batch", queue_name="simulated-gateway", max_retries=3)
 def give_back_outbox_batch(message_data: dict, retry_info: dict) -> None:
     outbox_of(message_data["actor_name"]).give_back(message_data["args"][0])
