@@ -134,24 +134,22 @@ def register_report_reader(app: Flask) -> None:
         """Read one bounce (RFC 3464) or abuse report (RFC 5965) on stdin, as an MTA pipe delivers it.
 
         A message that is neither is dropped with a note (exit 0: the MTA must not bounce it back);
-        exit 75 (EX_TEMPFAIL) when the queue is unreachable, so the MTA tries again later.
+        exit 75 (EX_TEMPFAIL) when the database is unreachable, so the MTA tries again later.
         """
         import sys
 
-        import redis
-        from dramatiq.errors import BrokerError
-
+        from models.outages import UNAVAILABLE
         from pipeline.providers.email.events import to_json
         from pipeline.providers.email.reports import read_report
-        from workers.receipts import queue_email_events
+        from workers.receipts import apply_posted_email_events
 
         events = read_report(sys.stdin.buffer.read())
         if not events:
             click.echo("not a delivery status notification or abuse report: ignored", err=True)
             return
         try:
-            queue_email_events("smtp", [to_json(event) for event in events])
-        except (redis.RedisError, BrokerError) as error:
-            click.echo(f"queue unavailable, try again later: {error}", err=True)
+            apply_posted_email_events("smtp", [to_json(event) for event in events])
+        except UNAVAILABLE as error:
+            click.echo(f"database unavailable, try again later: {error}", err=True)
             raise click.exceptions.Exit(75) from None
         click.echo(json.dumps({"events": [to_json(event) for event in events]}))

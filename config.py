@@ -80,6 +80,8 @@ class Settings:
     sms_gateway_timeout_seconds: float
     sms_gateway_deduplicates: bool  # the gateway drops repeats of a reference: unknown outcomes are retried
     outcome_unknown_timeout_seconds: int
+    # How long a send that certainly reached no provider keeps being tried (an outage is waited out).
+    send_retry_window_seconds: int
     receipt_hold_seconds: int  # a receipt for a message we do not know yet is kept this long
     sweep_interval_seconds: int  # stuck notifications and letters, held receipts, simulated outboxes
     stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
@@ -148,6 +150,7 @@ def load_settings() -> Settings:
         sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
         sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
         outcome_unknown_timeout_seconds=int(os.environ.get("OUTCOME_UNKNOWN_TIMEOUT_SECONDS", "3600")),
+        send_retry_window_seconds=int(os.environ.get("SEND_RETRY_WINDOW_SECONDS", str(4 * 3600))),
         receipt_hold_seconds=int(os.environ.get("RECEIPT_HOLD_SECONDS", "3600")),
         sweep_interval_seconds=int(os.environ.get("SWEEP_INTERVAL_SECONDS", "60")),
         stuck_after_seconds=int(os.environ.get("STUCK_AFTER_SECONDS", "120")),

@@ -253,6 +253,10 @@ def _one_daily_store() -> None:
             database.execute_sql(f'DROP TABLE "{old_table}"')
 
 
+def _send_retry_at() -> None:
+    _add_missing_columns(Notification.retry_at)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -278,6 +282,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (100, "bulk jobs: when a job last progressed, its international rows", _job_progress),
     (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
+    (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
 ]
 
 

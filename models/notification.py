@@ -49,6 +49,8 @@ class Notification(BaseModel):
     # Set when a worker starts the provider call: a redelivered message that finds it set never calls
     # the provider again (at most one provider call per notification).
     dispatch_started_at = peewee.DateTimeField(null=True)
+    # When a send that waits out a provider outage is tried again (its delayed message is due).
+    retry_at = peewee.DateTimeField(null=True)
     # Who sent it, when not an API key: a bulk job's row, or a console user's one-off send.
     job_id = peewee.UUIDField(null=True)
     job_row_number = peewee.IntegerField(null=True)  # 0-based row of the job's file

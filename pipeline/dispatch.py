@@ -12,6 +12,7 @@ the receipt. Test-key sends are moved a batch at a time (send_simulated).
 """
 from __future__ import annotations
 
+import datetime
 import time
 import uuid
 from collections.abc import Sequence
@@ -155,8 +156,9 @@ def claim(notification: Notification) -> bool:
     return database.execute_sql(sql, params).rowcount == 1
 
 
-def release(notification_id: str) -> None:
-    Notification.update(dispatch_started_at=None).where(Notification.id == notification_id).execute()
+def release(notification_id: str, retry_at: datetime.datetime | None = None) -> None:
+    """Give the claim back; retry_at: when its delayed message tries again (the sweeps wait for it)."""
+    Notification.update(dispatch_started_at=None, retry_at=retry_at).where(Notification.id == notification_id).execute()
 
 
 def _email_message(notification: Notification) -> EmailMessageData:

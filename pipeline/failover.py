@@ -10,11 +10,13 @@ elsewhere it waits for its receipt.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import Callable, Collection
+from typing import Callable, Collection, Iterator
 
 from config import Settings
 from models.notification import Notification, unindexed_status
+from models.outages import REDIS_UNAVAILABLE
 from pipeline import dispatch, statuses
 from pipeline.providers import EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsProvider
 from pipeline.providers.errors import TECHNICAL_FAILURE
@@ -85,15 +87,29 @@ def send(notification: Notification, providers: list[Provider], *,
                 _failed(circuit, provider)
             raise
         if circuit is not None:
-            circuit.record_success(provider.name)
+            with _bookkeeping(circuit):
+                circuit.record_success(provider.name)
         return sent
     assert last is not None
     raise last
 
 
+@contextlib.contextmanager
+def _bookkeeping(circuit: CircuitBreaker) -> Iterator[None]:
+    """The breaker's counts are advice: a Redis outage while keeping them must not turn a send
+    whose outcome is known into one that raised something else."""
+    try:
+        yield
+    except REDIS_UNAVAILABLE as exc:
+        log.warning("circuit breaker not updated (Redis unavailable): %r", exc)
+
+
 def _failed(circuit: CircuitBreaker | None, provider: Provider) -> None:
-    if circuit is not None and circuit.record_failure(provider.name):
-        log.warning("SMS gateway %s taken out of rotation after repeated failures", provider.name)
+    if circuit is None:
+        return
+    with _bookkeeping(circuit):
+        if circuit.record_failure(provider.name):
+            log.warning("SMS gateway %s taken out of rotation after repeated failures", provider.name)
 
 
 def _pin(notification: Notification, provider_name: str) -> None:

@@ -58,6 +58,8 @@ class FakeGateway:
         # ("fail", status, body), ("stall", seconds, None) or ("hang", seconds, None)
         self._plan: list[tuple[str, Any, Any]] = []
         self._reporting: tuple[str, str, bool] | None = None  # (webhook token, state, before answer)
+        # ("fail", until (monotonic), status) or ("hang", until, seconds): every request until then.
+        self._outage: tuple[str, float, Any] | None = None
         self._lock = threading.Condition()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -91,6 +93,16 @@ class FakeGateway:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+    def fail_for(self, seconds: float, status: int = 500) -> None:
+        """An outage: every request of the next `seconds` is answered `status`."""
+        with self._lock:
+            self._outage = ("fail", time.monotonic() + seconds, status)
+
+    def hang_for(self, seconds: float, hang: float) -> None:
+        """A gateway in trouble: every text of the next `seconds` is taken, and answered `hang` seconds late."""
+        with self._lock:
+            self._outage = ("hang", time.monotonic() + seconds, hang)
 
     def fail_next(self, n: int, status: int = 500, body: dict[str, Any] | None = None) -> None:
         with self._lock:
@@ -148,7 +160,8 @@ class FakeGateway:
     def _take(self, headers: Mapping[str, str], raw: bytes) -> tuple[int, dict[str, Any], float, ReceivedMessage | None]:
         with self._lock:
             self.attempts += 1
-            step = self._plan.pop(0) if self._plan else None
+            outage = self._outage if self._outage and time.monotonic() < self._outage[1] else None
+            step = (outage[0], outage[2], None) if outage else self._plan.pop(0) if self._plan else None
             if step and step[0] == "stall":
                 return 504, {"error": "Gateway timeout"}, step[1], None
             if step and step[0] != "hang":

@@ -58,6 +58,11 @@ class PrivateRedis:
         self.process.kill()
         self.process.wait()
 
+    def wipe(self) -> None:
+        """Lose what it kept (call it stopped): it comes back empty, as a Redis without persistence does."""
+        for path in self.directory.iterdir():
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+
     def _answers(self) -> bool:
         try:
             return bool(redis.Redis.from_url(self.url, socket_connect_timeout=0.5).ping())
@@ -128,15 +133,23 @@ def private_postgres() -> Iterator[PrivatePostgres]:
 class Processes:
     """The web, worker and scheduler processes of the Procfile, with environment `env`."""
 
-    def __init__(self, env: dict[str, str], port: int) -> None:
-        self.env, self.url = env, f"http://127.0.0.1:{port}"
+    def __init__(self, env: dict[str, str], port: int, logs: Path | None = None) -> None:
+        self.env, self.url, self.logs = env, f"http://127.0.0.1:{port}", logs
         self.running: dict[str, subprocess.Popen] = {}
 
     def start(self, name: str, *command: str) -> subprocess.Popen:
+        # Its output goes to logs/<name>.log when the test reads it.
+        output = open(self.logs / f"{name}.log", "wb") if self.logs else subprocess.DEVNULL  # noqa: SIM115
         # A session of its own: stopping it signals the whole group, as a Procfile runner does.
         self.running[name] = subprocess.Popen(command, cwd=ROOT, env=self.env, start_new_session=True,
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                              stdout=output, stderr=subprocess.STDOUT if self.logs else output)
+        if self.logs:
+            output.close()  # the child has its own copy
         return self.running[name]
+
+    def log(self, name: str) -> str:
+        assert self.logs is not None
+        return (self.logs / f"{name}.log").read_text(errors="replace")
 
     def stop_all(self) -> None:
         for process in self.running.values():
@@ -167,12 +180,13 @@ def service_env(**overrides: str) -> dict[str, str]:
 @contextlib.contextmanager
 def service_processes(env: dict[str, str], *, web: bool = True, scheduler: bool = True,
                       worker_processes: int = 2, worker_threads: int = 4,
-                      base_url: str | None = None) -> Iterator[Processes]:
+                      base_url: str | None = None, logs: Path | None = None) -> Iterator[Processes]:
     """Start them (web on its own port; BASE_URL, where providers post receipts, is that web
-    process unless given) and stop them all at the end, as `honcho` does."""
+    process unless given) and stop them all at the end, as `honcho` does. logs: a folder where each
+    process's output is kept (Processes.log), else it is dropped."""
     port = _free_port()
     env = {**env, "BASE_URL": base_url or f"http://127.0.0.1:{port}", "PORT": str(port)}
-    processes = Processes(env, port)
+    processes = Processes(env, port, logs)
     try:
         if web:
             processes.start("web", sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}")

@@ -96,45 +96,61 @@ def test_a_batch_needs_the_provider_token(client):
     assert response.status_code == 403
 
 
-def test_receipts_posted_one_by_one_wait_in_the_outbox_and_one_flush_applies_them_in_order(client, service):
-    from workers.receipts import flush_receipts, receipts_outbox
-
+def test_receipts_are_applied_before_the_webhook_answers_in_the_order_posted(client, service):
     sms = create_notification(service=service, status="sending")
     other = create_notification(service=service, status="sending")
-    for receipt in ({"id": "gw-1", "reference": str(sms.id), "status": "buffered"},
-                    {"id": "gw-1", "reference": str(sms.id), "status": "delivered"},
-                    {"id": "gw-2", "reference": str(other.id), "status": "undeliverable"}):
+    # No worker runs: what the webhook took is in the database by the time it answers.
+    for receipt, status_after in (({"id": "gw-1", "reference": str(sms.id), "status": "buffered"}, "pending"),
+                                  ({"id": "gw-1", "reference": str(sms.id), "status": "delivered"}, "delivered"),
+                                  ({"id": "gw-2", "reference": str(other.id), "status": "undeliverable"}, "delivered")):
         assert _post(client, receipt).status_code == 200
-    assert receipts_outbox().waiting() == 3 and status_of(sms.id) == "sending"
-
-    flush_receipts.fn("flush-1")  # no worker here: the flush is run as a worker would run it
-    assert receipts_outbox().waiting() == 0
-    assert status_of(sms.id) == "delivered" and status_of(other.id) == "permanent-failure"
+        assert status_of(sms.id) == status_after
+    assert status_of(other.id) == "permanent-failure"
 
 
-def test_a_batch_that_cannot_be_applied_goes_on_one_receipt_at_a_time(client, worker, service, monkeypatch, caplog):
+def test_receipts_of_requests_arriving_together_are_applied_together_and_a_breaking_one_fails_alone(
+        service, monkeypatch, caplog):
     from workers import receipts as receipts_worker
 
-    def breaks_on_batches(provider, receipts):
-        if len(receipts) > 1:
-            raise ValueError("a bug that only a batch meets")
+    good, bad = (create_notification(service=service, status="sending") for _ in range(2))
+    applied: list[list[str]] = []
+
+    def breaks_on_the_bad_one(provider, receipts):
+        applied.append([r["reference"] for r in receipts])
+        if any(r["reference"] == str(bad.id) for r in receipts):
+            raise ValueError("a bug that one receipt meets")
         return apply_receipts(provider, receipts)
 
-    first, second = (create_notification(service=service, status="sending") for _ in range(2))
-    for notification in (first, second):
-        receipts_worker.receipts_outbox().add({"provider": "http-gateway", "receipt": {
-            "id": "gw", "reference": str(notification.id), "status": "delivered"}})
-    monkeypatch.setattr(receipts_worker, "apply_receipts", breaks_on_batches)
+    monkeypatch.setitem(receipts_worker._APPLY, "receipt", breaks_on_the_bad_one)
     with caplog.at_level(logging.ERROR, logger="workers.receipts"):
-        receipts_worker.flush_receipts.fn("flush-2")
+        outcomes = receipts_worker._apply_together([
+            ("receipt", "http-gateway", [{"id": "gw-1", "reference": str(good.id), "status": "delivered"}]),
+            ("receipt", "http-gateway", [{"id": "gw-2", "reference": str(bad.id), "status": "delivered"}])])
 
-    assert "could not be applied as a batch; queued one by one" in caplog.text
-    wait_for(lambda: status_of(first.id) == "delivered" and status_of(second.id) == "delivered")
+    assert applied[0] == [str(good.id), str(bad.id)]  # one run for both requests first
+    assert outcomes[0] is None and isinstance(outcomes[1], ValueError)
+    assert "could not be applied together; applied request by request" in caplog.text
+    assert status_of(good.id) == "delivered" and status_of(bad.id) == "sending"
 
 
-def test_email_events_and_sms_receipts_wait_in_one_outbox_and_one_flush_applies_both(client, service):
-    from workers.receipts import flush_receipts, receipts_outbox
+def test_a_webhook_whose_receipts_cannot_be_stored_is_refused_so_the_gateway_posts_again(client, service,
+                                                                                         monkeypatch):
+    import peewee
 
+    from workers import receipts as receipts_worker
+
+    sms = create_notification(service=service, status="sending")
+
+    def database_down(provider, receipts):
+        raise peewee.OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setitem(receipts_worker._APPLY, "receipt", database_down)
+    response = _post(client, {"id": "gw-1", "reference": str(sms.id), "status": "delivered"})
+    assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+    assert status_of(sms.id) == "sending"
+
+
+def test_email_events_and_sms_receipts_are_applied_by_their_webhooks(client, service):
     sms = create_notification(service=service, status="sending")
     email = create_notification(service=service, notification_type="email", status="sending")
     headers = {"Authorization": f"Bearer {get_settings().provider_webhook_token}"}
@@ -142,9 +158,5 @@ def test_email_events_and_sms_receipts_wait_in_one_outbox_and_one_flush_applies_
     for event in ({"type": "delivered", "reference": str(email.id)},
                   {"type": "permanent-bounce", "reference": str(email.id), "detail": "550 5.1.1 user unknown"}):
         assert client.post("/providers/mail-relay/email-events", json=event, headers=headers).status_code == 200
-    assert receipts_outbox().waiting() == 3
-
-    flush_receipts.fn("flush-3")
     assert status_of(sms.id) == "delivered"
     assert status_of(email.id) == "permanent-failure"
-    assert receipts_outbox().waiting() == 0

@@ -1,9 +1,13 @@
 """Sends carried from the API to the providers and back by real workers on real Redis."""
 from __future__ import annotations
 
+import dataclasses
+import logging
+
 import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
+import config
 from config import get_settings
 from models.notification import Notification
 from tests.conftest import status_of, wait_for
@@ -85,13 +89,30 @@ def test_gateway_errors_are_retried_then_succeed(service, live_server, worker, r
     assert gateway.attempts == 3 and len(gateway.messages) == 1
 
 
-def test_exhausted_retries_mark_technical_failure(service, live_server, worker, real_providers):
+def test_a_send_that_reaches_no_provider_waits_out_an_outage_longer_than_any_retry_count(
+        service, live_server, worker, real_providers, caplog):
     _, gateway = real_providers
-    gateway.fail_next(10, status=500)
+    # Every try answered 500 for 3 s: with retries 50-200 ms apart, many more tries than
+    # PROVIDER_MAX_RETRIES (3) allows, and more failures than the circuit breaker takes.
+    gateway.fail_for(3.0, status=500)
+    template = create_sample_template(service=service, body="Hi")
+    with caplog.at_level(logging.WARNING, logger="workers.sending"):
+        response = client_for(service, live_server).send_sms_notification("0612345678", str(template.id))
+        wait_for(lambda: status_of(response["id"]) == "sending", timeout=60)
+    assert len(gateway.messages) == 1 and gateway.attempts > 1 + get_settings().provider_max_retries
+    waits = [r for r in caplog.records if r.getMessage().startswith(f"{response['id']} not sent, trying again in")]
+    assert waits and all(r.levelno == logging.WARNING and r.exc_info is None for r in waits)
+
+
+def test_a_send_that_reaches_no_provider_within_its_window_is_a_technical_failure(
+        service, live_server, worker, real_providers, monkeypatch):
+    _, gateway = real_providers
+    monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(), send_retry_window_seconds=1))
+    gateway.fail_for(60, status=500)
     template = create_sample_template(service=service, body="Hi")
     response = client_for(service, live_server).send_sms_notification("0612345678", str(template.id))
     wait_for(lambda: status_of(response["id"]) == "technical-failure")
-    assert gateway.messages == [] and gateway.attempts == 4  # the first try and 3 retries
+    assert gateway.messages == [] and gateway.attempts > 1
 
 
 def test_gateway_refusing_the_recipient_is_a_permanent_failure(service, live_server, worker, real_providers):

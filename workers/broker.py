@@ -55,7 +55,7 @@ ACK_EVERY_SECONDS = 0.01
 log = logging.getLogger(__name__)
 
 # Queues of the send path: a message waits on each of them in turn between accept and delivery.
-PROMPT_QUEUES = frozenset({"send-sms", "send-email", "send-job-sms", "send-job-email", "receipts", "callbacks",
+PROMPT_QUEUES = frozenset({"send-sms", "send-email", "send-job-sms", "send-job-email", "callbacks",
                            "simulated-gateway", "jobs"})
 
 

@@ -60,6 +60,8 @@ def sweep_stuck_notifications() -> None:
         & Notification.notification_type.in_(("sms", "email"))
         & Notification.dispatch_started_at.is_null()
         & (Notification.created_at < now - stuck_after)
+        # One waiting out an outage has its delayed message: lost only if overdue by as much again.
+        & (Notification.retry_at.is_null() | (Notification.retry_at < now - stuck_after))
         & (Notification.scheduled_for.is_null() | (Notification.scheduled_for < now - stuck_after))
     ).limit(10_000)
     enqueue_deliveries(list(stuck))
@@ -119,9 +121,9 @@ SCHEDULE.extend([
     ("sweep-stuck-letters", _settings.sweep_interval_seconds, sweep_stuck_letters),
 ])
 
-# The receipts outbox and the simulated gateway's (workers/receipts.py): a lost flush message must not strand them.
+# The simulated gateway's outboxes (workers/receipts.py): a lost flush message must not strand them.
 from workers.enqueue import start_flush  # noqa: E402
-from workers.receipts import flush_receipts, flush_simulated_receipts, outbox_of  # noqa: E402
+from workers.receipts import flush_simulated_receipts, outbox_of  # noqa: E402
 from workers.sending import flush_simulated_sends  # noqa: E402
 
 
@@ -129,7 +131,7 @@ from workers.sending import flush_simulated_sends  # noqa: E402
 def sweep_outboxes() -> None:
     """Start a flush for what a lost flush message left waiting; flushes running side by side are
     safe, each batch is taken by one of them."""
-    for flush in (flush_receipts, flush_simulated_sends, flush_simulated_receipts):
+    for flush in (flush_simulated_sends, flush_simulated_receipts):
         if outbox_of(flush).waiting():
             start_flush(flush)
 

@@ -4,8 +4,7 @@ Redis broker: `<ns>:<queue>` is the list of ready message ids, `<ns>:<queue>.msg
 message not yet acked (ready or held by a worker), `.DQ`/`.DQ.msgs` the delayed messages and
 `.XQ`/`.XQ.msgs` the dead-lettered ones (a sorted set by the time they died). RabbitMQ: its own
 message counts per queue; the age of the oldest message is then unknown. Worker processes and
-per-minute counts come from workers.registry, which Dramatiq does not keep. Posted receipts waiting
-in the receipts outbox (workers/receipts.py) count as ready on `receipts`, whichever the broker.
+per-minute counts come from workers.registry, which Dramatiq does not keep.
 """
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ from models.notification import Notification
 from pipeline import statuses
 from workers import registry
 from workers.broker import broker, ops_redis
-from workers.receipts import receipts_outbox
 
 FORGET_WORKER_SECONDS = 600  # a silent worker's record is dropped this long after its last heartbeat
 
@@ -135,10 +133,8 @@ def queue_stats(minutes: int = 5) -> list[QueueStats]:
     workers = [w for w in worker_processes() if w.alive]
     seen = {k.decode(): float(v) for k, v in
             ops_redis().hgetall(registry.keys(get_settings().queue_namespace)["queue_seen"]).items()}
-    # Posted receipts wait in an outbox for the receipts queue's flush, not as messages of their own.
-    outboxed = {"receipts": receipts_outbox().waiting()}
     return [
-        QueueStats(name=name, ready=ready + outboxed.get(name, 0), delayed=delayed, dead=dead, in_progress=held,
+        QueueStats(name=name, ready=ready, delayed=delayed, dead=dead, in_progress=held,
                    oldest_age_seconds=age, live_workers=sum(name in w.queues for w in workers), last_worker_seen=seen.get(name),
                    done=totals.get(f"done:{name}", 0), failed=totals.get(f"failed:{name}", 0), minutes=minutes)
         for name, (ready, delayed, dead, held, age) in depths.items()

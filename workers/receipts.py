@@ -1,88 +1,88 @@
-"""Actors of the receipts queue: apply providers' receipts; flush the simulated gateway's outbox.
+"""Providers' receipts and email events, applied as the webhook receives them; the simulated
+gateway's outboxes and their flushes.
 
-Receipts posted to the webhook wait in a Redis outbox (pipeline/outbox.py) and are applied a batch
-at a time by one flush, not a queue message each: under load a gateway posts hundreds a second, one
-per request, and a message per receipt cost more than applying it (its enqueue, fetch and ack, and a
-transaction of its own). The outbox keeps what a queue keeps: nothing taken is lost, a failed flush is
-retried, and a lost flush message is started again by the outbox sweep.
+A webhook answers 2xx only once what it was given is in the database (applied, or held until its
+message is known): a provider posts a receipt again only while we refuse it, so a receipt kept
+anywhere less durable (a Redis that restarts empty) would be lost for good. The receipts of the
+requests that arrive at the same moment are applied together, one run per kind and provider in the
+order they came (a Batcher, pipeline/batching.py): under load a gateway posts hundreds a second,
+one per request, and a transaction each would cost more than the work.
 """
 from __future__ import annotations
 
 import functools
 import logging
 from itertools import groupby
+from typing import Callable, Sequence
 
 import dramatiq
 
 from config import get_settings
+from models.db import open_connection
+from models.outages import UNAVAILABLE
+from pipeline.batching import Batcher
 from pipeline.email_events import apply_email_events
 from pipeline.outbox import Outbox
 from pipeline.providers.email.events import from_json
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
-from models.outages import UNAVAILABLE
 from workers.broker import ops_redis
 from workers.enqueue import add_now, start_flush
 
 log = logging.getLogger(__name__)
 SIMULATED = SimulatedSmsProvider.name  # the email simulator shares the name, and so the outboxes
 
-
-@dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
-def process_receipts(provider: str, receipts: list[dict]) -> None:
-    apply_receipts(provider, receipts)
-
-
-@dramatiq.actor(queue_name="receipts", max_retries=5, min_backoff=1000)
-def process_email_events(provider: str, events: list[dict]) -> None:
-    apply_email_events(provider, [from_json(event) for event in events])
+# How each kind of item is applied: (provider, items) -> number changed.
+_APPLY: dict[str, Callable[[str, list[dict]], int]] = {
+    "receipt": apply_receipts,
+    "email_event": lambda provider, events: apply_email_events(provider, [from_json(e) for e in events]),
+}
+Posted = tuple[str, str, list[dict]]  # (kind, provider, items) of one webhook request
 
 
-@functools.cache
-def receipts_outbox() -> Outbox:
-    """Providers' SMS receipts and email events posted to the webhooks, waiting to be applied."""
-    return Outbox(ops_redis(), f"{get_settings().queue_namespace}:receipts-outbox")
-
-
-# What the outbox holds, by its key in an item: how a run of them is applied, and the message that
-# takes one of them on its own.
-_KINDS = {"receipt": process_receipts, "email_event": process_email_events}
-
-
-def queue_receipts(provider: str, receipts: list[dict]) -> None:
-    """Queue a provider's SMS receipts for the receipts flush. A Redis outage raises: the webhook
-    then answers 503 and the provider posts them again."""
-    _queue(provider, "receipt", receipts)
-
-
-def queue_email_events(provider: str, events: list[dict]) -> None:
-    """Queue an email provider's events (the webhook's JSON shape), as queue_receipts does receipts."""
-    _queue(provider, "email_event", events)
-
-
-def _queue(provider: str, kind: str, items: list[dict]) -> None:
-    add_now(receipts_outbox(), [{"provider": provider, kind: item} for item in items], flush_receipts)
-
-
-def _kind_and_provider(item: dict) -> tuple[str, str]:
-    return ("receipt" if "receipt" in item else "email_event"), item["provider"]
-
-
-def _apply_batch(items: list[dict]) -> None:
+def _apply_runs(posted: Sequence[Posted]) -> None:
     # Runs of one kind and provider, in the order they came: "pending" then "delivered" lands in
     # that order.
-    for (kind, provider), run in groupby(items, key=_kind_and_provider):
-        each = [item[kind] for item in run]
+    flat = [(kind, provider, item) for kind, provider, items in posted for item in items]
+    for (kind, provider), run in groupby(flat, key=lambda each: each[:2]):
+        _APPLY[kind](provider, [item for _, _, item in run])
+
+
+def _apply_together(batch: list[Posted]) -> list[None | BaseException]:
+    open_connection()  # this thread's own connection, replaced if the server dropped it
+    try:
+        _apply_runs(batch)
+        return [None] * len(batch)
+    except UNAVAILABLE:
+        raise  # every request of the batch answers 503, and its provider posts again
+    except Exception:
+        if len(batch) == 1:
+            raise
+        # One request's receipts that break the batch must not fail the others' requests.
+        log.exception("receipts of %d requests could not be applied together; applied request by request",
+                      len(batch))
+    outcomes: list[None | BaseException] = []
+    for posted in batch:
         try:
-            _KINDS[kind].fn(provider, each)
-        except UNAVAILABLE:
-            raise  # the flush is retried with its batch
-        except Exception:
-            # One that breaks its batch must not hold up every receipt behind it: each goes on as a
-            # message of its own, with that message's retries and, in the end, the dead letters.
-            log.exception("%ss from %s could not be applied as a batch; queued one by one", kind, provider)
-            for one in each:
-                _KINDS[kind].send(provider, [one])
+            _apply_runs([posted])
+            outcomes.append(None)
+        except Exception as exc:  # that request alone fails, and its provider posts it again
+            outcomes.append(exc)
+    return outcomes
+
+
+_applier: Batcher[Posted, None] = Batcher("receipt-applier", _apply_together)
+
+
+def apply_posted_receipts(provider: str, receipts: list[dict]) -> None:
+    """Apply a provider's SMS receipts, committed, before the webhook answers; raises what applying
+    them raised (an outage: the webhook answers 503 and the provider posts them again)."""
+    _applier.submit(("receipt", provider, receipts))
+
+
+def apply_posted_email_events(provider: str, events: list[dict]) -> None:
+    """Apply an email provider's events (the webhook's JSON shape), as apply_posted_receipts does."""
+    _applier.submit(("email_event", provider, events))
 
 
 @functools.cache
@@ -111,7 +111,7 @@ FLUSH_RETRIES = {"max_retries": 10, "min_backoff": 500, "max_backoff": 60_000,
 
 
 # Each flush actor's outbox, by the actor's name (flush_simulated_sends is in workers/sending.py).
-_OUTBOXES = {"flush_receipts": receipts_outbox, "flush_simulated_sends": lambda: simulated_outbox("sends"),
+_OUTBOXES = {"flush_simulated_sends": lambda: simulated_outbox("sends"),
              "flush_simulated_receipts": lambda: simulated_outbox("receipts")}
 
 
@@ -120,16 +120,10 @@ def outbox_of(flush: dramatiq.Actor | str) -> Outbox:
     return _OUTBOXES[flush if isinstance(flush, str) else flush.actor_name]()
 
 
-# Named as before it served the receipts outbox too: a give-back queued under that name by an older
-# release still finds its actor.
+# Its name is the one give-backs already queued by earlier releases carry.
 @dramatiq.actor(actor_name="give_back_simulated_batch", queue_name="simulated-gateway", max_retries=3)
 def give_back_outbox_batch(message_data: dict, retry_info: dict) -> None:
     outbox_of(message_data["actor_name"]).give_back(message_data["args"][0])
-
-
-@dramatiq.actor(queue_name="receipts", **FLUSH_RETRIES)
-def flush_receipts(flush_id: str) -> None:
-    receipts_outbox().flush(flush_id, _apply_batch, functools.partial(start_flush, flush_receipts))
 
 
 @dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)

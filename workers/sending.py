@@ -13,7 +13,7 @@ from models import crypto
 from models.db import utcnow
 from models.notification import Notification
 from models.outages import UNAVAILABLE
-from pipeline import dispatch, failover, statuses
+from pipeline import dispatch, failover, retry_window, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import add_after_commit, enqueue_after_commit, start_flush
@@ -31,11 +31,11 @@ RETRIES = {
     "max_retries": _settings.provider_max_retries,
     "min_backoff": _settings.provider_min_backoff_ms,
     "max_backoff": _settings.provider_max_backoff_ms,
-    # What certainly did not reach the provider (refused, 5xx, 429; an unknown outcome only at a
-    # provider that drops repeats), and a database or Redis that is briefly unreachable, are worth
-    # retrying; anything else is a bug, reported once and failed rather than retried for hours.
-    "retry_when": lambda retries, exc: isinstance(exc, (RetryableProviderError, OutcomeUnknownError, *UNAVAILABLE))
-    and retries < _settings.provider_max_retries,
+    # A send that reached no provider asks for its own retry (dramatiq.Retry) while its window lasts
+    # (pipeline/retry_window.py). A database or Redis that is briefly unreachable is retried a few
+    # times; anything else is a bug, reported once and failed rather than retried for hours.
+    "retry_when": lambda retries, exc: isinstance(exc, dramatiq.Retry)
+    or (isinstance(exc, UNAVAILABLE) and retries < _settings.provider_max_retries),
     "on_retry_exhausted": "delivery_retries_exhausted",
 }
 
@@ -58,8 +58,15 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         return
     if notification is None:
         return  # already dispatched, or another worker holds it
-    rotation = circuit() if notification.notification_type == "sms" else None
-    providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+    try:
+        rotation = circuit() if notification.notification_type == "sms" else None
+        providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+    except BaseException:
+        if claim_first:
+            # Nothing was sent: a claim kept now would leave the notification `created` with no
+            # message to move it (its retry finds it claimed) until the unknown-outcome timeout.
+            dispatch.release(notification_id)
+        raise
     if len(providers) == 1 and dispatch.is_simulated(providers[0]):
         sent = dispatch.send(notification, providers[0])
         # The receipt is queued before the send is recorded: a worker killed between the two then
@@ -72,13 +79,13 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         return
     try:
         sent = failover.send(notification, providers, circuit=rotation)
-    except RetryableProviderError:  # no provider took it, and certainly none has it
-        dispatch.release(notification_id)
-        raise
+    except RetryableProviderError as exc:  # no provider took it, and certainly none has it
+        _wait_out(notification, exc)
+        return
     except OutcomeUnknownError as exc:
-        if isinstance(exc, failover.RetryAtSameProvider):
-            dispatch.release(notification_id)
-            raise
+        if isinstance(exc, failover.RetryAtSameProvider):  # that gateway drops repeats: safe to wait
+            _wait_out(notification, exc)
+            return
         # Sending again could deliver it twice: the claim stays, and the receipt moves it on.
         log.warning("outcome of the send of %s unknown, waiting for its receipt: %s", notification_id, exc)
         return
@@ -91,6 +98,23 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         # here rather than by a queued receipt, which a Redis outage at this moment would lose. A
         # bounce that came first stands.
         statuses.transition_if_allowed(notification_id, statuses.DELIVERED)
+
+
+def _wait_out(notification: Notification, reason: Exception) -> None:
+    """Hand the claim back and try again later (raises dramatiq.Retry), with a growing delay, while
+    the send's window lasts; past it the send is a technical failure (returns). One WARNING line
+    either way, never a traceback: an outage is expected, and each of its retries would log one."""
+    notification_id, settings = str(notification.id), get_settings()
+    retry_at = retry_window.next_attempt(notification, utcnow(), settings, random.random())
+    if retry_at is None:
+        log.warning("%s reached no provider within %d s, the last time: %s; marking technical-failure",
+                    notification_id, settings.send_retry_window_seconds, reason)
+        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+        return
+    dispatch.release(notification_id, retry_at)
+    delay_ms = max(0, int((retry_at - utcnow()).total_seconds() * 1000))
+    log.warning("%s not sent, trying again in %.1f s: %s", notification_id, delay_ms / 1000, reason)
+    raise dramatiq.Retry(str(reason), delay=delay_ms)
 
 
 @dramatiq.actor(queue_name="send-sms", **RETRIES)

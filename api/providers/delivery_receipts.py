@@ -12,7 +12,7 @@ from api.providers import providers_blueprint
 from api.request_body import json_body
 from api.schema import validate
 from pipeline.providers.sms.receipts import RECEIPT_SCHEMA
-from workers.receipts import queue_receipts
+from workers.receipts import apply_posted_receipts
 
 MAX_BATCH = 1000
 success_response = {"type": "object", "required": ["result"], "properties": {"result": {"const": "success"}}}
@@ -33,6 +33,6 @@ batch_schema = {
 def delivery_receipt(provider: str) -> tuple[Response, int]:
     body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)
     receipts = validate(batch_schema, body) if isinstance(body, list) else [validate(RECEIPT_SCHEMA, body)]
-    # Answer fast and let the receipts flush apply them: a gateway retries slow or failed webhooks.
-    queue_receipts(provider, receipts)
+    # Answered once they are in the database: the gateway posts again only what we refuse.
+    apply_posted_receipts(provider, receipts)
     return jsonify({"result": "success"}), 200

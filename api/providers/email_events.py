@@ -17,7 +17,7 @@ from api.providers.delivery_receipts import MAX_BODY_BYTES, success_response
 from api.request_body import json_body
 from api.schema import validate
 from pipeline.providers.email.events import EVENT_TYPES
-from workers.receipts import queue_email_events
+from workers.receipts import apply_posted_email_events
 
 MAX_BATCH = 1000
 EMAIL_EVENT_SCHEMA = {
@@ -50,6 +50,6 @@ EMAIL_EVENTS_SCHEMA = {
 def email_events(provider: str) -> tuple[Response, int]:
     body = json_body(max_bytes=MAX_BODY_BYTES, max_items=MAX_BATCH)
     events = validate(EMAIL_EVENTS_SCHEMA, body) if isinstance(body, list) else [validate(EMAIL_EVENT_SCHEMA, body)]
-    # Answered at once and applied by the receipts flush, as delivery receipts are.
-    queue_email_events(provider, events)
+    # Answered once they are in the database, as delivery receipts are.
+    apply_posted_email_events(provider, events)
     return jsonify({"result": "success"}), 200

@@ -85,16 +85,3 @@ def test_stuck_notifications_are_listed_oldest_first(service):
     create_notification(service=service, status="created")  # fresh: on its way
     create_notification(service=service, status="delivered", created_at=old)
     assert [str(n.id) for n in queue_stats.stuck_notifications()] == [str(stuck_sending.id), str(stuck_created.id)]
-
-
-def test_posted_receipts_waiting_for_a_worker_count_as_ready_on_the_receipts_queue(client, service):
-    from tests.factories import create_notification
-
-    sms = create_notification(service=service, status="sending")
-    for state in ("buffered", "delivered"):
-        response = client.post("/providers/http-gateway/delivery-receipts",
-                               json={"id": "gw-1", "reference": str(sms.id), "status": state},
-                               headers={"Authorization": f"Bearer {config.get_settings().provider_webhook_token}"})
-        assert response.status_code == 200
-    # Two receipts and the one message that will flush them.
-    assert _queue("receipts").ready == 3

@@ -100,23 +100,19 @@ def test_the_periodic_sweep_flushes_what_lost_flush_messages_left_behind(service
     from tests.conftest import status_of, wait_for
     from tests.factories import create_notification
     from workers.periodic import sweep_outboxes
-    from workers.receipts import receipts_outbox, simulated_outbox
+    from workers.receipts import simulated_outbox
 
     to_send = create_notification(service=service, key_type="test", fragment_count=1)
     sending = create_notification(service=service, status="sending", key_type="test")
-    live = create_notification(service=service, status="sending")
     for outbox, item in ((simulated_outbox("sends"), str(to_send.id)),
                          (simulated_outbox("receipts"), {"id": "sim-1", "reference": str(sending.id),
-                                                         "status": "delivered"}),
-                         (receipts_outbox(), {"provider": "http-gateway", "receipt": {
-                             "id": "gw-1", "reference": str(live.id), "status": "delivered"}})):
+                                                         "status": "delivered"})):
         outbox.client.set(outbox.flag, 1)  # armed by a flush whose message was then lost
         assert outbox.add(item) is False
 
     sweep_outboxes.send()
-    wait_for(lambda: {status_of(n.id) for n in (to_send, sending, live)} == {"delivered"})
+    wait_for(lambda: {status_of(n.id) for n in (to_send, sending)} == {"delivered"})
     assert simulated_outbox("sends").waiting() == simulated_outbox("receipts").waiting() == 0
-    assert receipts_outbox().waiting() == 0
 
 
 def test_a_flush_that_gives_up_hands_its_batch_back_in_order(outbox, monkeypatch):
@@ -133,10 +129,10 @@ def test_a_flush_that_gives_up_hands_its_batch_back_in_order(outbox, monkeypatch
 
 
 def test_the_give_back_actor_finds_the_outbox_of_the_flush_that_gave_up():
-    from workers.receipts import give_back_outbox_batch, receipts_outbox, simulated_outbox
+    from workers.receipts import give_back_outbox_batch, simulated_outbox
 
     for outbox, flush_actor in ((simulated_outbox("sends"), "flush_simulated_sends"),
-                                (receipts_outbox(), "flush_receipts")):
+                                (simulated_outbox("receipts"), "flush_simulated_receipts")):
         outbox.add("n-1")
         with pytest.raises(ConnectionError):
             outbox.flush("f9", lambda batch: (_ for _ in ()).throw(ConnectionError("down")), _never_handed_over)

@@ -1,0 +1,37 @@
+"""When a send that certainly reached no provider is tried again: an outage is waited out.
+
+A provider that refuses for a while (5xx, 429, a circuit breaker that has taken every SMS gateway out
+of rotation, an SMTP relay that is down) is tried again after a delay that grows with how long the send
+has waited already, half as long again, between the provider backoff settings' bounds, until
+SEND_RETRY_WINDOW_SECONDS (4 hours, as long as GOV.UK Notify retries) after the send was due. After
+that it is a technical failure. Only a send that reached no provider waits here: one whose outcome is
+unknown waits for its receipt instead (rule 9).
+"""
+from __future__ import annotations
+
+import datetime
+
+from config import Settings
+from models.notification import Notification
+
+GROWTH = 0.5  # the next wait is this share of the time waited so far
+JITTER = 0.25  # each wait is spread by up to this share either way, so a recovered provider is not stormed
+
+
+def due_at(notification: Notification) -> datetime.datetime:
+    """When the send was due: its schedule, else its acceptance."""
+    if notification.scheduled_for is not None and notification.scheduled_for > notification.created_at:
+        return notification.scheduled_for
+    return notification.created_at
+
+
+def next_attempt(notification: Notification, now: datetime.datetime, settings: Settings,
+                 draw: float) -> datetime.datetime | None:
+    """When to try again (`draw` in [0, 1) spreads it), or None once the window has passed."""
+    deadline = due_at(notification) + datetime.timedelta(seconds=settings.send_retry_window_seconds)
+    if now >= deadline:
+        return None
+    waited_ms = (now - due_at(notification)).total_seconds() * 1000
+    delay_ms = min(max(waited_ms * GROWTH, settings.provider_min_backoff_ms), settings.provider_max_backoff_ms)
+    delay_ms *= 1 + JITTER * (2 * draw - 1)
+    return min(now + datetime.timedelta(milliseconds=delay_ms), deadline)
