@@ -8,8 +8,9 @@ acts on them, and `collect` keeps the rows within the caps as they stream in. Th
 - 1,000 columns: a Notify file needs a recipient column (eight for a letter) and one per placeholder;
   a file exported from another system with unrelated columns still fits, and a column beyond it only
   comes from a damaged or hostile file.
-- 10,000,000 cells (rows times the header's columns): each kept cell costs memory even when empty,
-  so a file may be long or wide, not both (100,000 rows of 100 columns).
+- 4,000,000 cells (rows times the header's columns): each kept cell costs memory even when empty
+  (8 bytes: 32 MB at the cap), so a file may be long or wide, not both: 100,000 rows of 40 columns,
+  4,000 rows of 1,000.
 - 32,767 characters in a cell: the most a cell of Excel or LibreOffice holds.
 - 1,000,000 characters in a row, and 50,000,000 in the file (100,000 rows of 500 characters): a
   shared string or repeated row used everywhere would otherwise multiply into gigabytes of messages.
@@ -24,7 +25,7 @@ from typing import Iterable
 
 MAX_ROWS = 100_000
 MAX_COLUMNS = 1_000
-MAX_CELLS = 10_000_000
+MAX_CELLS = 4_000_000
 MAX_CELL_CHARS = 32_767
 MAX_ROW_CHARS = 1_000_000
 MAX_TEXT_CHARS = 50_000_000
