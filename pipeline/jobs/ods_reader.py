@@ -9,10 +9,11 @@ empty run only moves the position, a run with text is checked against the caps b
 from __future__ import annotations
 
 from typing import Iterator
+from xml.etree.ElementTree import Element
 
 from defusedxml.ElementTree import iterparse
 
-from pipeline.jobs.sheet_limits import CELL_TOO_LONG, MAX_CELL_CHARS, SheetTooBig, check_cell, open_zip, place
+from pipeline.jobs.sheet_limits import CELL_TOO_LONG, MAX_CELL_CHARS, SheetTooBig, open_zip, place
 from pipeline.jobs.spreadsheet import cell_text
 
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -22,48 +23,58 @@ CELLS = (f"{TABLE}table-cell", f"{TABLE}covered-table-cell")
 NUMBER_TYPES = ("float", "percentage", "currency")
 
 
-def _repeat(element: object, name: str) -> int:
+def _repeat(element: Element, name: str) -> int:
     count = int(element.get(f"{TABLE}{name}", "1"))
     if count < 1:
         raise ValueError(f"{name} {count}")
     return count
 
 
-def _paragraph(element: object, pieces: list[str]) -> None:
-    """The text of a paragraph, its <text:s c="n"/> spaces counted before they are made."""
-    if element.text:
-        pieces.append(element.text)
+def _paragraph(element: Element, pieces: list[str], length: int = 0) -> int:
+    """Adds a paragraph's text to pieces; returns the cell's length so far, refused over the cap as it
+    grows (<text:s text:c="n"/> is n spaces, counted before they are made)."""
+    def add(text: str | None, length: int) -> int:
+        if text:
+            length += len(text)
+            if length > MAX_CELL_CHARS:
+                raise SheetTooBig(CELL_TOO_LONG)
+            pieces.append(text)
+        return length
+
+    length = add(element.text, length)
     for child in element:
         if child.tag == f"{TEXT}s":
             spaces = int(child.get(f"{TEXT}c", "1"))
-            if spaces > MAX_CELL_CHARS:
+            if length + spaces > MAX_CELL_CHARS:
                 raise SheetTooBig(CELL_TOO_LONG)
-            pieces.append(" " * spaces)
+            length = add(" " * spaces, length)
         elif child.tag == f"{TEXT}tab":
-            pieces.append("\t")
+            length = add("\t", length)
         elif child.tag == f"{TEXT}line-break":
-            pieces.append("\n")
-        elif child.tag != f"{OFFICE}annotation":  # a comment on the cell is not its value
-            _paragraph(child, pieces)
-        if child.tail:
-            pieces.append(child.tail)
+            length = add("\n", length)
+        else:
+            length = _paragraph(child, pieces, length)
+        length = add(child.tail, length)
+    return length
 
 
-def _cell_text(cell: object) -> str:
+def _cell_text(cell: Element) -> str:
+    """A number's value, else the text of the cell's paragraphs (not of its comment), one per line."""
     if cell.get(f"{OFFICE}value-type") in NUMBER_TYPES:
         return cell_text(float(cell.get(f"{OFFICE}value")))
-    paragraphs = []
+    pieces: list[str] = []
+    length = 0
     for child in cell:
         if child.tag in (f"{TEXT}p", f"{TEXT}h"):
-            pieces: list[str] = []
-            _paragraph(child, pieces)
-            paragraphs.append(check_cell("".join(pieces)))
-    return check_cell("\n".join(paragraphs).strip())
+            if pieces:
+                pieces.append("\n")
+            length = _paragraph(child, pieces, length + bool(pieces))
+    return "".join(pieces).strip()
 
 
 def ods_rows(data: bytes) -> Iterator[tuple[list[str], int]]:
     with open_zip(data) as archive, archive.open("content.xml") as content:
-        open_elements: list[object] = []
+        open_elements: list[Element] = []
         tables = 0  # open tables: rows are read at 1 (the first table ends the reading)
         in_cell = 0
         cells: list[str] = []

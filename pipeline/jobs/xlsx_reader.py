@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from typing import Iterator
+from xml.etree.ElementTree import Element
 
 from pipeline.jobs.sheet_limits import open_zip, place
 from pipeline.jobs.spreadsheet import cell_text
@@ -28,7 +29,7 @@ def xlsx_rows(data: bytes) -> Iterator[tuple[list[str], int]]:
         parser = WorkSheetParser(None, sheet._shared_strings, data_only=True, epoch=book.epoch,
                                  date_formats=book._date_formats, timedelta_formats=book._timedelta_formats)
         with sheet._get_source() as source:
-            open_elements: list[object] = []
+            open_elements: list[Element] = []
             in_cell = 0
             cells: list[str] = []
             for event, element in iterparse(source, events=("start", "end")):

@@ -130,6 +130,11 @@ BOMBS = {
                                                                     '<text:s text:c="1000000"/>b</text:p>'
                                                                     '</table:table-cell>')),
                                      "A cell of the file has more than 32,767 characters"),
+    # A thousand runs of 30,000 spaces, each under the cap: 30 million characters from 30 kB.
+    "ods-many-runs-of-spaces": lambda: ("people.ods", ods(HEADER + row(cell(phone(0)), '<table:table-cell><text:p>'
+                                                                       + '<text:s text:c="30000"/>' * 1000 +
+                                                                       '</text:p></table:table-cell>')),
+                                        "A cell of the file has more than 32,767 characters"),
     # A record of a million fields made of short lines, each a quoted line break.
     "csv-record-of-quoted-line-breaks": lambda: ("people.csv", b"phone number\n" + b'"\n",' * 400_000 + b"x\n",
                                                  "A row of the file has more than 1,000,000 characters"),
