@@ -87,19 +87,20 @@ def collect(rows: Iterable[tuple[list[str], int]]) -> tuple[list[str], list[list
     width = 0
     text = 0
     for cells, repeat in rows:
-        if not any(cells):
+        end = len(cells)
+        while end and not cells[end - 1]:  # a row's trailing empty cells are no columns
+            end -= 1
+        if not end:
             continue
-        if len(cells) > MAX_COLUMNS:
+        if end > MAX_COLUMNS:
             raise SheetTooBig(TOO_MANY_COLUMNS)
         if header is None:
-            header = list(cells)
-            while header and not header[-1]:
-                header.pop()
-            width = len(header)
+            header = cells[:end]
+            width = end
             repeat -= 1
         if not repeat:
             continue
-        row = (cells + [""] * width)[:width] if len(cells) != width else cells
+        row = cells if len(cells) == width else (cells[:end] + [""] * width)[:width]
         length = sum(map(len, row))
         if length > MAX_ROW_CHARS:
             raise SheetTooBig(ROW_TOO_LONG)

@@ -198,6 +198,8 @@ def test_a_file_at_each_cap_is_read():
     assert len(wide.header) == 1000 and wide.rows == [["x"] * 1000]
     with pytest.raises(SheetTooBig, match="^The file has more than 1,000 columns$"):
         read_sheet("people.csv", csv_file(["phone number"], [[phone(0)] + [""] * 999 + ["x"]]))
+    trailing_commas = read_sheet("people.csv", csv_file(["phone number", *[""] * 2000], [[phone(0), *[""] * 2000]]))
+    assert (trailing_commas.header, trailing_commas.rows) == (["phone number"], [[phone(0)]])
 
     long_cell = read_sheet("people.csv", csv_file(["phone number", "note"], [[phone(0), "x" * 32_767]]))
     assert long_cell.rows[0][1] == "x" * 32_767
