@@ -4,7 +4,6 @@ its own integration sees; problems with the file as a whole are translated."""
 from __future__ import annotations
 
 import re
-
 from typing import Callable
 
 from flask_babel import format_decimal

@@ -97,6 +97,7 @@ def _csv_rows(data: bytes) -> Iterator[tuple[list[str], int]]:
 
 
 def _readers() -> dict[str, Callable[[bytes], Iterable[tuple[list[str], int]]]]:
+    # Imported here: the readers use cell_text of this module.
     from pipeline.jobs.ods_reader import ods_rows
     from pipeline.jobs.xlsx_reader import xlsx_rows
 
