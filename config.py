@@ -103,6 +103,9 @@ class Settings:
     # The console's messages report (CSV): lists up to this many rows are streamed at once; longer ones
     # are built in the background by a worker, with a progress page.
     message_report_background_rows: int = 10_000
+    # The largest request the console takes (a spreadsheet upload and its form): 100,000 rows of a
+    # CSV of 100 bytes each; zipped XLSX and ODS files of as many rows are smaller still.
+    console_max_upload_bytes: int = 10_000_000
 
 
 def load_settings() -> Settings:
@@ -166,6 +169,7 @@ def load_settings() -> Settings:
         status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
         message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
+        console_max_upload_bytes=int(os.environ.get("CONSOLE_MAX_UPLOAD_BYTES", "10000000")),
     )
 
 

@@ -14,6 +14,7 @@ from flask_babel import Babel, format_decimal, format_percent
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from config import get_settings
+from console.request_size import limit_requests
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
 
@@ -128,6 +129,7 @@ def create_console_app() -> Flask:
     app.register_error_handler(404, _error_page(404, "errors/404.html"))
     app.register_error_handler(429, _error_page(429, "errors/429.html"))
     app.register_error_handler(CSRFError, _error_page(400, "errors/csrf.html"))
+    limit_requests(app, settings.console_max_upload_bytes)
     return app
 
 

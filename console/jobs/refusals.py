@@ -4,9 +4,13 @@ its own integration sees; problems with the file as a whole are translated."""
 from __future__ import annotations
 
 import re
+from typing import Callable
 
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+
+from pipeline.jobs import sheet_limits as caps
 
 WHOLE = {
     "The file must be a CSV, XLSX or ODS spreadsheet": _l("The file must be a CSV, XLSX or ODS spreadsheet"),
@@ -15,6 +19,20 @@ WHOLE = {
     "Service is not allowed to send text messages": _l("This service may not send text messages"),
     "Service is not allowed to send emails": _l("This service may not send emails"),
     "Service is not allowed to send letters": _l("This service may not send letters"),
+}
+# A file over a cap of pipeline/jobs/sheet_limits.py: the cap in the reader's way of writing numbers.
+OVER_CAPS: dict[str, Callable[[], str]] = {
+    caps.TOO_MANY_ROWS: lambda: _("The file has more than %(count)s rows", count=format_decimal(caps.MAX_ROWS)),
+    caps.TOO_MANY_COLUMNS: lambda: _("The file has more than %(count)s columns",
+                                     count=format_decimal(caps.MAX_COLUMNS)),
+    caps.TOO_MANY_CELLS: lambda: _("The file has more than %(count)s cells", count=format_decimal(caps.MAX_CELLS)),
+    caps.CELL_TOO_LONG: lambda: _("A cell of the file has more than %(count)s characters",
+                                  count=format_decimal(caps.MAX_CELL_CHARS)),
+    caps.ROW_TOO_LONG: lambda: _("A row of the file has more than %(count)s characters",
+                                 count=format_decimal(caps.MAX_ROW_CHARS)),
+    caps.TOO_MUCH_TEXT: lambda: _("The file has more than %(count)s characters of text",
+                                  count=format_decimal(caps.MAX_TEXT_CHARS)),
+    caps.TOO_BIG_UNPACKED: lambda: _("The file is too big once unpacked"),
 }
 _MISSING_COLUMN = re.compile(r"Missing column: (?P<name>.*)")
 _OVER_LIMIT = re.compile(r"Exceeded send limits \((?P<kind>[a-z_]+): (?P<limit>\d+)\) for today: "
@@ -26,6 +44,8 @@ KINDS = {"sms": _l("text messages"), "email": _l("emails"), "letter": _l("letter
 def translated_problem(message: str) -> str:
     if message in WHOLE:
         return str(WHOLE[message])
+    if message in OVER_CAPS:
+        return OVER_CAPS[message]()
     missing = _MISSING_COLUMN.fullmatch(message)
     if missing:
         return _("The file has no column called “%(name)s”", name=missing["name"])

@@ -1,22 +1,24 @@
 """Reading an uploaded spreadsheet (CSV, XLSX, ODS) into a header and rows of text cells.
 
-Each format is read by a maintained library: the csv module, openpyxl (read-only mode, which streams
-the sheet) and odfpy. Only the first sheet is read; rows with no text at all are skipped, as a
+Every format is read as a stream and checked against the caps of sheet_limits.py while it is read,
+so a file that claims or repeats more than it may is refused before anything is expanded: the csv
+module for CSV, openpyxl's cell parser for XLSX (xlsx_reader.py), defusedxml's event parser for ODS
+(ods_reader.py). Only the first sheet is read; rows with no text at all are skipped, as a
 spreadsheet program's trailing blank rows are not recipients.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import datetime
 import io
 import zipfile
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import TYPE_CHECKING
+from typing import Callable, Iterable, Iterator
+from xml.etree.ElementTree import ParseError
 
-if TYPE_CHECKING:
-    from odf.element import Element
+from pipeline.jobs.sheet_limits import CELL_TOO_LONG, MAX_ROW_CHARS, ROW_TOO_LONG, SheetTooBig, check_cell, collect
 
 FORMATS = ("csv", "xlsx", "ods")
 
@@ -36,7 +38,7 @@ def file_format(file_name: str) -> str | None:
     return suffix if suffix in FORMATS else None
 
 
-def _text(value: object) -> str:
+def cell_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -46,79 +48,75 @@ def _text(value: object) -> str:
     return str(value).strip()
 
 
-def _csv_rows(data: bytes) -> Iterable[Sequence[object]]:
+def _encoding(data: bytes) -> str:
+    """UTF-8 when the whole file decodes as such (checked in pieces, never decoded whole), else
+    Windows-1252, what spreadsheet programs on Windows save."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
     try:
-        text = data.decode("utf-8-sig")
+        for start in range(0, len(data), 1 << 16):
+            decoder.decode(data[start:start + (1 << 16)])
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        text = data.decode("cp1252", errors="replace")  # what spreadsheet programs on Windows save
+        return "cp1252"
+    return "utf-8-sig"
+
+
+class _Lines:
+    """The file's lines for csv.reader, which takes them one record at a time: the characters taken
+    since the last record are that record's, and a record over the row cap is refused before the
+    reader splits it into fields."""
+
+    def __init__(self, text: io.TextIOBase) -> None:
+        self._text = text
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._text:
+            self.taken += len(line)
+            if self.taken > MAX_ROW_CHARS:
+                raise SheetTooBig(ROW_TOO_LONG)
+            yield line
+
+
+def _csv_rows(data: bytes) -> Iterator[tuple[list[str], int]]:
+    text = io.TextIOWrapper(io.BytesIO(data), encoding=_encoding(data), errors="replace", newline="")
     try:
-        dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
+        dialect = csv.Sniffer().sniff(text.read(4096), delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel
-    return list(csv.reader(io.StringIO(text, newline=""), dialect))
-
-
-def _xlsx_rows(data: bytes) -> Iterable[Sequence[object]]:
-    import openpyxl
-
-    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    text.seek(0)
+    lines = _Lines(text)
     try:
-        return [list(row) for row in book.worksheets[0].iter_rows(values_only=True)]
-    finally:
-        book.close()
+        for record in csv.reader(lines, dialect):
+            lines.taken = 0
+            yield [check_cell(cell.strip()) for cell in record], 1
+    except csv.Error as exc:
+        if "field larger than field limit" in str(exc):  # the csv module's own cap, above ours
+            raise SheetTooBig(CELL_TOO_LONG) from None
+        raise
 
 
-def _ods_cell_text(cell: Element) -> str:
-    from odf import teletype
-    from odf.namespaces import OFFICENS
+def _readers() -> dict[str, Callable[[bytes], Iterable[tuple[list[str], int]]]]:
+    # Imported here: the readers use cell_text of this module.
+    from pipeline.jobs.ods_reader import ods_rows
+    from pipeline.jobs.xlsx_reader import xlsx_rows
 
-    value_type = cell.getAttrNS(OFFICENS, "value-type")
-    if value_type in ("float", "percentage", "currency"):
-        return _text(float(cell.getAttrNS(OFFICENS, "value")))
-    return teletype.extractText(cell)
-
-
-def _ods_rows(data: bytes) -> Iterable[Sequence[object]]:
-    from odf.opendocument import load
-    from odf.table import Table, TableCell, TableRow
-    from odf.namespaces import TABLENS
-
-    document = load(io.BytesIO(data))
-    tables = document.spreadsheet.getElementsByType(Table)
-    if not tables:
-        return []
-    rows: list[list[object]] = []
-    for row in tables[0].getElementsByType(TableRow):
-        cells: list[object] = []
-        for cell in row.getElementsByType(TableCell):
-            repeat = int(cell.getAttrNS(TABLENS, "number-columns-repeated") or 1)
-            text = _ods_cell_text(cell)
-            # A sheet's trailing empty cells come as one cell repeated to the last column (16384).
-            cells.extend([text] * (repeat if text else min(repeat, 1000)))
-        repeat_rows = int(row.getAttrNS(TABLENS, "number-rows-repeated") or 1)
-        if any(_text(c) for c in cells):
-            rows.extend([cells] * repeat_rows)
-    return rows
-
-
-_READERS = {"csv": _csv_rows, "xlsx": _xlsx_rows, "ods": _ods_rows}
+    return {"csv": _csv_rows, "xlsx": xlsx_rows, "ods": ods_rows}
 
 
 def read_sheet(file_name: str, data: bytes) -> Sheet:
-    """The file's first sheet; raises UnreadableFile when it cannot be read or has no header row."""
+    """The file's first sheet. Raises SheetTooBig when it is over a cap, UnreadableFile when it cannot
+    be read or has no header row."""
     kind = file_format(file_name)
     if kind is None:
         raise UnreadableFile("unknown file type")
     try:
-        raw = _READERS[kind](data)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, csv.Error) as exc:
+        header, rows = collect(_readers()[kind](data))
+    except SheetTooBig:
+        raise
+    except (zipfile.BadZipFile, KeyError, IndexError, ValueError, OSError, csv.Error, ParseError,
+            RecursionError) as exc:
         raise UnreadableFile(str(exc)) from None
-    texts = [[_text(value) for value in row] for row in raw]
-    texts = [row for row in texts if any(row)]
-    if not texts:
+    if not header:
         raise UnreadableFile("no header row")
-    header = texts[0]
-    while header and not header[-1]:
-        header.pop()
-    width = len(header)
-    return Sheet(header, [(row + [""] * width)[:width] for row in texts[1:]])
+    return Sheet(header, rows)

@@ -6,6 +6,7 @@ from models.service import Service
 from models.template import TemplateVersion
 from pipeline import daily_limits
 from pipeline.jobs.checking import CheckedSheet, Problem, check_sheet
+from pipeline.jobs.sheet_limits import SheetTooBig
 from pipeline.jobs.spreadsheet import UnreadableFile, file_format, read_sheet
 from pipeline.refusals import not_allowed_message
 from pipeline.trial import team_and_guest_list, trial_letters_message, trial_mode_message
@@ -35,6 +36,8 @@ def check_upload(service: Service, version: TemplateVersion, file_name: str, dat
         return _refused("The file must be a CSV, XLSX or ODS spreadsheet")
     try:
         sheet = read_sheet(file_name, data)
+    except SheetTooBig as exc:
+        return _refused(str(exc))
     except UnreadableFile:
         return _refused("The file could not be read as a spreadsheet")
     checked = check_sheet(

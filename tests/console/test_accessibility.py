@@ -44,7 +44,7 @@ def test_the_trial_mode_page_answers_anyone(console_client):
 
 
 @pytest.mark.parametrize("template,status", [("errors/403.html", 403), ("errors/csrf.html", 400),
-                                             ("errors/429.html", 429)])
+                                             ("errors/429.html", 429), ("errors/413.html", 413)])
 def test_error_pages_pass_axe(page, console_server, console_app, template, status):
     from flask import render_template
 

@@ -34,6 +34,13 @@ def test_spreadsheet_files_with_numbers_typed_into_cells(name, make):
     assert sheet.rows == EXPECTED
 
 
+def test_dates_typed_into_cells():
+    import datetime
+
+    data = xlsx_file(["phone number", "date"], [["0612345678", datetime.datetime(2026, 3, 1, 9, 30)]])
+    assert read_sheet("a.xlsx", data).rows == [["0612345678", "2026-03-01 09:30:00"]]
+
+
 def test_short_rows_are_padded_and_long_ones_cut_to_the_header():
     sheet = read_sheet("a.csv", b"phone number,name\n0612345678\n0612345679,Bob,extra\n")
     assert sheet.rows == [["0612345678", ""], ["0612345679", "Bob"]]
