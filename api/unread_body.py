@@ -39,6 +39,8 @@ def draining_unread_bodies(app: WsgiApp) -> WsgiApp:
     """The app, followed by the drain of whatever part of the body it left unread."""
     def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         result = app(environ, start_response)
+        if environ.get("CONTENT_LENGTH", "0") == "0" and "HTTP_TRANSFER_ENCODING" not in environ:
+            return result  # no body (most GETs): nothing to drain, not even a socket timeout to set
         req = _request.get()
         # gunicorn writes the status line and headers on the first body write, after this returns,
         # and announces `Connection: close` when the request must close.
