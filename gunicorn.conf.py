@@ -11,7 +11,7 @@ import os
 bind = f"0.0.0.0:{os.environ.get('PORT', '6011')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
-    worker_class = "gevent"
+    worker_class = "api.gevent_worker.GeventWorker"
     worker_connections = int(os.environ.get("WEB_CONNECTIONS", "100"))
 else:
     worker_class = "gthread"

@@ -3,11 +3,17 @@ with gunicorn.conf.py: gevent workers on PostgreSQL, threads on SQLite).
 
 An oversized body is answered 413 in the API's error shape every time, never with a reset or a
 connection closed without an answer, whether it comes with a Content-Length or chunked, and on a
-connection the client pools; an idle connection outlives a client's pause between requests.
+connection the client pools; an idle connection outlives a client's pause between requests, yet a
+stopping server closes it within seconds instead of waiting out the keep-alive time.
 """
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Iterator
@@ -19,7 +25,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from api.providers.delivery_receipts import MAX_BODY_BYTES
 from api.unread_body import DRAIN_BYTES
 from config import get_settings
-from tests.conftest import gunicorn_server
+from tests.conftest import _free_port, gunicorn_server
 from tests.factories import create_key, create_sample_template
 
 RECEIPTS = "/providers/http-gateway/delivery-receipts"
@@ -106,3 +112,43 @@ def test_the_official_client_pausing_between_calls_is_answered_on_the_same_conne
     assert first["body"] == second["body"] == "Hallo"
     ports = _remote_ports(log, f"/v2/template/{template.id}")
     assert len(ports) == 2 and ports[0] == ports[1]
+
+
+def _keep_alive_request(sock: socket.socket) -> bytes:
+    sock.sendall(b"GET /_live HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    answer = b""
+    while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+        answer += sock.recv(65536)
+    return answer
+
+
+def test_a_stopping_server_closes_an_idle_kept_alive_connection_and_exits(tmp_path):
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}",
+                               "--workers", "1"], cwd=Path(__file__).resolve().parents[2],
+                              env={**os.environ, "WEB_ACCESS_LOG": ""}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gunicorn did not listen within 30 s"
+                time.sleep(0.1)
+        with sock:
+            answer = _keep_alive_request(sock)
+            assert answer.startswith(b"HTTP/1.1 200") and b"Connection: keep-alive" in answer
+            server.send_signal(signal.SIGTERM)
+            # A request arriving just after the stop on the kept connection is still answered.
+            assert _keep_alive_request(sock).startswith(b"HTTP/1.1 200")
+            # The server closes the idle connection itself (an empty read is its FIN), well before
+            # its graceful timeout (30 s), which a connection waiting out its keep-alive time used up.
+            sock.settimeout(20)
+            assert sock.recv(1) == b""
+        assert server.wait(timeout=20) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
