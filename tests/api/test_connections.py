@@ -118,7 +118,9 @@ def _keep_alive_request(sock: socket.socket) -> bytes:
     sock.sendall(b"GET /_live HTTP/1.1\r\nHost: localhost\r\n\r\n")
     answer = b""
     while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
-        answer += sock.recv(65536)
+        received = sock.recv(65536)
+        assert received, f"connection closed after {answer!r}"
+        answer += received
     return answer
 
 
