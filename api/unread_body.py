@@ -57,7 +57,7 @@ def _drained(body: Any, environ: dict[str, Any]) -> bool:
     deadline = time.monotonic() + DRAIN_SECONDS
     read = 0
     try:
-        while read <= DRAIN_BYTES:
+        while read < DRAIN_BYTES:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
