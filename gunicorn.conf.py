@@ -11,12 +11,17 @@ import os
 bind = f"0.0.0.0:{os.environ.get('PORT', '6011')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
-    worker_class = "gevent"
+    worker_class = "api.gevent_worker.GeventWorker"
     worker_connections = int(os.environ.get("WEB_CONNECTIONS", "100"))
 else:
     worker_class = "gthread"
     threads = int(os.environ.get("WEB_THREADS", "8"))
 accesslog = os.environ.get("WEB_ACCESS_LOG", "-") or None
+# Idle connections stay open longer than a load balancer or client keeps its own idle ones (AWS ALB
+# and nginx upstreams 60 s, Heroku's router 90 s, Go's clients 90 s), so the other side always
+# closes first: a server closing an idle connection just as a request is sent on it drops that
+# request. gunicorn's default of 2 s did that to clients pausing a few seconds.
+keepalive = int(os.environ.get("WEB_KEEPALIVE_SECONDS", "100"))
 
 # Metrics: each worker process writes its samples under PROMETHEUS_MULTIPROC_DIR and /metrics reads
 # them all. Set here, before the workers fork and first import prometheus_client; a directory made
@@ -50,11 +55,20 @@ logger_class = "observability.gunicorn_logger.JsonLogger"
 access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(b)s %(M)sms request_id=%({x-request-id}o)s'
 
 
+from api.unread_body import draining_unread_bodies, remember_request  # noqa: E402
+
+
+def pre_request(worker, req) -> None:  # noqa: ANN001 (gunicorn's Worker and Request)
+    remember_request(req)
+
+
 def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's Worker)
     # Requests gunicorn refuses itself (request line or headers too large) answer in the API's JSON
     # error shape, not gunicorn's HTML page.
     from api.server_errors import install
 
     install()
+    # A body the app answered without reading is drained or the connection closed (api/unread_body.py).
+    worker.wsgi = draining_unread_bodies(worker.wsgi)
     # The app is loaded: until this line a worker serves nothing (the benchmarks wait for it).
     worker.log.info("Worker ready (pid: %s)", worker.pid)

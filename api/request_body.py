@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from flask import request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from api.errors import BadRequestError, ValidationError
 
@@ -28,8 +29,12 @@ def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> 
     """The parsed body. max_bytes caps the body before it is read (413 beyond it); max_items caps
     a top-level array's length before any item is looked at."""
     if max_bytes is not None:
-        request.max_content_length = max_bytes
+        # One byte more than the cap: werkzeug stops reading a body sent without Content-Length
+        # (chunked) at exactly its limit and returns what it read, which would pass as complete.
+        request.max_content_length = max_bytes + 1
     raw = request.get_data(cache=True)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise RequestEntityTooLarge()
     if not raw.strip():
         return {}
     try:

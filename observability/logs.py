@@ -2,7 +2,9 @@
 
 The request id comes from the X-Request-Id header (or is made up) in the web process and travels
 in each message's options to the workers, and on to the messages they send, so one send can be
-followed from the API through every stage. Recipients and tokens are masked in every line.
+followed from the API through every stage. Recipients, tokens and the secret part of links are
+masked in every line, by the formatter every handler writes with (the web and console processes'
+gunicorn access and error lines too).
 """
 from __future__ import annotations
 
@@ -23,10 +25,17 @@ _EMAIL = re.compile(r"\b([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-
 _PHONE = re.compile(r"(?<![\w.:/-])(\+?\d(?: ?\d){9,15})(?![\w.:/-])")
 _SECRET = re.compile(r"(?i)(\bbearer |(?:token|secret|password)(?:=|[\"']\s*:\s*[\"']))[^\s\"',;]+")
 _JWT = re.compile(r"\beyJ[\w-]+\.[\w-]+\.[\w-]+")
+# Links whose path holds the credential (invitation and set-up, password reset, unsubscribe), also
+# URL-encoded inside another URL's query, and file download links' ?key=.
+_SLASH = r"(?:/|%2F)"
+_LINK_TOKEN = re.compile(
+    rf"(?i)({_SLASH}(?:invitation|reset-password){_SLASH}|{_SLASH}unsubscribe{_SLASH}[\w-]+{_SLASH})[^\s/?#&\"'<>%]+")
+_QUERY_KEY = re.compile(r"(?i)([?&]key=)[^\s&#\"'<>]+")
 
 
 def mask(text: str) -> str:
     """Recipients to their first character and domain or last three digits; tokens dropped."""
+    text = _LINK_TOKEN.sub(r"\1***", _QUERY_KEY.sub(r"\1***", text))
     text = _JWT.sub("***", _SECRET.sub(r"\1***", text))
     text = _EMAIL.sub(r"\1***@\2", text)
     return _PHONE.sub(lambda m: "***" + re.sub(r"\D", "", m.group(1))[-3:], text)
@@ -53,15 +62,25 @@ class _ContextFilter(logging.Filter):
             value = var.get()
             if value is not None and not hasattr(record, name):
                 setattr(record, name, value)
-        record.msg = mask(record.getMessage())
-        record.args = None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = mask(logging.Formatter().formatException(record.exc_info))
         return True
 
 
+class _MaskingJsonFormatter(JsonFormatter):
+    """JSON lines whose message, traceback and stack have gone through mask()."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.msg, record.args = mask(record.getMessage()), None
+        return super().format(record)
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 (logging's name)
+        return mask(super().formatException(ei))
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802
+        return mask(super().formatStack(stack_info))
+
+
 def json_formatter(process: str) -> logging.Formatter:
-    return JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
+    return _MaskingJsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
                          rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
                          static_fields={"process_type": process}, timestamp=False)
 

@@ -51,3 +51,26 @@ def test_masking_keeps_dates_and_ids_and_hides_addresses():
     assert logs.mask("to someone@example.nl at 2026-11-23 21:29:25") == "to s***@example.nl at 2026-11-23 21:29:25"
     assert logs.mask("token=abc123 id 3f1c2d4e-1234-5678-9abc-123456789012") == \
         "token=*** id 3f1c2d4e-1234-5678-9abc-123456789012"
+
+
+def test_links_lose_their_secret_and_keep_what_they_are_for():
+    nid = "3f1c2d4e-1234-5678-9abc-123456789012"
+    assert logs.mask('"GET /invitation/AbC_d-9xYz" 200') == '"GET /invitation/***" 200'
+    assert logs.mask("https://admin.example.nl/reset-password/XyZ123?x=1") == \
+        "https://admin.example.nl/reset-password/***?x=1"
+    assert logs.mask(f"POST /unsubscribe/{nid}/sig_AB-c") == f"POST /unsubscribe/{nid}/***"
+    assert logs.mask(f"/d/{nid}/{nid}/download?key=K_-1&token=abc.def") == f"/d/{nid}/{nid}/download?key=***&token=***"
+    assert logs.mask("/language/en?next=%2Finvitation%2FTok123&x=1") == "/language/en?next=%2Finvitation%2F***&x=1"
+    # Routes that merely resemble them keep their ids.
+    assert logs.mask(f"/services/{nid}/unsubscribe-requests/{nid}") == f"/services/{nid}/unsubscribe-requests/{nid}"
+
+
+def test_a_traceback_is_masked_like_the_message(lines):
+    try:
+        raise ValueError("no page at https://admin.example.nl/invitation/Tok3nValue for someone@example.nl")
+    except ValueError:
+        log.exception("Exception on /reset-password/OtherTok3n [GET]")
+    [line] = [l for l in lines() if l["logger"] == "tests.ops.logs"]
+    assert line["message"] == "Exception on /reset-password/*** [GET]"
+    assert "/invitation/*** for s***@example.nl" in line["exc_info"]
+    assert "Tok3nValue" not in line["exc_info"] and "someone@" not in line["exc_info"]
