@@ -178,7 +178,7 @@ def _connect_checked(conn: HTTPConnection, *, plain_http: bool) -> socket.socket
     """urllib3's HTTPConnection._new_conn, connecting only to the checked addresses of the host."""
     try:
         addresses = connectable_addresses(conn.host, conn.port, plain_http=plain_http,
-                                          allow_loopback=loopback_allowed())
+                                          allow_loopback=loopback_allowed(), resolver=system_resolver)
     except socket.gaierror as error:
         raise NameResolutionError(conn.host, conn, error) from error
     last: OSError | None = None
