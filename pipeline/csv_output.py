@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
