@@ -63,7 +63,8 @@ def loopback_allowed() -> bool:
 
 def _literal(host: str) -> Address | None:
     """The address a host written as one stands for; None for a name. IPv4 in every form inet_aton
-    (and so the resolver) takes: 127.1, 2130706433, 0x7f000001, 0177.0.0.1."""
+    (and so the resolver) takes: 127.1, 2130706433, 0x7f000001, 0177.0.0.1, with a final dot or not."""
+    host = host.rstrip(".")
     try:
         return ipaddress.ip_address(host)
     except ValueError:

@@ -29,7 +29,8 @@ NOT_PUBLIC = "url must be a public internet address"
 NOTATIONS = [
     ("https://127.0.0.1:8443/cb", NOT_PUBLIC), ("https://[::1]/cb", NOT_PUBLIC), ("https://localhost./cb", NOT_PUBLIC),
     ("https://localhost/cb", NOT_PUBLIC), ("https://0.0.0.0/cb", NOT_PUBLIC), ("https://2130706433/cb", NOT_PUBLIC),
-    ("https://0x7f000001/cb", NOT_PUBLIC), ("https://127.1/cb", NOT_PUBLIC), ("https://0177.0.0.1/cb", NOT_PUBLIC),
+    ("https://0x7f000001/cb", NOT_PUBLIC), ("https://127.0.0.1./cb", NOT_PUBLIC), ("https://127.1/cb", NOT_PUBLIC),
+    ("https://0177.0.0.1/cb", NOT_PUBLIC),
     ("https://[::ffff:127.0.0.1]/cb", NOT_PUBLIC), ("https://[::ffff:7f00:1]/cb", NOT_PUBLIC),
     ("https://10.0.0.1/cb", NOT_PUBLIC), ("https://192.168.1.1/cb", NOT_PUBLIC), ("https://172.16.0.1/cb", NOT_PUBLIC),
     ("https://100.64.0.1/cb", NOT_PUBLIC), ("https://169.254.169.254/latest", NOT_PUBLIC),
@@ -43,7 +44,7 @@ NOTATIONS = [
     ("http://service.example.nl/cb", NOT_HTTPS), ("https://service.example.nl:99999/cb", NOT_HTTPS),
 ]
 LOOPBACK = {"https://127.0.0.1:8443/cb", "https://[::1]/cb", "https://localhost./cb", "https://localhost/cb",
-            "https://2130706433/cb", "https://0x7f000001/cb", "https://127.1/cb", "https://0177.0.0.1/cb",
+            "https://2130706433/cb", "https://127.0.0.1./cb", "https://0x7f000001/cb", "https://127.1/cb", "https://0177.0.0.1/cb",
             "https://[::ffff:127.0.0.1]/cb", "https://[::ffff:7f00:1]/cb", "https://[2002:7f00:1::]/cb",
             "http://127.0.0.1:8080/cb"}
 TOKEN = "callback-token-1234"
