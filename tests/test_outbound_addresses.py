@@ -13,7 +13,7 @@ import pytest
 import config
 from models.crypto import encrypt
 from models.service import ServiceCallback
-from pipeline import outbound
+from pipeline import callbacks, outbound
 from pipeline.providers.errors import RetryableProviderError, SmsMessageData
 from pipeline.providers.sms import gateways
 from pipeline.providers.sms.http_gateway import HttpSmsGateway
@@ -105,10 +105,11 @@ def test_a_public_name_connects_to_the_addresses_it_resolved_to():
 
 
 class _Echo:
-    """An HTTP server on 127.0.0.1 recording the Host header of every request."""
+    """An HTTP server on 127.0.0.1 counting the connections made to it and recording each request's Host."""
 
     def __init__(self) -> None:
         self.hosts: list[str] = []
+        self.connections = 0
         echo = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -117,10 +118,17 @@ class _Echo:
                 self.send_response(204)
                 self.end_headers()
 
+            do_POST = do_GET  # noqa: N815
+
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def get_request(self):  # noqa: ANN202
+                echo.connections += 1
+                return super().get_request()
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.port = self.server.server_port
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
@@ -143,7 +151,21 @@ def test_the_connection_goes_to_the_checked_address_under_the_name(monkeypatch):
         pool.clear()
         with pytest.raises(outbound.RefusedAddress):
             pool.request("GET", f"http://rebound.example.nl:{echo.port}/")
-        assert len(echo.hosts) == 1
+        assert len(echo.hosts) == 1 and echo.connections == 1
+    finally:
+        echo.close()
+
+
+def test_a_callback_whose_name_now_resolves_inside_is_not_connected_to(monkeypatch, no_loopback):
+    echo = _Echo()
+    monkeypatch.setattr(outbound, "system_resolver", lambda host, port: ["127.0.0.1"])
+    try:
+        outcome = callbacks.post(f"https://rebound.example.nl:{echo.port}/cb", TOKEN, {"id": "x"})
+        assert outcome.status_code is None and not outcome.retryable
+        assert outcome.error == "RefusedAddress: rebound.example.nl is, or resolves to, 127.0.0.1: " \
+                                "not a public internet address"
+        time.sleep(0.2)
+        assert echo.connections == 0
     finally:
         echo.close()
 
