@@ -4,38 +4,29 @@ The bearer token is stored encrypted (models.crypto) and never read back out her
 """
 from __future__ import annotations
 
-import ipaddress
-from urllib.parse import urlsplit
-
 import peewee
 
-from config import get_settings
 from core.services import find_service
 from models import audit
 from models.callback_attempt import CallbackAttempt
 from models.crypto import encrypt
 from models.db import database, utcnow
 from models.service import Service, ServiceCallback
+from pipeline import outbound
 from pipeline.callbacks import KINDS
 from pipeline.errors import NoResultFound, ValidationError
 
 # The kinds the callback stage posts, in the order the admin API lists them.
 CALLBACK_KINDS = list(KINDS)
-CALLBACK_URL_PROBLEM = "is not a valid https url"
 MAX_URL_LENGTH = 255  # the column's width
 
 
-def is_callback_url(value: str) -> bool:
-    """https only: the request carries the service's bearer token. Plain http is allowed to a loopback
-    host when CALLBACKS_ALLOW_HTTP_LOOPBACK is on (tests and local development), never elsewhere."""
-    parts = urlsplit(value)
-    scheme_ok = parts.scheme == "https"
-    if parts.scheme == "http" and get_settings().callbacks_allow_http_loopback:
-        try:
-            scheme_ok = parts.hostname == "localhost" or ipaddress.ip_address(parts.hostname or "").is_loopback
-        except ValueError:
-            scheme_ok = False
-    return scheme_ok and bool(parts.hostname) and not any(c.isspace() for c in value)
+def callback_url_problem(value: str, *, look_up: bool = True) -> str | None:
+    """Why a callback URL is refused, or None (pipeline/outbound.py: https to a public address; loopback,
+    by http too, only with CALLBACKS_ALLOW_HTTP_LOOPBACK on). `look_up`: resolve a name and check its
+    addresses too (the request's shape is checked without, the rule with)."""
+    return outbound.url_problem(value, allow_loopback=outbound.loopback_allowed(),
+                                resolver=outbound.system_resolver if look_up else None)
 
 
 def _service_and_kind(service_id: str, kind: str) -> Service:
@@ -60,7 +51,8 @@ def find_callback(service_id: str, kind: str) -> ServiceCallback:
 def set_callback(service_id: str, kind: str, *, url: str, bearer_token: str) -> ServiceCallback:
     """Create or replace the service's callback of this kind."""
     service = _service_and_kind(service_id, kind)
-    problems = [f"url {CALLBACK_URL_PROBLEM}"] if not is_callback_url(url) else []
+    problem = callback_url_problem(url)
+    problems = [f"url {problem}"] if problem else []
     if len(url) > MAX_URL_LENGTH:
         problems.append(f"url {url} is too long")
     if problems:

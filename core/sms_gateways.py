@@ -47,8 +47,15 @@ def list_gateways() -> list[GatewayState]:
     return _states(gateways.in_use(get_settings()))
 
 
+def _check_url(url: str) -> None:
+    problem = gateways.url_problem(url)
+    if problem:
+        raise ValidationError(f"url {problem}")
+
+
 def add_gateway(name: str, url: str, **settings: Any) -> GatewayState:
     """A new gateway; `settings` are token, priority, supports_international and active."""
+    _check_url(url)
     try:
         gateway = gateways.add({"name": name, "url": url, **settings}, by=CHANGED_BY)
     except peewee.IntegrityError:
@@ -61,6 +68,8 @@ def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
     gateway = find_gateway(gateway_id)
     if gateway.from_configuration and {"url", "token"} & changes.keys():
         raise ValidationError("url and token of a configured gateway are changed in its configuration")
+    if "url" in changes:
+        _check_url(changes["url"])
     return _states([gateways.change(gateway, changes, by=CHANGED_BY)])[0]
 
 

@@ -27,6 +27,7 @@ import requests
 from pipeline.formatting import iso
 from models.notification import Notification, ReceivedText
 from models.notification_event import COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE, NotificationEvent
+from pipeline import outbound
 from pipeline.statuses import public_status
 
 DELIVERY_STATUS = "delivery-status"
@@ -126,20 +127,37 @@ def _retry_after_ms(response: requests.Response) -> int | None:
     return int(value) * 1000 if value.isdigit() else None
 
 
+def _session() -> requests.Session:
+    session = requests.Session()
+    # No proxy or .netrc from the environment: the connection made is the one whose address was checked.
+    session.trust_env = False
+    session.mount("https://", outbound.CheckedAdapter())
+    session.mount("http://", outbound.CheckedAdapter())
+    return session
+
+
 def post(url: str, token: str, payload: dict[str, Any]) -> Outcome:
-    """One delivery attempt; network failures come back as an Outcome, never raised."""
+    """One delivery attempt; network failures come back as an Outcome, never raised. The address is
+    checked again here (pipeline/outbound.py): a row may predate the rules, or its name may point
+    elsewhere since it was saved."""
     body = json.dumps(payload, separators=(",", ":")).encode()
     started = time.monotonic()
+    problem = outbound.url_problem(url, allow_loopback=outbound.loopback_allowed(), resolver=None)
+    if problem:
+        return Outcome(None, f"RefusedAddress: url {problem}", _ms_since(started), transient=False)
     try:
-        # No redirects: requests would turn a redirected POST into a GET and drop the body.
-        # stream: the answer's body is never read, so a receiver answering megabytes costs nothing.
-        response = requests.post(url, data=body, headers=signed_headers(token, body), timeout=TIMEOUT,
-                                 allow_redirects=False, stream=True)
+        with _session() as session:
+            # No redirects: requests would turn a redirected POST into a GET and drop the body.
+            # stream: the answer's body is never read, so a receiver answering megabytes costs nothing.
+            response = session.post(url, data=body, headers=signed_headers(token, body), timeout=TIMEOUT,
+                                    allow_redirects=False, stream=True)
+            response.close()
+    except outbound.RefusedAddress as exc:
+        return Outcome(None, f"RefusedAddress: {exc}"[:MAX_ERROR_LENGTH], _ms_since(started), transient=False)
     except requests.RequestException as exc:
         transient = isinstance(exc, (requests.ConnectionError, requests.Timeout))
         return Outcome(None, f"{type(exc).__name__}: {exc}"[:MAX_ERROR_LENGTH], _ms_since(started),
                        transient=transient)
-    response.close()
     retry_after = _retry_after_ms(response) if response.status_code == 429 else None
     return Outcome(response.status_code, None, _ms_since(started), retry_after)
 

@@ -7,17 +7,17 @@ against what the API returns for the same notifications.
 """
 from __future__ import annotations
 
-import csv
 import datetime
 import io
 import logging
 import uuid
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from models.db import utcnow
 from models.message_report import FAILED, PENDING, READY, MessageReport
 from models.notification import Notification
 from models.service import Service
+from pipeline.csv_output import csv_text
 from pipeline.formatting import iso
 from pipeline.message_details import API_KEY, JOB, USER, senders, template_names
 from pipeline.message_search import MessageSearch, all_matches, count_matches
@@ -35,12 +35,6 @@ KEPT_FOR = datetime.timedelta(days=1)
 def recipient(notification: Notification) -> str:
     """One line: a letter's address lines joined by commas."""
     return ", ".join((notification.to or "").splitlines())
-
-
-def _lines(rows: Iterable[list[str]]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerows(rows)
-    return out.getvalue()
 
 
 def csv_rows(chunk: list[Notification]) -> list[list[str]]:
@@ -61,9 +55,9 @@ def csv_rows(chunk: list[Notification]) -> list[list[str]]:
 
 def stream_csv(service: Service, search: MessageSearch) -> Iterator[str]:
     """The report as text pieces, a chunk of rows at a time."""
-    yield _lines([HEADER])
+    yield csv_text([HEADER])
     for chunk in all_matches(service, search, chunk=CHUNK):
-        yield _lines(csv_rows(chunk))
+        yield csv_text(csv_rows(chunk))
 
 
 def report_key(report: MessageReport) -> str:
@@ -82,10 +76,10 @@ def build_report(report_id: uuid.UUID | str, storage: Storage) -> str | None:
     total = count_matches(service, search)
     MessageReport.update(rows_total=total, rows_written=0).where(MessageReport.id == report.id).execute()
     out = io.StringIO()
-    out.write(_lines([HEADER]))
+    out.write(csv_text([HEADER]))
     written = 0
     for chunk in all_matches(service, search, chunk=CHUNK):
-        out.write(_lines(csv_rows(chunk)))
+        out.write(csv_text(csv_rows(chunk)))
         written += len(chunk)
         # Progress for the page; the total is a bound, as messages past retention drop out meanwhile.
         MessageReport.update(rows_written=written, rows_total=max(total, written)).where(

@@ -8,8 +8,6 @@ recipient's POST to it is recorded once per notification and reported to the ser
 """
 from __future__ import annotations
 
-import csv
-import io
 from typing import Iterable
 
 from itsdangerous import BadSignature, Signer
@@ -19,6 +17,7 @@ from models.notification import Notification
 from models.notification_event import UNSUBSCRIBE, NotificationEvent
 from models.service import Service
 from pipeline import notification_events
+from pipeline.csv_output import csv_text
 
 REPORT_COLUMNS = ("email_address", "notification_id", "reference", "template_id", "template_version", "sent_at",
                   "requested_at")
@@ -53,19 +52,9 @@ def record_request(notification: Notification) -> NotificationEvent | None:
 
 def report_csv(events: Iterable[NotificationEvent]) -> str:
     """The service's downloadable report of unsubscribe requests."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(REPORT_COLUMNS)
+    rows: list[list[object]] = [list(REPORT_COLUMNS)]
     for event in events:
         detail = event.detail or {}
-        writer.writerow([_cell(detail.get("to")), str(event.notification_id), _cell(detail.get("reference")),
-                         detail.get("template_id") or "", detail.get("template_version") or "",
-                         detail.get("sent_at") or "", event.occurred_at.isoformat()])
-    return out.getvalue()
-
-
-def _cell(value: str | None) -> str:
-    # A spreadsheet runs a cell starting with one of these as a formula; addresses and references are
-    # the sender's and recipient's text, so they are kept as text.
-    text = value or ""
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@") else text
+        rows.append([detail.get("to"), event.notification_id, detail.get("reference"), detail.get("template_id"),
+                     detail.get("template_version") or "", detail.get("sent_at"), event.occurred_at.isoformat()])
+    return csv_text(rows)

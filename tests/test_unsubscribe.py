@@ -94,3 +94,16 @@ def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
     assert NotificationEvent.select().count() == 0  # a GET (a link scanner, say) records nothing
     assert client.post(f"/unsubscribe/{notification.id}/{token_for(str(notification.id))}").status_code == 200
     assert NotificationEvent.select().count() == 1
+
+
+def test_the_report_writes_formula_cells_as_text(client, service):
+    from tests.factories import create_notification
+    from pipeline.unsubscribe import token_for
+
+    notification = create_notification(service=service, notification_type="email", status="delivered",
+                                       to="-2+3@example.nl", reference="=HYPERLINK(\"http://x.example\")")
+    assert client.post(f"/unsubscribe/{notification.id}/{token_for(str(notification.id))}").status_code == 200
+    report = client.get(f"/admin/services/{service.id}/unsubscribe-requests.csv", headers=admin_headers())
+    [row] = csv.DictReader(io.StringIO(report.get_data(as_text=True)))
+    assert (row["email_address"], row["notification_id"], row["reference"]) == \
+        ("'-2+3@example.nl", str(notification.id), "'=HYPERLINK(\"http://x.example\")")

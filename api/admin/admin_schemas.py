@@ -177,8 +177,9 @@ MAX_ATTEMPTS_LIMIT = 500
 
 @format_checker.checks("callback-url", raises=FormatProblem)
 def _is_callback_url(value: object) -> bool:
-    if isinstance(value, str) and not callbacks.is_callback_url(value):
-        raise FormatProblem(callbacks.CALLBACK_URL_PROBLEM)
+    problem = callbacks.callback_url_problem(value, look_up=False) if isinstance(value, str) else None
+    if problem:
+        raise FormatProblem(problem)
     return True
 
 

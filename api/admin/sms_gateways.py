@@ -20,17 +20,14 @@ from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from core.sms_gateways import GatewayState, add_gateway, change_gateway, find_gateway, gateway_history, list_gateways
 from pipeline.formatting import iso
+from pipeline.providers.sms import gateways
 
 
 @format_checker.checks("gateway-url", raises=FormatProblem)
 def _is_gateway_url(value: object) -> bool:
-    # Plain http too: an operator may run a gateway on its own network (the URL is the operator's).
-    from urllib.parse import urlsplit
-
-    if isinstance(value, str):
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in value):
-            raise FormatProblem("is not a valid http or https url")
+    problem = gateways.url_problem(value, look_up=False) if isinstance(value, str) else None
+    if problem:
+        raise FormatProblem(problem)
     return True
 
 

@@ -29,6 +29,8 @@ PROBLEMS = {
     "Must not contain letters or symbols": _l("A phone number cannot contain letters or symbols"),
     "Not a valid country prefix": _l("The country code is not valid"),
     "is not a valid https url": _l("Enter a URL that starts with https://"),
+    "must not contain a user name or password": _l("Enter a URL without a user name or password"),
+    "must be a public internet address": _l("Enter a URL of a server on the public internet"),
     "must be up to 11 letters, digits and spaces, or a phone number": _l("Use up to 11 letters, digits and spaces, or a phone number"),
     "cannot be blank": _l("Fill this in"),
 }

@@ -108,8 +108,8 @@ def test_every_content_field_can_change(client, service):
     assert (body["version"], body["name"], body["body"], body["subject"], body["postage"],
             body["letter_contact_block"]) == (2, "L2", "B2", "S2", "europe", "PO Box 1")
     removed = client.post(_url(service, created["id"]), json={"letter_contact_id": None}, headers=admin_headers())
-    # A letter template that names no contact block shows the service's default one.
-    assert (removed.get_json()["version"], removed.get_json()["letter_contact_block"]) == (3, "Main office")
+    # A version that names no contact block has none of its own: the default applies only when sending.
+    assert (removed.get_json()["version"], removed.get_json()["letter_contact_block"]) == (3, None)
 
 
 def test_no_change_makes_no_version(client, service):

@@ -83,6 +83,29 @@ def test_a_short_report_is_streamed_and_matches_the_api(viewer, client, service)
     assert filtered[1][0] == "A. Jansen, Dorpsstraat 1, 1234 AB  AMSTERDAM"
 
 
+def test_formula_cells_come_out_as_text_in_both_kinds_of_report(viewer, client, service, background_above):
+    # What services type: references, template and key names.
+    key = create_key(service=service, name="@SUM(1+1)")
+    template = create_sample_template(service=service, name="+cmd|' /C calc'!A0", body="Hoi")
+    expected = {}
+    for reference, escaped in (('=HYPERLINK("http://x.example")', '\'=HYPERLINK("http://x.example")'),
+                               ("-2+3", "'-2+3"), ("-42", "-42")):
+        sent = client.post("/v2/notifications/sms", headers=auth_headers(key), json={
+            "template_id": str(template.id), "phone_number": "+31612345678", "reference": reference})
+        assert sent.status_code == 201
+        # A plain number (a phone number, a negative amount) evaluates to itself: left as it is.
+        expected[sent.get_json()["id"]] = ["+31612345678", escaped, "'+cmd|' /C calc'!A0", "'@SUM(1+1)"]
+
+    def cells(text: str) -> dict[str, list[str]]:
+        return {row[-1]: [row[0], row[1], row[2], row[8]] for row in _rows(text)[1:]}
+
+    assert cells(viewer.get(f"/services/{service.id}/notifications.csv").get_data(as_text=True)) == expected
+    background_above(1)
+    location = viewer.get(f"/services/{service.id}/notifications.csv").headers["Location"]
+    assert message_report.build_report(MessageReport.get().id, report_storage()) == "ready"
+    assert cells(viewer.get(f"{location}/download").get_data(as_text=True)) == expected
+
+
 def test_a_long_report_is_built_in_the_background_with_its_progress(viewer, client, service, background_above):
     expected = _as_the_api_says(client, _send_through_the_api(client, service))
     background_above(2)

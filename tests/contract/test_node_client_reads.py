@@ -10,8 +10,10 @@ import pytest
 
 from models.db import utcnow
 from models.notification import Notification, ReceivedText
+from models.service import LetterContact
+from models.template import update_template
 from tests.contract.node_client import node_call, requires_node
-from tests.factories import create_key, create_notification, create_service
+from tests.factories import create_key, create_notification, create_sample_template, create_service
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
 
@@ -80,3 +82,14 @@ def test_get_received_texts(run, service):
     assert UUID.search(data["links"]["next"]).group(0) == str(texts[0].id)
     status, data = run("getReceivedTexts", str(texts[1].id))
     assert [t["id"] for t in data["received_text_messages"]] == [str(texts[0].id)]
+
+
+def test_template_version_carries_its_own_contact_block(run, service):
+    LetterContact.create(service=service, contact_block="Default office", is_default=True)
+    template = create_sample_template(service=service, template_type="letter", body="Dear ((name))")
+    update_template(template, created_by="editor@example.nl",
+                    letter_contact=LetterContact.create(service=service, contact_block="PO Box 1"))
+    status, first = run("getTemplateByIdAndVersion", str(template.id), 1)
+    assert (status, first["version"], first["letter_contact_block"]) == (200, 1, None)
+    status, second = run("getTemplateByIdAndVersion", str(template.id), 2)
+    assert (status, second["version"], second["letter_contact_block"]) == (200, 2, "PO Box 1")

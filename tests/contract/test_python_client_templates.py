@@ -7,6 +7,7 @@ from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from api.v2.template.template_schemas import preview_response, template_response, templates_response
+from models.service import LetterContact
 from models.template import update_template
 from tests.factories import create_key, create_sample_template, create_service
 
@@ -43,6 +44,20 @@ def test_versions_keep_their_own_fields(api, service):
     assert latest["updated_at"] is not None and latest["updated_at"].endswith("Z")
     first = api.get_template_version(str(template.id), 1)
     assert (first["version"], first["name"], first["body"]) == (1, "first name", "one")
+
+
+def test_version_reads_carry_the_versions_own_contact_block(api, service):
+    LetterContact.create(service=service, contact_block="Default office", is_default=True)
+    own = LetterContact.create(service=service, contact_block="Tax office\nPO Box 1")
+    template = create_sample_template(service=service, template_type="letter", body="Dear ((name))")
+    update_template(template, created_by="editor@example.nl", letter_contact=own)
+    # The service's default applies when sending and previewing, not to what a version holds.
+    first = api.get_template_version(str(template.id), 1)
+    jsonschema.validate(first, template_response)
+    assert (first["version"], first["letter_contact_block"]) == (1, None)
+    second = api.get_template_version(str(template.id), 2)
+    assert (second["version"], second["letter_contact_block"]) == (2, "Tax office\nPO Box 1")
+    assert api.get_template(str(template.id))["letter_contact_block"] == "Tax office\nPO Box 1"
 
 
 def test_unknown_template_and_version(api, service):

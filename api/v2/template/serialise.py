@@ -22,12 +22,14 @@ def template_json(version: TemplateVersion) -> dict[str, Any]:
         "body": version.body,
         "subject": version.subject if template.template_type != "sms" else None,
         "postage": version.postage if template.template_type == "letter" else None,
-        "letter_contact_block": contact_block_of(version),
+        # The version's own block: the service's default applies only when sending and previewing.
+        "letter_contact_block": version.letter_contact_block if template.template_type == "letter" else None,
         "personalisation": personalisation_map(*_texts(version)),
     }
 
 
 def _texts(version: TemplateVersion) -> list[str]:
+    # The placeholders a send must fill: those of the block a send would use, the default included.
     texts = version.content_texts()
     block = contact_block_of(version)
     if block:

@@ -7,6 +7,9 @@ Configuration, read once per process and added to the database when missing:
 The database then holds each gateway's priority, international support and whether it is in use
 (changed through the admin API, without a restart; every process sees a change within
 CACHE_TTL_SECONDS); a configured gateway's URL and token follow its configuration.
+
+A gateway's URL follows the rules of every outbound address (pipeline/outbound.py): https to a public
+address, loopback (by http too) only with CALLBACKS_ALLOW_HTTP_LOOPBACK on, for a local set-up.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import peewee
 from models import cache
 from models.db import database, utcnow
 from models.sms_gateway import SmsGateway, SmsGatewayChange
+from pipeline import outbound
 from pipeline.providers.sms.selection import Candidate
 
 if TYPE_CHECKING:
@@ -33,8 +37,15 @@ _parsed: dict[tuple, list[dict[str, Any]]] = {}
 _lock = threading.Lock()
 
 
+def url_problem(url: str, *, look_up: bool = True) -> str | None:
+    """Why a gateway URL is refused, or None; `look_up`: resolve a name and check its addresses too."""
+    return outbound.url_problem(url, allow_loopback=outbound.loopback_allowed(),
+                                resolver=outbound.system_resolver if look_up else None)
+
+
 def configured(settings: Settings) -> list[dict[str, Any]]:
-    """The gateways the configuration names; raises ValueError for SMS_GATEWAYS it cannot read."""
+    """The gateways the configuration names; raises ValueError for SMS_GATEWAYS it cannot read or a
+    URL it refuses (its name is looked up at every connection instead)."""
     gateways = []
     if settings.sms_gateway_url:
         gateways.append({"name": LEGACY_NAME, "url": settings.sms_gateway_url, "token": settings.sms_gateway_token,
@@ -48,6 +59,10 @@ def configured(settings: Settings) -> list[dict[str, Any]]:
         gateways.append({"name": str(entry["name"]), "url": str(entry["url"]), "token": entry.get("token"),
                          "priority": int(entry.get("priority", DEFAULT_PRIORITY)),
                          "supports_international": bool(entry.get("international", False))})
+    for gateway in gateways:
+        problem = url_problem(str(gateway["url"]), look_up=False)
+        if problem:
+            raise ValueError(f"SMS gateway {gateway['name']}: url {problem}")
     return gateways
 
 
