@@ -45,7 +45,8 @@ def _other_members(service: Service, requester: audit.Actor) -> list[str]:
                .where((ServiceUser.service == service) & (User.email_address != (mine or ""))).order_by(User.email_address))
     rows = TeamMember.select().where(TeamMember.service == service).order_by(TeamMember.id)
     listed = [m.email_address or m.mobile_number for m in rows if m.email_address is None or m.email_address != mine]
-    return list(dict.fromkeys([u.email_address for u in members] + listed))
+    # core.team.add_team_member, which makes every member, requires an address or a number: none is None.
+    return list(dict.fromkeys([u.email_address for u in members] + [m for m in listed if m is not None]))
 
 
 def checklist(service: Service, requester: audit.Actor) -> dict[str, bool]:
@@ -120,12 +121,13 @@ def approve_go_live(service_id: str, *, send_email: EmailSender) -> GoLiveStatus
 def reject_go_live(service_id: str, reason: str, *, send_email: EmailSender) -> GoLiveStatus:
     """Turn down the waiting request, with the reason the team is told."""
     service = find_service(service_id)
+    told = reason.strip()
     with database.atomic():
-        row = _decide(service, "rejected", reason.strip())
+        row = _decide(service, "rejected", told)
         if row is None:
             raise BadRequestError("There is no request to go live waiting for a decision")
         audit.record(service.id, "go_live.reject", subject_id=row.id, before={"status": "pending"},
-                     after={"status": "rejected", "reason": row.reason})
+                     after={"status": "rejected", "reason": told})
     for to in _recipients(service, row):
-        send_email(REJECTED_TEMPLATE, to, {"service_name": service.name, "reason": row.reason})
+        send_email(REJECTED_TEMPLATE, to, {"service_name": service.name, "reason": told})
     return go_live_status(service_id)

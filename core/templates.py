@@ -130,7 +130,7 @@ def change_template(service_id: str, template_id: str, *, created_by: str | None
                                  if f in changes and changes[f] != getattr(latest, f)}
     if "letter_contact_id" in changes:
         contact = _letter_contact(service, changes["letter_contact_id"])
-        if (contact.id if contact else None) != latest.letter_contact_id:  # type: ignore[attr-defined]
+        if (contact.id if contact else None) != latest.letter_contact_id:
             differing["letter_contact"] = contact
     if not differing:
         return latest
@@ -140,8 +140,8 @@ def change_template(service_id: str, template_id: str, *, created_by: str | None
         old_values = {"version": latest.version, **{f: getattr(latest, f) for f in differing if f in _CONTENT_FIELDS}}
         new_values = {"version": new.version, **{f: getattr(new, f) for f in differing if f in _CONTENT_FIELDS}}
         if "letter_contact" in differing:
-            old_values["letter_contact_id"] = latest.letter_contact_id  # type: ignore[attr-defined]
-            new_values["letter_contact_id"] = new.letter_contact_id  # type: ignore[attr-defined]
+            old_values["letter_contact_id"] = latest.letter_contact_id
+            new_values["letter_contact_id"] = new.letter_contact_id
         audit.record(service.id, "template.update", subject_id=template_id, before=old_values, after=new_values)
     return new
 
