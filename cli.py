@@ -15,8 +15,8 @@ from typing import Any
 import click
 from flask import Flask
 
-from core.tokens import create_token
 from config import get_settings
+from core.tokens import create_token
 from models import audit
 from models.db import database
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import datetime
 import functools
 import uuid
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import fastjsonschema
 from jsonschema import Draft7Validator, FormatChecker
@@ -50,8 +51,8 @@ def _is_schedulable(value: object) -> bool:
     except ValueError:
         raise FormatProblem(f"{value} is not a valid date-time") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
-    now = datetime.datetime.now(datetime.timezone.utc)
+        when = when.replace(tzinfo=datetime.UTC)
+    now = datetime.datetime.now(datetime.UTC)
     if when < now - datetime.timedelta(minutes=1):
         raise FormatProblem("datetime can not be in the past")
     if when > now + datetime.timedelta(hours=24):

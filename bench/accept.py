@@ -38,10 +38,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.tokens import create_token  # noqa: E402
 from bench.harness import (  # noqa: E402
-    ROOT, drop_queues, free_port, gunicorn_process, provision, remove_sends, service_env, vacuum, wrk_post)
+    ROOT,
+    drop_queues,
+    free_port,
+    gunicorn_process,
+    provision,
+    remove_sends,
+    service_env,
+    vacuum,
+    wrk_post,
+)
 from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
+from core.tokens import create_token  # noqa: E402
 
 R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
 

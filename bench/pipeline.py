@@ -41,20 +41,19 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import redis
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.tokens import create_token  # noqa: E402
-from bench.harness import (  # noqa: E402
-    ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum)
+from bench.harness import ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum  # noqa: E402
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
+from core.tokens import create_token  # noqa: E402
 
 
 def procfile_worker_args() -> list[str]:
@@ -232,7 +231,7 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
                                     headers={"Authorization": f"Bearer {token}"}, timeout=30)
             response.raise_for_status()
 
-        since = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(send, range(count)))
         db, param = database(env)

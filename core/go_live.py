@@ -4,8 +4,8 @@ CLI and the console.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from core.services import find_service
 from models import audit

@@ -2,7 +2,7 @@
 INSERT, and once it has committed their deliveries start together (one Redis round trip each kind)."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import peewee
 

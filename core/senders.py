@@ -3,8 +3,9 @@ inbound numbers texts are received on. A service always has one default of each 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Generic
+from typing import Generic
 
 from core.ids import checked_uuid
 from core.services import find_service

@@ -8,9 +8,9 @@ import json
 import queue
 import select
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, TypeVar
 
 import peewee
 from playhouse import db_url
@@ -22,7 +22,7 @@ database = peewee.DatabaseProxy()
 
 def utcnow() -> datetime.datetime:
     """Naive UTC: the database stores UTC without a zone; the API adds the Z on the way out."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 class JSONField(peewee.TextField):

@@ -17,7 +17,8 @@ from __future__ import annotations
 import _thread
 import threading
 import time
-from typing import Callable, Generic, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -24,7 +24,7 @@ def _redis() -> redis.Redis:
 
 
 def today() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
 
 
 def daily_key(service_id: object, kind: str, day: str) -> str:

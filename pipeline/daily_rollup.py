@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from typing import ContextManager, Iterator
+from collections.abc import Iterator
+from typing import ContextManager
 
 import peewee
 

@@ -26,13 +26,18 @@ from models.db import column, column_names, compiled_sql, database, give_back_co
 from models.notification import UNINDEXED_STATUS_SQL, Notification
 from models.service import sending_address
 from models.template import TemplateVersion
+from observability.metrics import provider_calls
 from pipeline import statuses
 from pipeline.batching import Batcher
 from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
-from observability.metrics import provider_calls
 from pipeline.providers import (
-    EmailMessageData, EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsMessageData,
+    EmailMessageData,
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsMessageData,
     SmsProvider,
 )
 from pipeline.providers.registry import email_provider, sms_provider

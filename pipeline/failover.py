@@ -11,12 +11,18 @@ elsewhere it waits for its receipt.
 from __future__ import annotations
 
 import logging
-from typing import Callable, Collection
+from collections.abc import Callable, Collection
 
 from config import Settings
 from models.notification import Notification, unindexed_status
 from pipeline import dispatch, statuses
-from pipeline.providers import EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsProvider
+from pipeline.providers import (
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsProvider,
+)
 from pipeline.providers.errors import TECHNICAL_FAILURE
 from pipeline.providers.registry import email_providers, sms_gateway, sms_provider
 from pipeline.providers.sms import gateways, selection

@@ -12,7 +12,7 @@ import datetime
 import io
 import logging
 import uuid
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from models.db import utcnow
 from models.message_report import FAILED, PENDING, READY, MessageReport

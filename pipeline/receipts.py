@@ -13,8 +13,9 @@ from __future__ import annotations
 import datetime
 import logging
 import uuid
+from collections.abc import Mapping, Sequence
 from itertools import groupby
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from config import get_settings
 from models.db import column, compiled_sql, database, utcnow

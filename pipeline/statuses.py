@@ -6,7 +6,8 @@ workers racing on one notification cannot both move it, and an illegal move is r
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import peewee
 

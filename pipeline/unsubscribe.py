@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 from itsdangerous import BadSignature, Signer
 

@@ -31,10 +31,11 @@ import collections
 import json
 import threading
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import pytest
 import requests
@@ -114,7 +115,7 @@ class FakeGateway:
             "id": gateway_id,
             "reference": reference,
             "status": state,
-            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "timestamp": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         }
         return requests.post(url, json=receipt, headers={"Authorization": f"Bearer {token}"}, timeout=5)
 

@@ -14,8 +14,8 @@ import os
 import re
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import peewee

@@ -81,8 +81,8 @@ def test_the_services_own_url_wins_and_no_setting_means_no_header(client, servic
 
 
 def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
-    from tests.factories import create_notification
     from pipeline.unsubscribe import token_for
+    from tests.factories import create_notification
 
     notification = create_notification(service=service, notification_type="email", status="delivered")
     wrong = client.post(f"/unsubscribe/{notification.id}/{token_for('another')}")

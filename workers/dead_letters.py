@@ -40,7 +40,7 @@ def _keys(queue: str) -> tuple[str, str]:
 
 
 def _utc(ms: float) -> datetime.datetime:
-    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
 
 
 def _decode(queue: str, message_id: str, data: bytes, died_ms: float, final_error: bytes | None) -> DeadLetter:

@@ -15,12 +15,12 @@ from itertools import groupby
 import dramatiq
 
 from config import get_settings
+from models.outages import UNAVAILABLE
 from pipeline.email_events import apply_email_events
 from pipeline.outbox import Outbox
 from pipeline.providers.email.events import from_json
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
-from models.outages import UNAVAILABLE
 from workers.broker import ops_redis
 from workers.enqueue import add_now, start_flush
 

@@ -17,7 +17,13 @@ from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from core.brands import (
-    Brand, BrandModel, BrandT, create_email_brand, create_letter_brand, find_brand, update_email_brand,
+    Brand,
+    BrandModel,
+    BrandT,
+    create_email_brand,
+    create_letter_brand,
+    find_brand,
+    update_email_brand,
     update_letter_brand,
 )
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance

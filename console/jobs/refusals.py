@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 
 WHOLE = {
     "The file must be a CSV, XLSX or ODS spreadsheet": _l("The file must be a CSV, XLSX or ODS spreadsheet"),

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 
 WHOLE = {
     "Service is already live": _l("The service is already live"),

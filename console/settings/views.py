@@ -13,12 +13,11 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
-from console.team.views import PermissionsField
 from console.settings import callbacks, senders  # noqa: F401  (their routes join bp)
 from console.settings.blueprint import bp
+from console.team.views import PermissionsField
 from core.services import LIMITS, MAX_RETENTION_DAYS, settings_of, update_service
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
-
 
 SERVICE_PERMISSION_LABELS = {
     "email": _l("Send emails"),

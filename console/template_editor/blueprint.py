@@ -3,8 +3,7 @@ the template rules in the page's language."""
 from __future__ import annotations
 
 from flask import Blueprint, abort
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 from flask_wtf import FlaskForm
 
 from console.auth import current_service

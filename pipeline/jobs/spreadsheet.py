@@ -79,9 +79,9 @@ def _ods_cell_text(cell: Element) -> str:
 
 
 def _ods_rows(data: bytes) -> Iterable[Sequence[object]]:
+    from odf.namespaces import TABLENS
     from odf.opendocument import load
     from odf.table import Table, TableCell, TableRow
-    from odf.namespaces import TABLENS
 
     document = load(io.BytesIO(data))
     tables = document.spreadsheet.getElementsByType(Table)

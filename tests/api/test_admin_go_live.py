@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from core.go_live import approve_go_live, request_go_live
-from models.platform import PLATFORM_SERVICE_ID
 from models.audit import Actor, acting_as
 from models.notification import Notification
+from models.platform import PLATFORM_SERVICE_ID
 from models.service import Service
 from tests.admin_helpers import admin_headers, errors, post_service
 from tests.conftest import wait_for

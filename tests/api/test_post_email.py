@@ -106,10 +106,10 @@ def test_scheduled_for(client, service, key):
     import datetime
 
     template = create_sample_template(service=service, template_type="email", subject="s", body="b")
-    soon = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    soon = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id), "scheduled_for": soon})
     assert response.status_code == 201 and response.get_json()["scheduled_for"].startswith(soon[:19])
-    late = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=25)).isoformat()
+    late = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=25)).isoformat()
     response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id), "scheduled_for": late})
     assert errors(response) == (400, [("ValidationError", "scheduled_for datetime can only be 24 hours in the future")])
 

@@ -11,9 +11,9 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 import requests

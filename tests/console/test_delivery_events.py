@@ -7,7 +7,6 @@ import datetime
 import io
 import json
 
-
 from models.db import utcnow
 from models.notification_event import NotificationEvent
 from models.service import Service

@@ -1,7 +1,6 @@
 """Sends through the official Node client (notifications-node-client 8.4)."""
 from __future__ import annotations
 
-
 from tests.conftest import status_of, wait_for
 from tests.contract.node_client import node_call, requires_node
 from tests.factories import create_key, create_sample_template

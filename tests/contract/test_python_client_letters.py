@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import jsonschema
 import pytest
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
@@ -18,8 +19,6 @@ from pipeline.virus_scan import EICAR
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from workers.letters import print_letters
-
-import jsonschema
 
 ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234 AB  Amsterdam"}
 NOT_READY = (400, [{"error": "PDFNotReadyError", "message": "PDF not available yet, try again later"}])

@@ -4,8 +4,9 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import closing
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 

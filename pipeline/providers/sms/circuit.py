@@ -11,7 +11,7 @@ success costs a Redis round trip only where there is something to reset.
 """
 from __future__ import annotations
 
-from typing import Collection
+from collections.abc import Collection
 
 import redis
 
