@@ -300,7 +300,7 @@ def _cpu(runs: list[Run]) -> str:
 
 def _shares(values: list[Run], noop: list[Run]) -> str:
     """The medians' ratio, and each round's against the no-op run measured beside it."""
-    shares = [run.rate / base.rate for run, base in zip(values, noop)]
+    shares = [run.rate / base.rate for run, base in zip(values, noop, strict=True)]
     median = statistics.median(run.rate for run in values) / statistics.median(run.rate for run in noop)
     return (f"{median:.1%} (per round {', '.join(f'{share:.1%}' for share in shares)}; "
             f"median {statistics.median(shares):.1%})")

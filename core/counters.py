@@ -54,8 +54,8 @@ def _count_batch(batch: list[Ask]) -> list[tuple[bytes | None, list[int]]]:
     if reads:
         pipe.mget(reads)
     replies = pipe.execute()
-    read = dict(zip(reads, replies.pop() if reads else ()))
-    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2])}
+    read = dict(zip(reads, replies.pop() if reads else (), strict=True))
+    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2], strict=True)}
     values: list[tuple[bytes | None, list[int]]] = []
     for key_read, counters in batch:
         mine = []

@@ -113,7 +113,7 @@ def reserve_daily(service_id: object, limits: dict[str, int], ahead: CountedAhea
     missing = [kind for kind in limits if kind not in reached]
     if missing:
         counters = [daily_counter(service_id, kind) for kind in missing]
-        for kind, counter, value in zip(missing, counters, count(*counters)):
+        for kind, counter, value in zip(missing, counters, count(*counters), strict=True):
             reached[kind] = (counter[0], value)
     keys = [reached[kind][0] for kind in limits]
     for kind in limits:

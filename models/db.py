@@ -92,7 +92,7 @@ def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
     """A row of model's columns (named as the cursor named them) as a model instance."""
     columns = model._meta.columns
     data = {}
-    for name, value in zip(names, row):
+    for name, value in zip(names, row, strict=True):
         field = columns[name]
         data[field.name] = None if value is None else field.python_value(value)
     return model(__no_default__=1, **data)

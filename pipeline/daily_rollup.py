@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Iterator
-from typing import ContextManager
+from contextlib import AbstractContextManager
 
 import peewee
 
@@ -112,7 +112,7 @@ def _days(start: datetime.date, end: datetime.date) -> Iterator[datetime.date]:
         yield start + datetime.timedelta(days=offset)
 
 
-def _snapshot() -> ContextManager[object]:
+def _snapshot() -> AbstractContextManager[object]:
     # One snapshot for the held rows and the purge's counts: a purge batch committed between the two
     # reads would otherwise be missed by both or counted by both.
     return database.atomic(isolation_level="REPEATABLE READ") if is_postgres() else database.atomic()

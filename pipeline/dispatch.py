@@ -231,7 +231,7 @@ def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[
             moved = statuses.transition_each(new_status, [sends[index][1:] for index in indexes])
         except PeeweeException as exc:  # this status's sends raise it; another status's, already committed, stand
             moved = [exc] * len(indexes)
-        for index, outcome in zip(indexes, moved):
+        for index, outcome in zip(indexes, moved, strict=True):
             outcomes[index] = outcome
     return outcomes
 

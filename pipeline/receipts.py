@@ -40,13 +40,13 @@ def _notification_ids(receipts: Sequence[Receipt]) -> list[str | None]:
     """Our id for each receipt: its reference when that is one of ours, else by the provider's own id
     (one query for all of those)."""
     ours = [_our_reference(receipt) for receipt in receipts]
-    unmatched = {str(r["id"]) for r, found in zip(receipts, ours) if found is None and r.get("id")}
+    unmatched = {str(r["id"]) for r, found in zip(receipts, ours, strict=True) if found is None and r.get("id")}
     by_provider_id = {
         row.provider_reference: str(row.id)
         for row in Notification.select(Notification.id, Notification.provider_reference)
         .where(Notification.provider_reference.in_(list(unmatched)))
     } if unmatched else {}
-    return [found or by_provider_id.get(str(r.get("id"))) for r, found in zip(receipts, ours)]
+    return [found or by_provider_id.get(str(r.get("id"))) for r, found in zip(receipts, ours, strict=True)]
 
 
 def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
@@ -59,7 +59,7 @@ def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
     """
     known: list[tuple[Receipt, str]] = []
     unknown: list[Receipt] = []
-    for receipt, notification_id in zip(receipts, _notification_ids(receipts)):
+    for receipt, notification_id in zip(receipts, _notification_ids(receipts), strict=True):
         if not is_known_state(str(receipt.get("status", ""))):
             log.warning("receipt from %s in a state we do not know: %s", provider, dict(receipt))
         elif notification_id is None:
@@ -135,7 +135,7 @@ def apply_held(held: Any) -> int:
     if not rows:
         return 0
     ids = _notification_ids([row.receipt for row in rows])
-    matched = [(row, notification_id) for row, notification_id in zip(rows, ids) if notification_id]
+    matched = [(row, notification_id) for row, notification_id in zip(rows, ids, strict=True) if notification_id]
     for provider, run in groupby(matched, key=lambda match: match[0].provider):
         _apply(provider, [(row.receipt, notification_id) for row, notification_id in run])
     if matched:

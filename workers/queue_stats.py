@@ -113,12 +113,12 @@ def _redis_depths(names: list[str]) -> dict[str, tuple[int, int, int, int, float
     replies = pipe.execute()
     rows = [replies[i:i + 5] for i in range(0, len(replies), 5)]
     pipe = broker.client.pipeline(transaction=False)
-    for name, row in zip(names, rows):
+    for name, row in zip(names, rows, strict=True):
         pipe.hget(f"{ns}:{name}.msgs", row[4] or b"-")
     heads = pipe.execute()
     now_ms = time.time() * 1000
     result = {}
-    for name, (ready, held, delayed, dead, _), head in zip(names, rows, heads):
+    for name, (ready, held, delayed, dead, _), head in zip(names, rows, heads, strict=True):
         age = (now_ms - json.loads(head)["message_timestamp"]) / 1000 if head else None
         result[name] = (ready, delayed, dead, max(held - ready, 0), age)
     return result

@@ -157,7 +157,7 @@ def test_letter_in_each_language_with_and_without_logo(language, branded, tmp_pa
         assert not overlaps(box, *WINDOW)
         scale = image.width / g.PAGE_WIDTH
         pixel = image.getpixel((round((box[0] + 2) * scale), round((box[1] + 2) * scale)))
-        assert all(abs(a - b) < 12 for a, b in zip(pixel, BRAND_BLUE))  # the logo's blue, printed top left
+        assert all(abs(a - b) < 12 for a, b in zip(pixel, BRAND_BLUE, strict=True))  # the logo's blue, printed top left
     assert _ink_in(image, *WINDOW) > 50  # the address shows through the window
     # Nothing printed within the margins: the grippers' strip stays blank (the outer 1 mm is left out:
     # A4 is not a whole number of pixels, so the last row and column are anti-aliased page edge).

@@ -96,7 +96,7 @@ def test_legacy_postcode_key_comes_after_every_address_line():
     ],
 )
 def test_keys_compare_ignoring_case_spaces_underscores_and_hyphens(keys):
-    personalisation = dict(zip(keys, ["Jan Jansen", "Damrak 1", "1012AB"]))
+    personalisation = dict(zip(keys, ["Jan Jansen", "Damrak 1", "1012AB"], strict=True))
     assert validate_postal_address(personalisation).lines == ["Jan Jansen", "Damrak 1", "1012 AB"]
 
 
