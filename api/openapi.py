@@ -100,7 +100,8 @@ def _operation(operation: Operation, part: tuple[str, str, str], operation_id: s
         "security": [{scheme: []}], "parameters": parameters, "responses": _responses(operation),
     }
     if operation.body is not None:
-        document["requestBody"] = {"required": False, "content": {"application/json": {"schema": _plain(operation.body)}}}
+        document["requestBody"] = {"required": False,
+                                   "content": {"application/json": {"schema": _plain(operation.body)}}}
     return document
 
 

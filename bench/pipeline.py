@@ -130,9 +130,10 @@ def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count:
 
 
 def measure_noop(redis_url: str, count: int) -> Run:
-    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url, QUEUE_NAMESPACE=f"bench-noop-{uuid.uuid4().hex[:6]}")
-    return _drain("bench.noop_actors", "noop", f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)",
-                  env, count)
+    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url,
+                      QUEUE_NAMESPACE=f"bench-noop-{uuid.uuid4().hex[:6]}")
+    return _drain("bench.noop_actors", "noop",
+                  f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)", env, count)
 
 
 def measure_floor(redis_url: str, database_url: str | None, count: int) -> Run:
@@ -324,7 +325,8 @@ def main() -> None:
                         help="leave out R4's floor (bench/floor_actors.py)")
     args = parser.parse_args()
     override_workers(args.worker_processes, args.worker_threads)
-    databases = ([] if args.skip_sqlite else [("SQLite", None)]) + ([("PostgreSQL", args.postgres)] if args.postgres else [])
+    databases = (([] if args.skip_sqlite else [("SQLite", None)])
+                 + ([("PostgreSQL", args.postgres)] if args.postgres else []))
     rows = [row for row in ("r4", "r5") if args.only in (None, row)]
     noop: list[Run] = []
     runs: dict[tuple[str, str], list[Run]] = {(row, name): [] for row in rows for name, _ in databases}
@@ -356,7 +358,8 @@ def main() -> None:
               " (the most R4 can be with a queue message per notification)")
     for (row, name), values in runs.items():
         if row == "r4":
-            _line(f"R4 simulated provider, {name}", values, "notifications/s", f"; share of no-op {_shares(values, noop)}")
+            _line(f"R4 simulated provider, {name}", values, "notifications/s",
+                  f"; share of no-op {_shares(values, noop)}")
         else:
             per_process = [run.rate / PROCESSES for run in values]
             _line(f"R5 HTTP gateway {args.gateway_delay_ms:.0f} ms, {name}", values, "notifications/s",

@@ -42,7 +42,8 @@ def _other_members(service: Service, requester: audit.Actor) -> list[str]:
     members, and the team the admin API keeps (who may receive messages in trial mode)."""
     mine = requester.name.lower() if requester.kind == "user" else None
     members = (User.select(User.email_address).join(ServiceUser)
-               .where((ServiceUser.service == service) & (User.email_address != (mine or ""))).order_by(User.email_address))
+               .where((ServiceUser.service == service) & (User.email_address != (mine or "")))
+               .order_by(User.email_address))
     rows = TeamMember.select().where(TeamMember.service == service).order_by(TeamMember.id)
     listed = [m.email_address or m.mobile_number for m in rows if m.email_address is None or m.email_address != mine]
     # core.team.add_team_member, which makes every member, requires an address or a number: none is None.

@@ -142,7 +142,8 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
     for row in rows:
         if row.status == statuses.SENDING and row.sent_by == SimulatedSmsProvider.name:
             assert row.normalised_to is not None  # set at accept for every text and email
-            receipts.append(simulated_receipt(SimulatedSmsProvider.reference_for(row.id), str(row.id), row.normalised_to))
+            reference = SimulatedSmsProvider.reference_for(row.id)
+            receipts.append(simulated_receipt(reference, str(row.id), row.normalised_to))
         elif row.status == statuses.CREATED:
             one_by_one.append(str(row.id))
     return receipts, one_by_one

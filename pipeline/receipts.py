@@ -74,7 +74,8 @@ def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
 def _apply(provider: str, known: list[tuple[Receipt, str]]) -> int:
     if not known:
         return 0
-    mapped = [(receipt, notification_id, map_gateway_state(str(receipt["status"]))) for receipt, notification_id in known]
+    mapped = [(receipt, notification_id, map_gateway_state(str(receipt["status"])))
+              for receipt, notification_id in known]
     # A receipt that moves nothing, or whose status a `created` notification may take directly (a
     # failure), records the send first, so the notification keeps the provider's id and its cost.
     _record_sent_from_receipts(provider, [(receipt, notification_id) for receipt, notification_id, new_status in mapped

@@ -139,7 +139,8 @@ def queue_stats(minutes: int = 5) -> list[QueueStats]:
     outboxed = {"receipts": receipts_outbox().waiting()}
     return [
         QueueStats(name=name, ready=ready + outboxed.get(name, 0), delayed=delayed, dead=dead, in_progress=held,
-                   oldest_age_seconds=age, live_workers=sum(name in w.queues for w in workers), last_worker_seen=seen.get(name),
+                   oldest_age_seconds=age, live_workers=sum(name in w.queues for w in workers),
+                   last_worker_seen=seen.get(name),
                    done=totals.get(f"done:{name}", 0), failed=totals.get(f"failed:{name}", 0), minutes=minutes)
         for name, (ready, delayed, dead, held, age) in depths.items()
     ]

@@ -29,7 +29,8 @@ def event_json(event: AuditEvent) -> dict[str, Any]:
 
 @admin_blueprint.get("/services/<service_id>/history")
 @documented("Every change made to the service, newest first.", {200: responses.history},
-            query=admin_schemas.history_query, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            query=admin_schemas.history_query,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_history(service_id: str) -> Response:
     limit = integer_argument("limit", DEFAULT_HISTORY_LIMIT)
     find_service(service_id)

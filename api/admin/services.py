@@ -33,14 +33,16 @@ def get_services() -> Response:
 
 
 @admin_blueprint.get("/services/<service_id>")
-@documented("One service.", {200: responses.service}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("One service.", {200: responses.service},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_service(service_id: str) -> Response:
     return jsonify(service_json(find_service(service_id)))
 
 
 @admin_blueprint.patch("/services/<service_id>")
 @documented("Change a service's settings (only those given).", {200: responses.service},
-            body=admin_schemas.update_service, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            body=admin_schemas.update_service,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def patch_service(service_id: str) -> Response:
     find_service(service_id)  # an unknown service is a 404 before its body is looked at
     return jsonify(service_json(update_service(service_id, **validate(admin_schemas.update_service, json_body()))))

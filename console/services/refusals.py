@@ -12,13 +12,19 @@ from flask_babel import gettext as _, lazy_gettext as _l
 
 WHOLE = {
     "Service is already live": _l("The service is already live"),
-    "Going live has already been requested for this service": _l("Going live has already been requested for this service"),
-    "There is no request to go live waiting for a decision": _l("There is no request to go live waiting for a decision"),
-    "Add a reply-to email address before requesting to go live": _l("Add a reply-to email address before requesting to go live"),
+    "Going live has already been requested for this service":
+        _l("Going live has already been requested for this service"),
+    "There is no request to go live waiting for a decision":
+        _l("There is no request to go live waiting for a decision"),
+    "Add a reply-to email address before requesting to go live":
+        _l("Add a reply-to email address before requesting to go live"),
     "Add a template before requesting to go live": _l("Add a template before requesting to go live"),
-    "Add a team member other than you before requesting to go live": _l("Add a team member other than you before requesting to go live"),
-    "This is the default: make another one the default instead": _l("This is the default: make another one the default instead"),
-    "A service needs at least one member who can manage settings and team": _l("A service needs at least one member who can manage settings and team"),
+    "Add a team member other than you before requesting to go live":
+        _l("Add a team member other than you before requesting to go live"),
+    "This is the default: make another one the default instead":
+        _l("This is the default: make another one the default instead"),
+    "A service needs at least one member who can manage settings and team":
+        _l("A service needs at least one member who can manage settings and team"),
 }
 PROBLEMS = {
     "Not a valid email address": _l("Enter a valid email address"),
@@ -28,7 +34,8 @@ PROBLEMS = {
     "Must not contain letters or symbols": _l("A phone number cannot contain letters or symbols"),
     "Not a valid country prefix": _l("The country code is not valid"),
     "is not a valid https url": _l("Enter a URL that starts with https://"),
-    "must be up to 11 letters, digits and spaces, or a phone number": _l("Use up to 11 letters, digits and spaces, or a phone number"),
+    "must be up to 11 letters, digits and spaces, or a phone number":
+        _l("Use up to 11 letters, digits and spaces, or a phone number"),
     "cannot be blank": _l("Fill this in"),
 }
 _SERVICE_NAME_TAKEN = re.compile(r"Service name '(?P<name>.*)' already exists")

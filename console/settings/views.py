@@ -59,7 +59,9 @@ class RetentionForm(FlaskForm):
 
 def _limit(label: Any, minimum: int) -> IntegerField:
     return IntegerField(label, validators=[
-        InputRequired(_l("Enter a number")), NumberRange(min=minimum, message=_l("Enter a number of %(min)s or more", min=minimum))])
+        InputRequired(_l("Enter a number")),
+        NumberRange(min=minimum, message=_l("Enter a number of %(min)s or more", min=minimum)),
+    ])
 
 
 class LimitsForm(FlaskForm):
@@ -89,7 +91,8 @@ def index(service_id: str) -> Any:
     callback_rows = {c.kind: c for c in ServiceCallback.select().where(ServiceCallback.service == service)}
     return render_template("settings/index.html", service=service, settings=settings_of(service),
                            defaults=defaults, callbacks=callback_rows,
-                           permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p]) for p in service.permissions or []),
+                           permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p])
+                                                     for p in service.permissions or []),
                            channel_labels=CHANNEL_LABELS, limit_labels=LIMIT_LABELS,
                            platform_admin=current_user().platform_admin)
 

@@ -18,7 +18,8 @@ TOP_LEVEL = ""  # the folder choice that files a template at the service's top l
 # The folder rules' refusals (core.template_folders) worded for the page; the others are translated
 # by console.services.refusals.
 REFUSALS = {
-    "Only an empty folder can be deleted": _l("Only an empty folder can be deleted: move its templates and folders out first"),
+    "Only an empty folder can be deleted":
+        _l("Only an empty folder can be deleted: move its templates and folders out first"),
     "Choose at least one template to move": _l("Choose at least one template to move"),
 }
 

@@ -128,7 +128,8 @@ def _content(form: TemplateForm, template_type: str) -> dict[str, Any]:
     return data
 
 
-def _editor_page(form: TemplateForm, template_type: str, *, heading: str, version: TemplateVersion | None = None) -> Any:
+def _editor_page(form: TemplateForm, template_type: str, *, heading: str,
+                 version: TemplateVersion | None = None) -> Any:
     contact = None
     if template_type == "letter" and form.letter_contact.data:
         contact = LetterContact.get_or_none((LetterContact.id == form.letter_contact.data)

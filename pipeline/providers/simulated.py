@@ -107,4 +107,5 @@ def post_receipts(base_url: str, token: str, provider_name: str, receipts: list[
     if response.status_code >= 500 or response.status_code == 429:
         raise RetryableProviderError(f"receipt webhook answered {response.status_code}")
     if response.status_code >= 400:
-        raise FinalProviderError(TECHNICAL_FAILURE, f"receipt webhook answered {response.status_code}: {response.text[:200]}")
+        raise FinalProviderError(TECHNICAL_FAILURE,
+                                 f"receipt webhook answered {response.status_code}: {response.text[:200]}")
