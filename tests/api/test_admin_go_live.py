@@ -85,7 +85,8 @@ def test_reject_with_a_reason(client):
                            headers=admin_headers()).get_json()
     assert rejected["trial_mode"] is True
     assert (rejected["request"]["status"], rejected["request"]["reason"]) == ("rejected", "Templates are empty")
-    assert _platform_emails() == [("colleague@example.nl", "Tax office kan nog niet live / Tax office cannot go live yet")]
+    assert _platform_emails() == [("colleague@example.nl",
+                                   "Tax office kan nog niet live / Tax office cannot go live yet")]
     assert "was turned down: Templates are empty" in Notification.get(Notification.to == "colleague@example.nl").body
     nothing = client.post(f"/admin/services/{sid}/go-live/reject", json={"reason": "x"}, headers=admin_headers())
     assert errors(nothing) == (400, [("BadRequestError", "There is no request to go live waiting for a decision")])

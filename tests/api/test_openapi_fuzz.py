@@ -42,7 +42,8 @@ def world():
     """A live service with a key and a template of each type, and the credentials for each part."""
     service = create_service()
     key = create_key(service=service)
-    templates = {kind: create_sample_template(service=service, template_type=kind) for kind in ("sms", "email", "letter")}
+    templates = {kind: create_sample_template(service=service, template_type=kind)
+                 for kind in ("sms", "email", "letter")}
     return service, key, templates
 
 
