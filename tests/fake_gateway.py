@@ -146,14 +146,16 @@ class FakeGateway:
                 threading.Thread(target=self._post_receipt, args=(message, token, state), daemon=True).start()
         return status, answer, delay
 
-    def _take(self, headers: Mapping[str, str], raw: bytes) -> tuple[int, dict[str, Any], float, ReceivedMessage | None]:
+    def _take(self, headers: Mapping[str, str],
+              raw: bytes) -> tuple[int, dict[str, Any], float, ReceivedMessage | None]:
         with self._lock:
             self.attempts += 1
             step = self._plan.pop(0) if self._plan else None
             if step and step[0] == "stall":
                 return 504, {"error": "Gateway timeout"}, step[1], None
             if step and step[0] != "hang":
-                default = {"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422) else {"error": "Failure"}
+                default = ({"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422)
+                           else {"error": "Failure"})
                 return step[1], step[2] if step[2] is not None else default, 0, None
             if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
                 return 401, {"error": "Unauthorized"}, 0, None

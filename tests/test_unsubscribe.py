@@ -87,7 +87,8 @@ def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
     notification = create_notification(service=service, notification_type="email", status="delivered")
     wrong = client.post(f"/unsubscribe/{notification.id}/{token_for('another')}")
     assert wrong.status_code == 404
-    assert wrong.get_json() == {"status_code": 404, "errors": [{"error": "NoResultFound", "message": "No result found"}]}
+    assert wrong.get_json() == {"status_code": 404,
+                                "errors": [{"error": "NoResultFound", "message": "No result found"}]}
     assert client.post(f"/unsubscribe/not-an-id/{token_for('not-an-id')}").status_code == 404
     page = client.get(f"/unsubscribe/{notification.id}/{token_for(str(notification.id))}")
     assert page.status_code == 200 and '<form method="post">' in page.get_data(as_text=True)

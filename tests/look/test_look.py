@@ -32,7 +32,8 @@ from tests.pipeline.test_logos import SVG
 LOGO = process_logo(SVG)  # a blue square and "Gemeente", rasterised from SVG as an upload would be
 LOGO_URL = "https://logo.example.test/gemeente.png"
 BRAND_BLUE = (21, 66, 115)
-EMAIL_BODY = "Beste ((naam)),\n\n# Uw aanvraag\n\nUw parkeervergunning is klaar.\n\n* Kenteken: ((kenteken))\n* Zone: Centrum"
+EMAIL_BODY = ("Beste ((naam)),\n\n# Uw aanvraag\n\nUw parkeervergunning is klaar.\n\n"
+              "* Kenteken: ((kenteken))\n* Zone: Centrum")
 DUTCH_TEXT = {"heading": "U heeft een bestand om te downloaden", "footer": "Deze e-mail is verstuurd door"}
 ENGLISH_TEXT = {"heading": "You have a file to download", "footer": "This email was sent by"}
 

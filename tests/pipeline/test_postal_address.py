@@ -63,7 +63,8 @@ def test_postcode_and_town_last_line(last_line, normalised, postcode):
     assert result == nl(["Jan Jansen", "Damrak 1", normalised], postcode)
 
 
-@pytest.mark.parametrize("country_line", ["Nederland", "Netherlands", "The Netherlands", "NEDERLAND", "the netherlands"])
+@pytest.mark.parametrize("country_line",
+                         ["Nederland", "Netherlands", "The Netherlands", "NEDERLAND", "the netherlands"])
 def test_netherlands_as_last_line_is_dropped(country_line):
     result = validate_postal_address(address("Jan Jansen", "Damrak 1", "1012AB Amsterdam", country_line))
     assert result == nl(["Jan Jansen", "Damrak 1", "1012 AB  AMSTERDAM"], "1012 AB")
