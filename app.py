@@ -6,7 +6,7 @@ from flask import Flask, Response, g, jsonify
 
 from api.errors import register_error_handlers
 from config import get_settings, redis_url
-from models.db import database, init_database, enter_request, leave_request
+from models.db import database, enter_request, init_database, leave_request
 from observability import logs
 
 
@@ -27,11 +27,10 @@ def create_app() -> Flask:
     from api.documents import documents_blueprint
     from api.monitoring import health, register_monitoring
     from api.providers import providers_blueprint
+    from api.request_body import check_query
     from api.unsubscribe import unsubscribe_blueprint
     from api.v2 import v2_blueprint
     from cli import register_cli, register_report_reader
-
-    from api.request_body import check_query
 
     for api_blueprint in (v2_blueprint, admin_blueprint, providers_blueprint):  # JSON APIs, not the pages
         api_blueprint.before_request(check_query)

@@ -15,8 +15,8 @@ from typing import Any
 import click
 from flask import Flask
 
-from core.tokens import create_token
 from config import get_settings
+from core.tokens import create_token
 from models import audit
 from models.db import database
 
@@ -54,7 +54,8 @@ def register_cli(app: Flask) -> None:
     @app.cli.command("create-service")
     @click.option("--name", required=True)
     @click.option("--live", is_flag=True, help="Create it out of trial mode.")
-    @click.option("--permissions", help="Comma-separated, e.g. email,sms,letter (default email,sms,letter,international_sms).")
+    @click.option("--permissions",
+                  help="Comma-separated, e.g. email,sms,letter (default email,sms,letter,international_sms).")
     def create_service(name: str, live: bool, permissions: str | None) -> None:
         """Create a service (in trial mode unless --live)."""
         data: dict[str, Any] = {"name": name, "trial_mode": not live}

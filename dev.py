@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The two commands of the README, needing nothing but Python 3.11 on the machine.
+"""The two commands of the README, needing nothing but Python 3.11 on the machine, and the checks CI runs first.
 
     python3 dev.py run    install into .venv, migrate, start web + console + worker + jobs + scheduler (Procfile)
     python3 dev.py test   install into .venv, run the test suite
+    python3 dev.py lint   install into .venv, run ruff over the tree and mypy over core/, pipeline/, models/
 
 DATABASE_URL and REDIS_URL choose PostgreSQL and a Redis server; unset, a SQLite file and an
 embedded Redis under instance/ are used.
@@ -117,12 +118,22 @@ def test(args: list[str]) -> int:
     return 1 if code == 5 else code
 
 
+def lint() -> int:
+    """Both checks, each run even when the other fails; their settings are in pyproject.toml."""
+    ruff = subprocess.call([str(VENV / "bin" / "ruff"), "check", "."], cwd=ROOT, env=_env())
+    mypy = subprocess.call([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=_env())
+    return ruff or mypy
+
+
+COMMANDS = {"run": lambda args: run(), "test": test, "lint": lambda args: lint()}
+
+
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in {"run", "test"}:
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         print(__doc__)
         return 2
     _ensure_venv()
-    return run() if sys.argv[1] == "run" else test(sys.argv[2:])
+    return COMMANDS[sys.argv[1]](sys.argv[2:])
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
 from models.outages import UNAVAILABLE
+
 # The error classes live in pipeline.errors (stages raise them too); the API names them from here.
 from pipeline.errors import (  # noqa: F401
     ApiError,

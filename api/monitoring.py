@@ -11,7 +11,7 @@ import os
 import re
 import secrets
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import peewee
 import redis

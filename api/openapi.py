@@ -8,8 +8,9 @@ data, kept once, next to their route.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from flask import Flask
 
@@ -99,7 +100,8 @@ def _operation(operation: Operation, part: tuple[str, str, str], operation_id: s
         "security": [{scheme: []}], "parameters": parameters, "responses": _responses(operation),
     }
     if operation.body is not None:
-        document["requestBody"] = {"required": False, "content": {"application/json": {"schema": _plain(operation.body)}}}
+        document["requestBody"] = {"required": False,
+                                   "content": {"application/json": {"schema": _plain(operation.body)}}}
     return document
 
 

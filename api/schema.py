@@ -4,13 +4,15 @@ from __future__ import annotations
 import datetime
 import functools
 import uuid
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import fastjsonschema
 from jsonschema import Draft7Validator, FormatChecker
 from jsonschema.exceptions import ValidationError as SchemaError
 
 from api.errors import ValidationError
+from pipeline.outbound import NOT_HTTPS
 
 format_checker = FormatChecker()
 
@@ -37,7 +39,7 @@ def _is_https_url(value: object) -> bool:
     if isinstance(value, str):
         parts = urlsplit(value)
         if parts.scheme != "https" or not parts.netloc or " " in value:
-            raise FormatProblem("is not a valid https url")
+            raise FormatProblem(NOT_HTTPS)
     return True
 
 
@@ -50,8 +52,8 @@ def _is_schedulable(value: object) -> bool:
     except ValueError:
         raise FormatProblem(f"{value} is not a valid date-time") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.timezone.utc)
-    now = datetime.datetime.now(datetime.timezone.utc)
+        when = when.replace(tzinfo=datetime.UTC)
+    now = datetime.datetime.now(datetime.UTC)
     if when < now - datetime.timedelta(minutes=1):
         raise FormatProblem("datetime can not be in the past")
     if when > now + datetime.timedelta(hours=24):

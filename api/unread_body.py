@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import contextvars
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from gunicorn.http.errors import ParseException
 

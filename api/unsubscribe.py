@@ -9,7 +9,6 @@ is the credential.
 """
 from __future__ import annotations
 
-
 from flask import Blueprint, Response
 from markupsafe import escape
 

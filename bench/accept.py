@@ -38,10 +38,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.tokens import create_token  # noqa: E402
 from bench.harness import (  # noqa: E402
-    ROOT, drop_queues, free_port, gunicorn_process, provision, remove_sends, service_env, vacuum, wrk_post)
+    ROOT,
+    drop_queues,
+    free_port,
+    gunicorn_process,
+    provision,
+    remove_sends,
+    service_env,
+    vacuum,
+    wrk_post,
+)
 from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
+from core.tokens import create_token  # noqa: E402
 
 R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
 
@@ -118,14 +127,14 @@ def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: st
     base = results[bare.name]
     r1 = next((side for side in services if side.concurrency == R1_CONCURRENCY), None)
     if r1 is not None:
-        paired = [f.rate / b.rate for f, b in zip(results[r1.name], base)]
+        paired = [f.rate / b.rate for f, b in zip(results[r1.name], base, strict=True)]
         print(f"\nR1 accept ({key_type} key) / bare endpoint, WEB_CONCURRENCY={R1_CONCURRENCY}: "
               f"per round {', '.join(f'{r:.1%}' for r in paired)}; median {_median(paired):.1%}   (target >= 50%)")
         cpu = [f.cpu_ms for f in results[r1.name]]
         print(f"R2 CPU per accepted send, web processes, WEB_CONCURRENCY={R1_CONCURRENCY}: "
               f"per round {', '.join(f'{c:.2f}' for c in cpu)} ms; median {_median(cpu):.2f} ms   (target <= 0.5 ms)")
     if floor is not None:
-        paired = [f.rate / b.rate for f, b in zip(results[floor.name], base)]
+        paired = [f.rate / b.rate for f, b in zip(results[floor.name], base, strict=True)]
         cpu = [f.cpu_ms for f in results[floor.name]]
         print(f"   the floor, the most R1 can be: per round {', '.join(f'{r:.1%}' for r in paired)}; "
               f"median {_median(paired):.1%}")
@@ -136,7 +145,7 @@ def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: st
         for side in services:
             if side is one:
                 continue
-            paired = [f.rate / o.rate for f, o in zip(results[side.name], results[one.name])]
+            paired = [f.rate / o.rate for f, o in zip(results[side.name], results[one.name], strict=True)]
             print(f"R3 WEB_CONCURRENCY={side.concurrency} / 1: per round {', '.join(f'{r:.2f}x' for r in paired)}; "
                   f"median {_median(paired):.2f}x   CPU/req {_median([f.cpu_ms for f in results[one.name]]):.2f} -> "
                   f"{_median([f.cpu_ms for f in results[side.name]]):.2f} ms   (target >= 1.0x)")

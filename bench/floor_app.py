@@ -21,7 +21,7 @@ import os
 import re
 import time
 import uuid
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import jwt
 import phonenumbers

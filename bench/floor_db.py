@@ -55,7 +55,7 @@ def stored_id(value: str) -> str:
 
 def now() -> Any:
     """The current UTC time as peewee's DateTimeField stores it."""
-    value = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    value = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     return value if POSTGRES else value.isoformat(" ")
 
 

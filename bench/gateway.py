@@ -21,7 +21,7 @@ import itertools
 import json
 import queue
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import urllib3
 
@@ -75,7 +75,7 @@ class Gateway:
         # Queued now, posted once the answer is on its way: receipts follow the answer.
         asyncio.get_running_loop().call_soon(self.receipts.put, (message["callback_url"], {
             "id": gateway_id, "reference": message["reference"], "status": "delivered",
-            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "timestamp": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         }))
         return 201, {"id": gateway_id, "status": "accepted"}
 

@@ -13,8 +13,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import redis
 import requests
@@ -166,7 +166,7 @@ def report(baseline_label: str, base: list[float], label: str, rates: dict[str, 
         rate = statistics.median(values)
         # Each round's ratio sets a run beside the baseline measured just before it, so a machine
         # whose speed drifts between rounds moves both sides of it alike.
-        paired = [value / b for value, b in zip(values, base)]
+        paired = [value / b for value, b in zip(values, base, strict=True)]
         print(f"{f'{label} on {name}':32} {rate:8.0f} {unit}  ratio {rate / median:5.1%}   {rounds(values)}")
         print(f"{'':32} {'':8}   per-round ratios {', '.join(f'{r:.1%}' for r in paired)}; "
               f"median {statistics.median(paired):.1%}")

@@ -41,20 +41,19 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import redis
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.tokens import create_token  # noqa: E402
-from bench.harness import (  # noqa: E402
-    ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum)
+from bench.harness import ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum  # noqa: E402
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
+from core.tokens import create_token  # noqa: E402
 
 
 def procfile_worker_args() -> list[str]:
@@ -131,9 +130,10 @@ def _watch(first_taken: Callable[[], bool], all_done: Callable[[], bool], count:
 
 
 def measure_noop(redis_url: str, count: int) -> Run:
-    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url, QUEUE_NAMESPACE=f"bench-noop-{uuid.uuid4().hex[:6]}")
-    return _drain("bench.noop_actors", "noop", f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)",
-                  env, count)
+    env = service_env(Path(tempfile.mkdtemp()), REDIS_URL=redis_url,
+                      QUEUE_NAMESPACE=f"bench-noop-{uuid.uuid4().hex[:6]}")
+    return _drain("bench.noop_actors", "noop",
+                  f"from bench.noop_actors import noop\nfor i in range({count}): noop.send(i)", env, count)
 
 
 def measure_floor(redis_url: str, database_url: str | None, count: int) -> Run:
@@ -232,7 +232,7 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
                                     headers={"Authorization": f"Bearer {token}"}, timeout=30)
             response.raise_for_status()
 
-        since = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(send, range(count)))
         db, param = database(env)
@@ -301,7 +301,7 @@ def _cpu(runs: list[Run]) -> str:
 
 def _shares(values: list[Run], noop: list[Run]) -> str:
     """The medians' ratio, and each round's against the no-op run measured beside it."""
-    shares = [run.rate / base.rate for run, base in zip(values, noop)]
+    shares = [run.rate / base.rate for run, base in zip(values, noop, strict=True)]
     median = statistics.median(run.rate for run in values) / statistics.median(run.rate for run in noop)
     return (f"{median:.1%} (per round {', '.join(f'{share:.1%}' for share in shares)}; "
             f"median {statistics.median(shares):.1%})")
@@ -325,7 +325,8 @@ def main() -> None:
                         help="leave out R4's floor (bench/floor_actors.py)")
     args = parser.parse_args()
     override_workers(args.worker_processes, args.worker_threads)
-    databases = ([] if args.skip_sqlite else [("SQLite", None)]) + ([("PostgreSQL", args.postgres)] if args.postgres else [])
+    databases = (([] if args.skip_sqlite else [("SQLite", None)])
+                 + ([("PostgreSQL", args.postgres)] if args.postgres else []))
     rows = [row for row in ("r4", "r5") if args.only in (None, row)]
     noop: list[Run] = []
     runs: dict[tuple[str, str], list[Run]] = {(row, name): [] for row in rows for name, _ in databases}
@@ -357,7 +358,8 @@ def main() -> None:
               " (the most R4 can be with a queue message per notification)")
     for (row, name), values in runs.items():
         if row == "r4":
-            _line(f"R4 simulated provider, {name}", values, "notifications/s", f"; share of no-op {_shares(values, noop)}")
+            _line(f"R4 simulated provider, {name}", values, "notifications/s",
+                  f"; share of no-op {_shares(values, noop)}")
         else:
             per_process = [run.rate / PROCESSES for run in values]
             _line(f"R5 HTTP gateway {args.gateway_delay_ms:.0f} ms, {name}", values, "notifications/s",

@@ -43,8 +43,8 @@ def measure(url: str, rows: int) -> dict[str, float]:
             now = utcnow()
             generate(db, services, rows, now)
             reference = db.execute_sql(
-                "SELECT reference FROM notification WHERE service_id = %s AND key_type = 'live' AND reference IS NOT NULL"
-                " LIMIT 1", (services[0].id,)).fetchone()[0]
+                "SELECT reference FROM notification WHERE service_id = %s AND key_type = 'live'"
+                " AND reference IS NOT NULL LIMIT 1", (services[0].id,)).fetchone()[0]
             sql, params = notifications_page_query(services[0], "live", NotificationFilters(reference=reference)).sql()
             timings, found = [], 0
             for _ in range(200):

@@ -2,7 +2,8 @@
 CLI, as the signed-in user (so the audit trail names them), with a refusal shown on the page."""
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from flask import flash
 from flask_wtf import FlaskForm

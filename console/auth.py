@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime
 import functools
 import uuid
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import abort, g, redirect, request, session, url_for
 

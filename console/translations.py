@@ -39,7 +39,7 @@ def _owner(path: Path, areas: list[str]) -> str | None:
     return None
 
 
-STABLE_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+STABLE_DATE = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 
 
 def extract() -> dict[str | None, Catalog]:

@@ -14,7 +14,7 @@ from models.appearance import EmailBrand, LetterBrand
 from models.db import database, is_uuid, utcnow
 from pipeline.branding.colours import HEX_COLOUR
 from pipeline.branding.logos import LogoError, process_logo
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BLANK, BadRequestError, NoResultFound, ValidationError
 
 BrandModel = type[EmailBrand] | type[LetterBrand]
 Brand = EmailBrand | LetterBrand
@@ -40,7 +40,7 @@ def _apply(brand: Brand, changes: dict[str, Any]) -> None:
     if "name" in changes:
         name = changes["name"].strip()
         if not name:
-            raise ValidationError("name cannot be blank")
+            raise ValidationError(f"name {BLANK}")
         brand.name = name
     colour = changes.get("colour")
     if colour is not None and not is_colour(colour):

@@ -2,8 +2,8 @@
 until it is due (the stage logic is pipeline/cancel.py); its daily counts are given back."""
 from __future__ import annotations
 
-from core.limits import release_daily_of
 from core.ids import checked_uuid
+from core.limits import release_daily_of
 from core.services import find_service
 from models import audit
 from models.db import database

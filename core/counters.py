@@ -54,8 +54,8 @@ def _count_batch(batch: list[Ask]) -> list[tuple[bytes | None, list[int]]]:
     if reads:
         pipe.mget(reads)
     replies = pipe.execute()
-    read = dict(zip(reads, replies.pop() if reads else ()))
-    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2])}
+    read = dict(zip(reads, replies.pop() if reads else (), strict=True))
+    reached = {key: reply - totals[key] for key, reply in zip(totals, replies[::2], strict=True)}
     values: list[tuple[bytes | None, list[int]]] = []
     for key_read, counters in batch:
         mine = []
@@ -71,15 +71,15 @@ _counters = Batcher("redis-counters", _count_batch)
 
 def count(*counters: Counter) -> list[int]:
     """Add to each counter; their new values."""
-    return _counters.submit((None, counters))[1]  # type: ignore[index]
+    return _counters.submit((None, counters))[1]
 
 
 def settings_generation() -> bytes | None:
     """The settings generation (models.cache), read in the round trip the counters of the requests
     waiting at the same moment make: under load, many requests share one read."""
-    return _counters.submit((cache.generation_key(), ()))[0]  # type: ignore[index]
+    return _counters.submit((cache.generation_key(), ()))[0]
 
 
 def settings_generation_counting(*counters: Counter) -> tuple[bytes | None, list[int]]:
     """settings_generation() and count(*counters) in the same round trip."""
-    return _counters.submit((cache.generation_key(), counters))  # type: ignore[return-value]
+    return _counters.submit((cache.generation_key(), counters))

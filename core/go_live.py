@@ -4,8 +4,8 @@ CLI and the console.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from core.services import find_service
 from models import audit
@@ -27,6 +27,14 @@ CHECKLIST = {
     "template": "Add a template",
     "team_member": "Add a team member other than you",
 }
+ALREADY_LIVE = "Service is already live"
+ALREADY_REQUESTED = "Going live has already been requested for this service"
+NOTHING_TO_DECIDE = "There is no request to go live waiting for a decision"
+
+
+def unfinished(item: str) -> str:
+    """The refusal of a go-live request whose checklist item is not done."""
+    return f"{CHECKLIST[item]} before requesting to go live"
 
 
 @dataclass(frozen=True)
@@ -42,10 +50,12 @@ def _other_members(service: Service, requester: audit.Actor) -> list[str]:
     members, and the team the admin API keeps (who may receive messages in trial mode)."""
     mine = requester.name.lower() if requester.kind == "user" else None
     members = (User.select(User.email_address).join(ServiceUser)
-               .where((ServiceUser.service == service) & (User.email_address != (mine or ""))).order_by(User.email_address))
+               .where((ServiceUser.service == service) & (User.email_address != (mine or "")))
+               .order_by(User.email_address))
     rows = TeamMember.select().where(TeamMember.service == service).order_by(TeamMember.id)
     listed = [m.email_address or m.mobile_number for m in rows if m.email_address is None or m.email_address != mine]
-    return list(dict.fromkeys([u.email_address for u in members] + listed))
+    # core.team.add_team_member, which makes every member, requires an address or a number: none is None.
+    return list(dict.fromkeys([u.email_address for u in members] + [m for m in listed if m is not None]))
 
 
 def checklist(service: Service, requester: audit.Actor) -> dict[str, bool]:
@@ -73,14 +83,14 @@ def request_go_live(service_id: str) -> GoLiveRequest:
     """Ask to go live, as the current actor; refused while the checklist is incomplete."""
     service = find_service(service_id)
     if not service.trial_mode:
-        raise BadRequestError("Service is already live")
+        raise BadRequestError(ALREADY_LIVE)
     requester = audit.current_actor()
-    missing = [CHECKLIST[item] for item, done in checklist(service, requester).items() if not done]
+    missing = [unfinished(item) for item, done in checklist(service, requester).items() if not done]
     if missing:
-        raise BadRequestError(*[f"{text} before requesting to go live" for text in missing])
+        raise BadRequestError(*missing)
     with database.atomic():
         if pending_request(service) is not None:
-            raise BadRequestError("Going live has already been requested for this service")
+            raise BadRequestError(ALREADY_REQUESTED)
         row = GoLiveRequest.create(service=service, requested_by_kind=requester.kind,
                                    requested_by_id=requester.id, requested_by_name=requester.name)
         audit.record(service.id, "go_live.request", subject_id=row.id, after={"status": "pending"})
@@ -106,7 +116,7 @@ def approve_go_live(service_id: str, *, send_email: EmailSender) -> GoLiveStatus
     waiting) and tell its team."""
     service = find_service(service_id)
     if not service.trial_mode:
-        raise BadRequestError("Service is already live")
+        raise BadRequestError(ALREADY_LIVE)
     with database.atomic():
         Service.update(trial_mode=False, updated_at=utcnow()).where(Service.id == service.id).execute()
         row = _decide(service, "approved", None)
@@ -120,12 +130,13 @@ def approve_go_live(service_id: str, *, send_email: EmailSender) -> GoLiveStatus
 def reject_go_live(service_id: str, reason: str, *, send_email: EmailSender) -> GoLiveStatus:
     """Turn down the waiting request, with the reason the team is told."""
     service = find_service(service_id)
+    told = reason.strip()
     with database.atomic():
-        row = _decide(service, "rejected", reason.strip())
+        row = _decide(service, "rejected", told)
         if row is None:
-            raise BadRequestError("There is no request to go live waiting for a decision")
+            raise BadRequestError(NOTHING_TO_DECIDE)
         audit.record(service.id, "go_live.reject", subject_id=row.id, before={"status": "pending"},
-                     after={"status": "rejected", "reason": row.reason})
+                     after={"status": "rejected", "reason": told})
     for to in _recipients(service, row):
-        send_email(REJECTED_TEMPLATE, to, {"service_name": service.name, "reason": row.reason})
+        send_email(REJECTED_TEMPLATE, to, {"service_name": service.name, "reason": told})
     return go_live_status(service_id)

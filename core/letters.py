@@ -10,7 +10,8 @@ import base64
 import binascii
 import re
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from core import send_checks
 from core.limits import check_rate_limit, release_daily, reserve_daily

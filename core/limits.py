@@ -113,7 +113,7 @@ def reserve_daily(service_id: object, limits: dict[str, int], ahead: CountedAhea
     missing = [kind for kind in limits if kind not in reached]
     if missing:
         counters = [daily_counter(service_id, kind) for kind in missing]
-        for kind, counter, value in zip(missing, counters, count(*counters)):
+        for kind, counter, value in zip(missing, counters, count(*counters), strict=True):
             reached[kind] = (counter[0], value)
     keys = [reached[kind][0] for kind in limits]
     for kind in limits:
@@ -135,7 +135,7 @@ def release_daily_of(service_id: object, kinds: tuple[str, ...], counted_on: dat
     """Give back one send counted on that day against each limit named (a cancelled message). Only
     today's counts limit anything; an older day's key may have expired, and a DECR would make it anew
     without an expiry, so those are left alone."""
-    if counted_on == datetime.datetime.now(datetime.timezone.utc).date():
+    if counted_on == datetime.datetime.now(datetime.UTC).date():
         release_daily([daily_limits.daily_key(service_id, kind, f"{counted_on:%Y-%m-%d}") for kind in kinds])
 
 

@@ -2,7 +2,7 @@
 INSERT, and once it has committed their deliveries start together (one Redis round trip each kind)."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import peewee
 
@@ -32,7 +32,7 @@ def _write(batch: list[tuple[Notification, Enqueue]]) -> list[Notification | Exc
         # A row the database refuses (its service deleted meanwhile) must not fail the others.
         outcomes = [_insert_alone(row) for row in rows]
     inserted: dict[Enqueue, list[Notification]] = {}
-    for (row, enqueue), outcome in zip(batch, outcomes):
+    for (row, enqueue), outcome in zip(batch, outcomes, strict=True):
         if outcome is row:
             inserted.setdefault(enqueue, []).append(row)
     with enqueued_together():

@@ -3,17 +3,20 @@ inbound numbers texts are received on. A service always has one default of each 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Generic
 
 from core.ids import checked_uuid
 from core.services import find_service
 from models import audit
-from models.db import BaseModel, database
+from models.db import database
 from models.service import (
     InboundNumber,
     LetterContact,
     ReplyToAddress,
+    Service,
+    Setting,
     SmsSender,
     add_service_setting,
     make_default_setting,
@@ -22,6 +25,7 @@ from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 
 # Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
 _SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
+DEFAULT_KEPT = "This is the default: make another one the default instead"
 SMS_SENDER_PROBLEM = "must be up to 11 letters, digits and spaces, or a phone number"
 _SEPARATORS = re.compile(r"[\s()\-]")
 INBOUND_NUMBER_PROBLEM = "must be a phone number of 3 to 15 digits, optionally starting with +"
@@ -60,73 +64,82 @@ def _unchanged(raw: str) -> str:
 
 
 @dataclass(frozen=True)
-class Kind:
+class Kind(Generic[Setting]):
     """One kind of sender setting: its model, the field holding its value, how the value is checked
-    and cleaned before it is stored, and how the history names its changes."""
-    model: type[BaseModel]
+    and cleaned before it is stored, and how the history names its changes. The operations are its
+    methods so that each works on one model type, whichever kind a path names."""
+    model: type[Setting]
     field: str
     clean: Callable[[str], str]
     audit_name: str
 
+    def recorded(self, row: Setting) -> dict[str, object]:
+        return {self.field: getattr(row, self.field), "is_default": row.is_default}
+
+    def add(self, service: Service, value: str, *, is_default: bool) -> Setting:
+        cleaned = self.clean(value)
+        with database.atomic():
+            row = add_service_setting(self.model, service, is_default=is_default, **{self.field: cleaned})
+            audit.record(service.id, f"{self.audit_name}.add", subject_id=row.id, after=self.recorded(row))
+        return row
+
+    def find(self, service: Service, setting_id: str) -> Setting:
+        model = self.model
+        row = model.get_or_none((model.id == checked_uuid("setting_id", setting_id)) & (model.service == service))
+        if row is None:
+            raise NoResultFound()
+        return row
+
+    def update(self, service: Service, setting_id: str, *, value: str | None, is_default: bool | None) -> Setting:
+        row = self.find(service, setting_id)
+        if is_default is False and row.is_default:
+            raise BadRequestError(DEFAULT_KEPT)
+        before = self.recorded(row)
+        with database.atomic():
+            if value is not None:
+                self.model.update({self.field: self.clean(value)}).where(self.model.id == row.id).execute()
+            if is_default:
+                make_default_setting(self.model, row)
+            row = self.model.get_by_id(row.id)
+            old, new = audit.differences(before, self.recorded(row))
+            if new:
+                audit.record(row.service_id, f"{self.audit_name}.update", subject_id=row.id, before=old, after=new)
+        return row
+
+    def of(self, service: Service) -> list[Setting]:
+        model = self.model
+        return list(model.select().where(model.service == service).order_by(model.created_at, model.id))
+
+
+AnySetting = SmsSender | ReplyToAddress | LetterContact
 
 # Keyed as the admin API's paths name them.
-KINDS = {
+KINDS: dict[str, Kind[SmsSender] | Kind[ReplyToAddress] | Kind[LetterContact]] = {
     "sms-senders": Kind(SmsSender, "sms_sender", _sms_sender, "sms_sender"),
     "reply-to-addresses": Kind(ReplyToAddress, "email_address", _email, "reply_to_address"),
     "letter-contacts": Kind(LetterContact, "contact_block", _unchanged, "letter_contact"),
 }
 
 
-def _recorded(kind: Kind, row: BaseModel) -> dict[str, object]:
-    return {kind.field: getattr(row, kind.field), "is_default": row.is_default}
-
-
-def add_setting(kind_name: str, service_id: str, *, value: str, is_default: bool = False) -> BaseModel:
+def add_setting(kind_name: str, service_id: str, *, value: str, is_default: bool = False) -> AnySetting:
     """Add one sender/reply-to/contact block of the given kind (a key of KINDS)."""
-    kind = KINDS[kind_name]
-    service = find_service(service_id)
-    cleaned = kind.clean(value)
-    with database.atomic():
-        row = add_service_setting(kind.model, service, is_default=is_default, **{kind.field: cleaned})
-        audit.record(service.id, f"{kind.audit_name}.add", subject_id=row.id, after=_recorded(kind, row))
-    return row
+    return KINDS[kind_name].add(find_service(service_id), value, is_default=is_default)
 
 
-def find_setting(kind_name: str, service_id: str, setting_id: str) -> BaseModel:
+def find_setting(kind_name: str, service_id: str, setting_id: str) -> AnySetting:
     """One sender/reply-to/contact of this service: 400 for a malformed id, 404 for another's."""
-    model = KINDS[kind_name].model
-    service = find_service(service_id)
-    row = model.get_or_none((model.id == checked_uuid("setting_id", setting_id)) & (model.service == service))
-    if row is None:
-        raise NoResultFound()
-    return row
+    return KINDS[kind_name].find(find_service(service_id), setting_id)
 
 
 def update_setting(kind_name: str, service_id: str, setting_id: str, *, value: str | None = None,
-                   is_default: bool | None = None) -> BaseModel:
+                   is_default: bool | None = None) -> AnySetting:
     """Change a sender/reply-to/contact's value, or make it the default (the default stays the
     default until another one is made the default: a service always has one)."""
-    kind = KINDS[kind_name]
-    row = find_setting(kind_name, service_id, setting_id)
-    if is_default is False and row.is_default:
-        raise BadRequestError("This is the default: make another one the default instead")
-    before = _recorded(kind, row)
-    with database.atomic():
-        if value is not None:
-            kind.model.update({kind.field: kind.clean(value)}).where(kind.model.id == row.id).execute()
-        if is_default:
-            make_default_setting(kind.model, row)
-        row = kind.model.get_by_id(row.id)
-        old, new = audit.differences(before, _recorded(kind, row))
-        if new:
-            audit.record(row.service_id, f"{kind.audit_name}.update", subject_id=row.id, before=old, after=new)
-    return row
+    return KINDS[kind_name].update(find_service(service_id), setting_id, value=value, is_default=is_default)
 
 
-def list_settings(kind_name: str, service_id: str) -> list[BaseModel]:
-    model = KINDS[kind_name].model
-    service = find_service(service_id)
-    return list(model.select().where(model.service == service).order_by(model.created_at, model.id))
+def list_settings(kind_name: str, service_id: str) -> list[AnySetting]:
+    return list(KINDS[kind_name].of(find_service(service_id)))
 
 
 def assign_inbound_number(service_id: str, number: str) -> InboundNumber:

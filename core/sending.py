@@ -87,7 +87,7 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
         return None
     when = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     if when.tzinfo is not None:
-        when = when.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        when = when.astimezone(datetime.UTC).replace(tzinfo=None)
     return when
 
 

@@ -16,7 +16,7 @@ from pipeline.errors import NoResultFound, ValidationError
 def find_folder(service: Service, folder_id: str) -> TemplateFolder:
     """The service's folder; NoResultFound for an id that is malformed, unknown or another service's."""
     folder = (TemplateFolder.get_or_none((TemplateFolder.id == folder_id) & (TemplateFolder.service == service))
-              if isinstance(folder_id, str) and is_uuid(folder_id) else None)
+              if is_uuid(folder_id) else None)
     if folder is None:
         raise NoResultFound()
     return folder
@@ -80,7 +80,7 @@ def move_templates(service_id: str, template_ids: list[str], folder_id: str | No
         raise ValidationError("Choose at least one template to move")
     folder = _folder_or_top(service, folder_id, "folder_id")
     not_ours = ValidationError("template_ids are not templates of this service")
-    if not all(isinstance(i, str) and is_uuid(i) for i in template_ids):
+    if not all(is_uuid(i) for i in template_ids):
         raise not_ours
     templates = list(Template.select().where((Template.id.in_(template_ids)) & (Template.service == service)
                                              & (Template.archived == False)))  # noqa: E712

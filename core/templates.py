@@ -13,7 +13,7 @@ from models import audit
 from models.db import database, is_uuid
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion, create_template, find_version, update_template
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.errors import BLANK, NoResultFound, ValidationError
 
 DEFAULT_POSTAGE = "second"
 BILINGUAL_FIELDS = ("letter_languages", "letter_english_subject", "letter_english_body")
@@ -56,7 +56,7 @@ def _check_fields(template_type: str, given: dict[str, Any]) -> None:
     if template_type == "sms" and given.get("subject") is not None:
         problems.append("subject is not allowed for sms templates")
     if template_type in ("email", "letter") and "subject" in given and given["subject"] is None:
-        problems.append("subject cannot be blank")
+        problems.append(f"subject {BLANK}")
     if template_type != "letter":
         problems += [f"{field} is only allowed for letter templates"
                      for field in ("postage", "letter_contact_id", *BILINGUAL_FIELDS) if given.get(field) is not None]
@@ -130,7 +130,7 @@ def change_template(service_id: str, template_id: str, *, created_by: str | None
                                  if f in changes and changes[f] != getattr(latest, f)}
     if "letter_contact_id" in changes:
         contact = _letter_contact(service, changes["letter_contact_id"])
-        if (contact.id if contact else None) != latest.letter_contact_id:  # type: ignore[attr-defined]
+        if (contact.id if contact else None) != latest.letter_contact_id:
             differing["letter_contact"] = contact
     if not differing:
         return latest
@@ -140,8 +140,8 @@ def change_template(service_id: str, template_id: str, *, created_by: str | None
         old_values = {"version": latest.version, **{f: getattr(latest, f) for f in differing if f in _CONTENT_FIELDS}}
         new_values = {"version": new.version, **{f: getattr(new, f) for f in differing if f in _CONTENT_FIELDS}}
         if "letter_contact" in differing:
-            old_values["letter_contact_id"] = latest.letter_contact_id  # type: ignore[attr-defined]
-            new_values["letter_contact_id"] = new.letter_contact_id  # type: ignore[attr-defined]
+            old_values["letter_contact_id"] = latest.letter_contact_id
+            new_values["letter_contact_id"] = new.letter_contact_id
         audit.record(service.id, "template.update", subject_id=template_id, before=old_values, after=new_values)
     return new
 

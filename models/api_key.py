@@ -17,6 +17,7 @@ KEY_TYPES = ("live", "team", "test")
 class ApiKey(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="api_keys", on_delete="CASCADE")
+    service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     name = peewee.CharField()
     key_type = peewee.CharField()
     secret_encrypted = peewee.TextField()

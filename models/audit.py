@@ -12,8 +12,9 @@ import contextlib
 import contextvars
 import datetime
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import peewee
 

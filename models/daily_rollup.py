@@ -97,7 +97,8 @@ def _add(model: type[DailyFigure], counts: Counter) -> None:
     if not counts:
         return
     key = unique_key(model)
-    rows = [dict(zip([field.name for field in key], (*values, True)), count=n) for values, n in counts.items()]
+    names = [field.name for field in key]
+    rows = [dict(zip(names, (*values, True), strict=True), count=n) for values, n in counts.items()]
     (model.insert_many(rows)
      .on_conflict(conflict_target=key, update={model.count: model.count + peewee.EXCLUDED.count})
      .execute())

@@ -8,9 +8,9 @@ import json
 import queue
 import select
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Hashable, TypeVar
+from typing import Any, TypeVar
 
 import peewee
 from playhouse import db_url
@@ -22,7 +22,7 @@ database = peewee.DatabaseProxy()
 
 def utcnow() -> datetime.datetime:
     """Naive UTC: the database stores UTC without a zone; the API adds the Z on the way out."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
 class JSONField(peewee.TextField):
@@ -92,7 +92,7 @@ def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
     """A row of model's columns (named as the cursor named them) as a model instance."""
     columns = model._meta.columns
     data = {}
-    for name, value in zip(names, row):
+    for name, value in zip(names, row, strict=True):
         field = columns[name]
         data[field.name] = None if value is None else field.python_value(value)
     return model(__no_default__=1, **data)

@@ -5,11 +5,12 @@ is upgraded in place, a current one is left alone.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import peewee
 
 from models.api_key import ApiKey
+from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from models.callback_attempt import CallbackAttempt
 from models.db import BaseModel, database, utcnow
 from models.document import Document
@@ -26,7 +27,6 @@ from models.service import (
     TeamMember,
 )
 from models.template import Template, TemplateVersion
-from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 
 
 class SchemaVersion(BaseModel):

@@ -51,6 +51,7 @@ class Service(BaseModel):
 
 @settings_table
 class TeamMember(BaseModel):
+    id: peewee.AutoField[int]  # peewee's own auto-increment key, declared here for mypy
     service = peewee.ForeignKeyField(Service, backref="team_members", on_delete="CASCADE")
     email_address = peewee.CharField(null=True)
     mobile_number = peewee.CharField(null=True)
@@ -59,6 +60,7 @@ class TeamMember(BaseModel):
 
 @settings_table
 class GuestListEntry(BaseModel):
+    id: peewee.AutoField[int]  # peewee's own auto-increment key, declared here for mypy
     service = peewee.ForeignKeyField(Service, backref="guest_list", on_delete="CASCADE")
     recipient = peewee.CharField()  # normalised: lower-case email or E.164 number
     recipient_type = peewee.CharField()  # "email" or "mobile"

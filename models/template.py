@@ -97,7 +97,8 @@ def update_template(template: Template, *, created_by: str, **changes: object) -
 
 
 def latest_version(template: Template) -> TemplateVersion:
-    return TemplateVersion.get((TemplateVersion.template == template) & (TemplateVersion.version == template.current_version))
+    return TemplateVersion.get((TemplateVersion.template == template)
+                               & (TemplateVersion.version == template.current_version))
 
 
 def find_version(service: Service, template_id: object, version: int | None = None) -> TemplateVersion | None:

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+
 def _dramatiq_cli() -> bool:
     """True in the processes of `dramatiq workers` (their argv is the CLI's, inherited on fork)."""
     program = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path()

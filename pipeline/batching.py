@@ -17,7 +17,8 @@ from __future__ import annotations
 import _thread
 import threading
 import time
-from typing import Callable, Generic, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -102,7 +103,7 @@ class Batcher(Generic[T, R]):
                 raise RuntimeError(f"{self.name}: {len(outcomes)} outcomes for {len(batch)} items")
         except BaseException as exc:  # not swallowed: every request of the batch raises it
             outcomes = [exc] * len(batch)
-        for waiting, outcome in zip(batch, outcomes):
+        for waiting, outcome in zip(batch, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 waiting.error = outcome
             else:

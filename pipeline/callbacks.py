@@ -24,10 +24,10 @@ from typing import Any
 
 import requests
 
-from pipeline.formatting import iso
 from models.notification import Notification, ReceivedText
 from models.notification_event import COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE, NotificationEvent
 from pipeline import outbound
+from pipeline.formatting import iso
 from pipeline.statuses import public_status
 
 DELIVERY_STATUS = "delivery-status"

@@ -24,7 +24,7 @@ def _redis() -> redis.Redis:
 
 
 def today() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
 
 
 def daily_key(service_id: object, kind: str, day: str) -> str:
@@ -38,7 +38,7 @@ def limit_message(kind: str, limit: int) -> str:
 def used_today(service_id: object, kinds: list[str]) -> dict[str, int]:
     """How many sends of each kind today's counters hold."""
     values = _redis().mget([daily_key(service_id, kind, today()) for kind in kinds])
-    return {kind: int(value or 0) for kind, value in zip(kinds, values)}
+    return {kind: int(value or 0) for kind, value in zip(kinds, values, strict=True)}
 
 
 def reserve(service_id: object, wanted: dict[str, int], limits: dict[str, int]) -> dict[str, int]:
@@ -54,7 +54,7 @@ def reserve(service_id: object, wanted: dict[str, int], limits: dict[str, int]) 
         pipe.incrby(key, n)
         pipe.expire(key, DAILY_KEY_TTL_SECONDS)
     reached = pipe.execute()[::2]
-    for (kind, n), value in zip([(k, n) for k, n in wanted.items() if n], reached):
+    for kind, value in zip([kind for kind, n in wanted.items() if n], reached, strict=True):
         if value > limits[kind]:
             release(amounts)
             raise TooManyRequestsError(limit_message(kind, limits[kind]))

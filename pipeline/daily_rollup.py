@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
-from typing import ContextManager, Iterator
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 import peewee
 
@@ -111,7 +112,7 @@ def _days(start: datetime.date, end: datetime.date) -> Iterator[datetime.date]:
         yield start + datetime.timedelta(days=offset)
 
 
-def _snapshot() -> ContextManager[object]:
+def _snapshot() -> AbstractContextManager[object]:
     # One snapshot for the held rows and the purge's counts: a purge batch committed between the two
     # reads would otherwise be missed by both or counted by both.
     return database.atomic(isolation_level="REPEATABLE READ") if is_postgres() else database.atomic()

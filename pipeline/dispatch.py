@@ -27,13 +27,18 @@ from models.db import column, column_names, compiled_sql, database, give_back_co
 from models.notification import UNINDEXED_STATUS_SQL, Notification
 from models.service import sending_address
 from models.template import TemplateVersion
+from observability.metrics import provider_calls
 from pipeline import statuses
 from pipeline.batching import Batcher
 from pipeline.branding.email import brand_view
 from pipeline.cost import sms_fragments
-from observability.metrics import provider_calls
 from pipeline.providers import (
-    EmailMessageData, EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsMessageData,
+    EmailMessageData,
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsMessageData,
     SmsProvider,
 )
 from pipeline.providers.registry import email_provider, sms_provider
@@ -138,7 +143,8 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
     for row in rows:
         if row.status == statuses.SENDING and row.sent_by == SimulatedSmsProvider.name:
             assert row.normalised_to is not None  # set at accept for every text and email
-            receipts.append(simulated_receipt(SimulatedSmsProvider.reference_for(row.id), str(row.id), row.normalised_to))
+            reference = SimulatedSmsProvider.reference_for(row.id)
+            receipts.append(simulated_receipt(reference, str(row.id), row.normalised_to))
         elif row.status == statuses.CREATED:
             one_by_one.append(str(row.id))
     return receipts, one_by_one
@@ -228,7 +234,7 @@ def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[
             moved = statuses.transition_each(new_status, [sends[index][1:] for index in indexes])
         except PeeweeException as exc:  # this status's sends raise it; another status's, already committed, stand
             moved = [exc] * len(indexes)
-        for index, outcome in zip(indexes, moved):
+        for index, outcome in zip(indexes, moved, strict=True):
             outcomes[index] = outcome
     return outcomes
 

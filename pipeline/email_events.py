@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from typing import Sequence
+from collections.abc import Sequence
 
 from models.notification import Notification
 from pipeline import notification_events, statuses

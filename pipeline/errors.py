@@ -5,6 +5,8 @@ email, recipients) refuse with them too; api.errors turns them into the JSON err
 """
 from __future__ import annotations
 
+BLANK = "cannot be blank"  # "<field> cannot be blank": a text given with nothing but spaces
+
 
 class ApiError(Exception):
     status_code = 400

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 
 from config import Settings
 from models.notification import Notification, unindexed_status
 from models.outages import REDIS_UNAVAILABLE
 from pipeline import dispatch, statuses
-from pipeline.providers import EmailProvider, FinalProviderError, OutcomeUnknownError, RetryableProviderError, SmsProvider
+from pipeline.providers import (
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsProvider,
+)
 from pipeline.providers.errors import TECHNICAL_FAILURE
 from pipeline.providers.registry import email_providers, sms_gateway, sms_provider
 from pipeline.providers.sms import gateways, selection

@@ -9,5 +9,5 @@ def iso(value: datetime.datetime | None) -> str | None:
     if value is None:
         return None
     if value.tzinfo is not None:
-        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(datetime.UTC).replace(tzinfo=None)
     return value.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

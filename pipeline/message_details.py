@@ -2,8 +2,9 @@
 messages list and its CSV report show a page or a chunk of rows with one query per kind, not per row)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, TypeVar
+from typing import TypeVar
 
 import peewee
 

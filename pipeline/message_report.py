@@ -11,7 +11,7 @@ import datetime
 import io
 import logging
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 
 from models.db import utcnow
 from models.message_report import FAILED, PENDING, READY, MessageReport

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import peewee
 from peewee import fn

@@ -7,7 +7,8 @@ so anything they send out must wait for the commit.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import peewee
 

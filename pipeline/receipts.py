@@ -13,8 +13,9 @@ from __future__ import annotations
 import datetime
 import logging
 import uuid
+from collections.abc import Mapping, Sequence
 from itertools import groupby
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from config import get_settings
 from models.db import column, compiled_sql, database, utcnow
@@ -39,13 +40,13 @@ def _notification_ids(receipts: Sequence[Receipt]) -> list[str | None]:
     """Our id for each receipt: its reference when that is one of ours, else by the provider's own id
     (one query for all of those)."""
     ours = [_our_reference(receipt) for receipt in receipts]
-    unmatched = {str(r["id"]) for r, found in zip(receipts, ours) if found is None and r.get("id")}
+    unmatched = {str(r["id"]) for r, found in zip(receipts, ours, strict=True) if found is None and r.get("id")}
     by_provider_id = {
         row.provider_reference: str(row.id)
         for row in Notification.select(Notification.id, Notification.provider_reference)
         .where(Notification.provider_reference.in_(list(unmatched)))
     } if unmatched else {}
-    return [found or by_provider_id.get(str(r.get("id"))) for r, found in zip(receipts, ours)]
+    return [found or by_provider_id.get(str(r.get("id"))) for r, found in zip(receipts, ours, strict=True)]
 
 
 def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
@@ -58,7 +59,7 @@ def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
     """
     known: list[tuple[Receipt, str]] = []
     unknown: list[Receipt] = []
-    for receipt, notification_id in zip(receipts, _notification_ids(receipts)):
+    for receipt, notification_id in zip(receipts, _notification_ids(receipts), strict=True):
         if not is_known_state(str(receipt.get("status", ""))):
             log.warning("receipt from %s in a state we do not know: %s", provider, dict(receipt))
         elif notification_id is None:
@@ -73,7 +74,8 @@ def apply_receipts(provider: str, receipts: Sequence[Receipt]) -> int:
 def _apply(provider: str, known: list[tuple[Receipt, str]]) -> int:
     if not known:
         return 0
-    mapped = [(receipt, notification_id, map_gateway_state(str(receipt["status"]))) for receipt, notification_id in known]
+    mapped = [(receipt, notification_id, map_gateway_state(str(receipt["status"])))
+              for receipt, notification_id in known]
     # A receipt that moves nothing, or whose status a `created` notification may take directly (a
     # failure), records the send first, so the notification keeps the provider's id and its cost.
     _record_sent_from_receipts(provider, [(receipt, notification_id) for receipt, notification_id, new_status in mapped
@@ -134,7 +136,7 @@ def apply_held(held: Any) -> int:
     if not rows:
         return 0
     ids = _notification_ids([row.receipt for row in rows])
-    matched = [(row, notification_id) for row, notification_id in zip(rows, ids) if notification_id]
+    matched = [(row, notification_id) for row, notification_id in zip(rows, ids, strict=True) if notification_id]
     for provider, run in groupby(matched, key=lambda match: match[0].provider):
         _apply(provider, [(row.receipt, notification_id) for row, notification_id in run])
     if matched:

@@ -6,7 +6,8 @@ workers racing on one notification cannot both move it, and an illegal move is r
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import peewee
 
@@ -157,10 +158,10 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
     """Move every one of these notifications whose status allows it, in one statement; the ids moved.
 
     `where` adds conditions on other columns (None: IS NULL, NOT_NULL: IS NOT NULL), `also` any other
-    condition (a cancel's "not yet due"); a field's value may be another column of the row, copied over. A batch must not fail for one late or duplicate
-    receipt among them, so refusals are logged rather than raised; notifications already in
-    new_status, or held back by `where`, are skipped silently. `log_refused=False`: the caller deals
-    with the ones not moved itself.
+    condition (a cancel's "not yet due"); a field's value may be another column of the row, copied
+    over. A batch must not fail for one late or duplicate receipt among them, so refusals are logged
+    rather than raised; notifications already in new_status, or held back by `where`, are skipped
+    silently. `log_refused=False`: the caller deals with the ones not moved itself.
     """
     if not notification_ids:
         return []

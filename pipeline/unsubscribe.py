@@ -8,7 +8,7 @@ recipient's POST to it is recorded once per notification and reported to the ser
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from itsdangerous import BadSignature, Signer
 

@@ -19,9 +19,9 @@ import struct
 import urllib.parse
 import zipfile
 import zlib
-from io import BytesIO
 from collections.abc import Iterator
 from dataclasses import dataclass
+from io import BytesIO
 from typing import NamedTuple, Protocol, runtime_checkable
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from pipeline.batching import Batcher
 from tests.conftest import wait_for

@@ -11,10 +11,11 @@ import socket
 import tempfile
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -55,11 +56,11 @@ os.environ["SECRET_KEY"] = "test-secret-key"
 os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 
 from app import app as flask_app  # noqa: E402
+from config import get_settings  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
 from workers import registry  # noqa: E402
 from workers.broker import broker, ops_redis  # noqa: E402
-from config import get_settings  # noqa: E402
 
 
 def _all_tables() -> list[str]:

@@ -31,10 +31,11 @@ import collections
 import json
 import threading
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import pytest
 import requests
@@ -126,7 +127,7 @@ class FakeGateway:
             "id": gateway_id,
             "reference": reference,
             "status": state,
-            "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "timestamp": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         }
         return requests.post(url, json=receipt, headers={"Authorization": f"Bearer {token}"}, timeout=5)
 
@@ -157,7 +158,8 @@ class FakeGateway:
                 threading.Thread(target=self._post_receipt, args=(message, token, state), daemon=True).start()
         return status, answer, delay
 
-    def _take(self, headers: Mapping[str, str], raw: bytes) -> tuple[int, dict[str, Any], float, ReceivedMessage | None]:
+    def _take(self, headers: Mapping[str, str],
+              raw: bytes) -> tuple[int, dict[str, Any], float, ReceivedMessage | None]:
         with self._lock:
             self.attempts += 1
             outage = self._outage if self._outage and time.monotonic() < self._outage[1] else None
@@ -165,7 +167,8 @@ class FakeGateway:
             if step and step[0] == "stall":
                 return 504, {"error": "Gateway timeout"}, step[1], None
             if step and step[0] != "hang":
-                default = {"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422) else {"error": "Failure"}
+                default = ({"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422)
+                           else {"error": "Failure"})
                 return step[1], step[2] if step[2] is not None else default, 0, None
             if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
                 return 401, {"error": "Unauthorized"}, 0, None

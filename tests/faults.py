@@ -6,7 +6,7 @@ reaches the gateway twice, none is lost.
 from __future__ import annotations
 
 import collections
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient

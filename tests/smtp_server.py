@@ -27,10 +27,11 @@ import socket
 import ssl
 import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -154,7 +155,7 @@ def make_tls_contexts(hostname: str = "127.0.0.1") -> tuple[ssl.SSLContext, ssl.
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostname)])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     try:
         san: x509.GeneralName = x509.IPAddress(ipaddress.ip_address(hostname))
     except ValueError:

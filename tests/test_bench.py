@@ -13,8 +13,8 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from werkzeug.test import EnvironBuilder

@@ -6,19 +6,19 @@ import hmac
 import json
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
-from pipeline.formatting import iso
 from config import get_settings
 from models.callback_attempt import CallbackAttempt
+from models.crypto import encrypt
 from models.notification import Notification, ReceivedText
 from models.service import InboundNumber, ServiceCallback
-from models.crypto import encrypt
+from pipeline.formatting import iso
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 

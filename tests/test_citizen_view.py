@@ -13,11 +13,11 @@ from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from pipeline.branding.logos import process_logo
 from pipeline.letters import geometry as g
 from pipeline.letters.precompiled import validate_precompiled
+from tests.api.test_download_page import link
 from tests.conftest import status_of, wait_for
 from tests.contract.test_python_client_letters import ADDRESS, api_for, pdf_when_ready
 from tests.factories import create_sample_template, create_service
 from tests.pdf_layout import WINDOW, image_boxes, overlaps, text_boxes
-from tests.api.test_download_page import link
 from tests.pipeline.test_logos import SVG, png
 
 BILINGUAL = dict(

@@ -28,7 +28,8 @@ def cli(app):
 
 def test_create_service_in_trial_mode(cli):
     body = cli("create-service", "--name", "Tax office")
-    assert (body["name"], body["trial_mode"], body["permissions"]) == ("Tax office", True, ["email", "sms", "letter", "international_sms"])
+    assert ((body["name"], body["trial_mode"], body["permissions"])
+            == ("Tax office", True, ["email", "sms", "letter", "international_sms"]))
     assert Service.get_by_id(body["id"]).trial_mode is True
 
 
@@ -40,10 +41,12 @@ def test_create_live_service_with_permissions(cli):
 def test_errors_are_the_api_error_body(cli):
     cli("create-service", "--name", "Tax office")
     assert cli("create-service", "--name", "tax office", ok=False) == {
-        "status_code": 400, "errors": [{"error": "BadRequestError", "message": "Service name 'tax office' already exists"}]}
+        "status_code": 400,
+        "errors": [{"error": "BadRequestError", "message": "Service name 'tax office' already exists"}]}
     assert cli("create-service", "--name", "x", "--permissions", "fax", ok=False)["errors"] == [{
         "error": "ValidationError",
-        "message": "permissions fax is not one of [email, sms, letter, international_sms, inbound_sms, upload_document]"}]
+        "message": "permissions fax is not one of "
+                   "[email, sms, letter, international_sms, inbound_sms, upload_document]"}]
 
 
 def test_create_api_key_that_works(cli, client):
@@ -77,8 +80,9 @@ def test_create_templates(cli):
 
 def test_create_email_template_needs_a_subject(cli):
     service = cli("create-service", "--name", "Tax office")
-    assert cli("create-template", "--service-id", service["id"], "--type", "email", "--name", "E",
-               "--body", "B", ok=False)["errors"] == [{"error": "ValidationError", "message": "subject is a required property"}]
+    refused = cli("create-template", "--service-id", service["id"], "--type", "email", "--name", "E",
+                  "--body", "B", ok=False)
+    assert refused["errors"] == [{"error": "ValidationError", "message": "subject is a required property"}]
 
 
 def test_go_live(cli):

@@ -49,8 +49,8 @@ def test_sends_recorded_together_each_keep_their_own_details(service):
 
 def test_a_send_recorded_twice_at_once_moves_once(service):
     send = create_notification(service=service)
-    moved = _record_together([(send, dispatch.Dispatched("mmg", "first")), (send, dispatch.Dispatched("mmg", "second"))],
-                             create_notification(service=service))
+    moved = _record_together([(send, dispatch.Dispatched("mmg", "first")),
+                              (send, dispatch.Dispatched("mmg", "second"))], create_notification(service=service))
     assert sorted(moved.values()) == [False, True]
     winner = "first" if moved[0] else "second"
     row = Notification.get_by_id(send.id)

@@ -211,7 +211,8 @@ def test_the_mta_pipe_drops_what_is_not_a_report(app):
 def test_report_reading():
     message_id = "<1.2.3.5b0a7c2e-1111-4222-8333-944445555666@notify.localhost>"
     [hard] = read_report(dsn(message_id))
-    assert (hard.type, hard.message_id, hard.detail) == ("permanent-bounce", message_id, "5.1.1 smtp; 550 5.1.1 User unknown")
+    assert ((hard.type, hard.message_id, hard.detail)
+            == ("permanent-bounce", message_id, "5.1.1 smtp; 550 5.1.1 User unknown"))
     assert str(hard.occurred_at) == "2026-11-23 09:01:00"
     assert [e.type for e in read_report(dsn(message_id, status="4.2.2"))] == ["temporary-bounce"]
     assert [e.type for e in read_report(dsn(message_id, action="delivered", status="2.0.0"))] == ["delivered"]
@@ -232,4 +233,5 @@ def test_the_webhook_is_authenticated_and_checks_its_body(client):
     assert any("opened is not one of" in m for m in messages), messages
     unnamed = client.post("/providers/ses/email-events", json={"type": "delivered"}, headers=headers)
     assert unnamed.status_code == 400
-    assert unnamed.get_json()["errors"] == [{"error": "ValidationError", "message": "message_id is a required property"}]
+    assert unnamed.get_json()["errors"] == [{"error": "ValidationError",
+                                             "message": "message_id is a required property"}]

@@ -75,7 +75,8 @@ def test_texts_fail_over_to_the_second_gateway_once_each_and_the_first_comes_bac
     token = config.get_settings().provider_webhook_token
     for gateway in (a, b):
         for message in gateway.messages:
-            assert gateway.send_receipt(message.payload["callback_url"], token, message.id, "delivered").status_code == 200
+            answered = gateway.send_receipt(message.payload["callback_url"], token, message.id, "delivered")
+            assert answered.status_code == 200
     everything = first + second + third
     wait_for(lambda: all(status_of(n) == "delivered" for n in everything))
     references = collections.Counter(m.payload["reference"] for m in a.messages + b.messages)

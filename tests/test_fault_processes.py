@@ -46,7 +46,8 @@ def _assert_unavailable(response: requests.Response) -> None:
 def _raw_send(api: NotificationsAPIClient, template_id: str) -> requests.Response:
     """A send as the client makes it, keeping the whole answer (headers too)."""
     token = create_jwt_token(api.api_key, api.service_id)
-    return requests.post(f"{api.base_url}/v2/notifications/sms", json={"phone_number": PHONE, "template_id": template_id},
+    return requests.post(f"{api.base_url}/v2/notifications/sms",
+                         json={"phone_number": PHONE, "template_id": template_id},
                          headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
 

@@ -115,8 +115,8 @@ def test_a_claim_with_an_unknown_outcome_fails_only_when_no_receipt_came_in_time
     stored = Notification.get_by_id(waiting.id)
     assert (stored.status, stored.provider_reference, stored.sent_by) == ("delivered", "gw-43", "http-gateway")
 
-    silent = create_notification(service=service, dispatch_started_at=utcnow()
-                                 - datetime.timedelta(seconds=config.get_settings().outcome_unknown_timeout_seconds + 5))
+    overdue = datetime.timedelta(seconds=config.get_settings().outcome_unknown_timeout_seconds + 5)
+    silent = create_notification(service=service, dispatch_started_at=utcnow() - overdue)
     sweep_stuck_notifications.fn()
     assert status_of(silent.id) == "technical-failure"
 

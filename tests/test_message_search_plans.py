@@ -13,8 +13,17 @@ from models.migrations import migrate
 from models.notification import RECIPIENT_INDEX
 from pipeline.message_search import MessageSearch, count_matches, search_page
 from tests.factories import create_notification, create_service
-from tests.test_scale_query_plans import (FULL_SORT, URL, _admin, assert_index_only, generate, notification_reads,
-                                         plan, statements, using)
+from tests.test_scale_query_plans import (
+    FULL_SORT,
+    URL,
+    _admin,
+    assert_index_only,
+    generate,
+    notification_reads,
+    plan,
+    statements,
+    using,
+)
 
 pytestmark = pytest.mark.skipif(not URL.startswith(("postgres://", "postgresql://")),
                                 reason="query plans at scale are PostgreSQL's")

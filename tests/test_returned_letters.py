@@ -76,7 +76,8 @@ def test_returns_by_id_and_by_reference(tmp_path):
     assert [status_of(n.id) for n in (by_id, by_reference, *ambiguous, not_handed_over)] == \
         ["returned-letter", "returned-letter", "sending", "sending", "created"]
     dates = {str(e.notification_id): e.occurred_at for e in NotificationEvent.select()}
-    assert dates == {str(by_id.id): datetime.datetime(2026, 11, 20), str(by_reference.id): datetime.datetime(2026, 11, 20)}
+    assert dates == {str(by_id.id): datetime.datetime(2026, 11, 20),
+                     str(by_reference.id): datetime.datetime(2026, 11, 20)}
     folder = tmp_path / "inbox" / "returned"
     assert sorted(p.name for p in folder.glob("*.json")) == ["b.json"]  # kept until its letter is handed over
     assert (folder / "processed" / "a.json").exists() and (folder / "rejected" / "c.json").exists()

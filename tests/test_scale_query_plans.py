@@ -14,8 +14,8 @@ import os
 import re
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import peewee
@@ -218,7 +218,8 @@ def test_the_purge_walks_each_services_expired_rows_once_in_index_order(scale):
         # order, or, for a range the planner expects to be small, a bitmap scan and a sort of those rows).
         assert re.search(rf"Index Scan (using|on) {LIST_INDEX}\b", text), text
         assert all(int(rows) <= batch for rows in FULL_SORT.findall(text)), text
-        assert re.search(r"Index Cond: \(\(service_id = .* AND \(\(key_type\)::text = .* AND \(created_at < ", text), text
+        assert re.search(r"Index Cond: \(\(service_id = .* AND \(\(key_type\)::text = .* AND \(created_at < ",
+                         text), text
         if "ROW(created_at, id) >" in text:
             continuing += 1
     assert continuing == sum(math.floor(n / batch) for n in expired.values())

@@ -36,7 +36,8 @@ def test_test_key_sms_goes_through_the_simulated_provider_to_delivered(service, 
 def test_test_key_email_reaches_delivered_and_never_the_smtp_server(service, live_server, worker, real_providers):
     smtp, _ = real_providers
     template = create_sample_template(service=service, template_type="email", subject="Hello", body="Hi ((name))")
-    response = client_for(service, live_server, "test").send_email_notification("a@example.nl", str(template.id), {"name": "x"})
+    client = client_for(service, live_server, "test")
+    response = client.send_email_notification("a@example.nl", str(template.id), {"name": "x"})
     wait_for(lambda: status_of(response["id"]) == "delivered")
     assert smtp.messages == []
 
@@ -50,7 +51,8 @@ def test_simulated_failures_by_recipient(service, live_server, worker):
     wait_for(lambda: status_of(perm["id"]) == "permanent-failure")
 
 
-def test_live_sms_arrives_at_the_gateway_once_and_receipts_move_its_status(service, live_server, worker, real_providers):
+def test_live_sms_arrives_at_the_gateway_once_and_receipts_move_its_status(service, live_server, worker,
+                                                                           real_providers):
     _, gateway = real_providers
     template = create_sample_template(service=service, body="Hello ((name))")
     response = client_for(service, live_server).send_sms_notification("06 12345678", str(template.id), {"name": "Piet"})

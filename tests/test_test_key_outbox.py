@@ -43,7 +43,7 @@ def test_test_key_sends_wait_in_the_outbox_for_one_flush_and_reach_delivered(cli
 def test_scheduled_test_key_sends_wait_in_a_delayed_message(client, service):
     template = create_sample_template(service=service, body="Hi")
     key = create_key(service=service, key_type="test", name="test")
-    later = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    later = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
     response = client.post("/v2/notifications/sms", json=_sms(template, scheduled_for=later), headers=auth_headers(key))
     assert response.status_code == 201
     assert simulated_outbox("sends").waiting() == 0

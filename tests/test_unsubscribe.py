@@ -81,13 +81,14 @@ def test_the_services_own_url_wins_and_no_setting_means_no_header(client, servic
 
 
 def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
-    from tests.factories import create_notification
     from pipeline.unsubscribe import token_for
+    from tests.factories import create_notification
 
     notification = create_notification(service=service, notification_type="email", status="delivered")
     wrong = client.post(f"/unsubscribe/{notification.id}/{token_for('another')}")
     assert wrong.status_code == 404
-    assert wrong.get_json() == {"status_code": 404, "errors": [{"error": "NoResultFound", "message": "No result found"}]}
+    assert wrong.get_json() == {"status_code": 404,
+                                "errors": [{"error": "NoResultFound", "message": "No result found"}]}
     assert client.post(f"/unsubscribe/not-an-id/{token_for('not-an-id')}").status_code == 404
     page = client.get(f"/unsubscribe/{notification.id}/{token_for(str(notification.id))}")
     assert page.status_code == 200 and '<form method="post">' in page.get_data(as_text=True)
@@ -97,8 +98,8 @@ def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
 
 
 def test_the_report_writes_formula_cells_as_text(client, service):
-    from tests.factories import create_notification
     from pipeline.unsubscribe import token_for
+    from tests.factories import create_notification
 
     notification = create_notification(service=service, notification_type="email", status="delivered",
                                        to="-2+3@example.nl", reference="=HYPERLINK(\"http://x.example\")")

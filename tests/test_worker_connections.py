@@ -4,14 +4,21 @@ at the gateway than it holds connections, and a server's max_connections bounds 
 from __future__ import annotations
 
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from config import get_settings
-from models.db import SharedConnections, WORKER_APPLICATION_NAME, connect_url, database, give_back_connection, \
-    init_database, is_postgres
+from models.db import (
+    WORKER_APPLICATION_NAME,
+    SharedConnections,
+    connect_url,
+    database,
+    give_back_connection,
+    init_database,
+    is_postgres,
+)
 from tests.conftest import wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway

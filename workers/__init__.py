@@ -1,7 +1,14 @@
 """Dramatiq broker set-up and actors; `dramatiq workers` imports this package to find them all."""
-from workers import broker  # noqa: F401
-from workers import periodic, receipts, sending  # noqa: F401
-from workers import letters  # noqa: F401
-from workers import callbacks, retention  # noqa: F401  (callbacks also registers the status-change listener)
-from workers import reports  # noqa: F401  (the console's messages reports)
-from workers import jobs  # noqa: F401  (bulk jobs: their own queue)
+# Imported for what importing them does: the broker's set-up, every actor declared on it (bulk jobs
+# on their own queue, the console's messages reports), and callbacks' status-change listener.
+from workers import (  # noqa: F401
+    broker,
+    callbacks,
+    jobs,
+    letters,
+    periodic,
+    receipts,
+    reports,
+    retention,
+    sending,
+)

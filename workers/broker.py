@@ -9,7 +9,8 @@ import contextlib
 import logging
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import dramatiq
 import redis

@@ -40,7 +40,7 @@ def _keys(queue: str) -> tuple[str, str]:
 
 
 def _utc(ms: float) -> datetime.datetime:
-    return datetime.datetime.fromtimestamp(ms / 1000, datetime.timezone.utc)
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
 
 
 def _decode(queue: str, message_id: str, data: bytes, died_ms: float, final_error: bytes | None) -> DeadLetter:
@@ -62,7 +62,7 @@ def list_dead(queue: str, limit: int = 50) -> list[DeadLetter]:
     datas = broker.client.hmget(messages, ids)
     errors = ops_redis().mget([registry.dead_error_key(broker.namespace, message_id) for message_id in ids])
     return [_decode(queue, message_id, data, died, error)
-            for message_id, (_, died), data, error in zip(ids, entries, datas, errors) if data is not None]
+            for message_id, (_, died), data, error in zip(ids, entries, datas, errors, strict=True) if data is not None]
 
 
 def get_dead(queue: str, message_id: str) -> DeadLetter | None:

@@ -16,7 +16,7 @@ from pipeline.jobs.rows import CHUNK_ROWS, create_chunk
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit, enqueued_together
 from workers.letters import enqueue_letter_pdf
-from workers.sending import deliver_job_email, deliver_job_sms, delay_until
+from workers.sending import delay_until, deliver_job_email, deliver_job_sms
 
 QUEUE = "jobs"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import dramatiq
 
@@ -112,8 +112,8 @@ def delete_expired_files() -> None:
 SCHEDULE.append(("delete-expired-files", _settings.slow_sweep_interval_seconds, delete_expired_files))
 
 # Letters (workers/letters.py): hand accepted letters to the printer, read its answers, resend lost stages.
-from workers.letters import print_letters, read_print_answers, sweep_stuck_letters  # noqa: E402
 from config import get_settings as _get_settings  # noqa: E402
+from workers.letters import print_letters, read_print_answers, sweep_stuck_letters  # noqa: E402
 
 SCHEDULE.extend([
     ("print-letters", _get_settings().print_batch_seconds, print_letters),

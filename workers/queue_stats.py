@@ -111,12 +111,12 @@ def _redis_depths(names: list[str]) -> dict[str, tuple[int, int, int, int, float
     replies = pipe.execute()
     rows = [replies[i:i + 5] for i in range(0, len(replies), 5)]
     pipe = broker.client.pipeline(transaction=False)
-    for name, row in zip(names, rows):
+    for name, row in zip(names, rows, strict=True):
         pipe.hget(f"{ns}:{name}.msgs", row[4] or b"-")
     heads = pipe.execute()
     now_ms = time.time() * 1000
     result = {}
-    for name, (ready, held, delayed, dead, _), head in zip(names, rows, heads):
+    for name, (ready, held, delayed, dead, _), head in zip(names, rows, heads, strict=True):
         age = (now_ms - json.loads(head)["message_timestamp"]) / 1000 if head else None
         result[name] = (ready, delayed, dead, max(held - ready, 0), age)
     return result
@@ -134,8 +134,8 @@ def queue_stats(minutes: int = 5) -> list[QueueStats]:
     seen = {k.decode(): float(v) for k, v in
             ops_redis().hgetall(registry.keys(get_settings().queue_namespace)["queue_seen"]).items()}
     return [
-        QueueStats(name=name, ready=ready, delayed=delayed, dead=dead, in_progress=held,
-                   oldest_age_seconds=age, live_workers=sum(name in w.queues for w in workers), last_worker_seen=seen.get(name),
+        QueueStats(name=name, ready=ready, delayed=delayed, dead=dead, in_progress=held, oldest_age_seconds=age,
+                   live_workers=sum(name in w.queues for w in workers), last_worker_seen=seen.get(name),
                    done=totals.get(f"done:{name}", 0), failed=totals.get(f"failed:{name}", 0), minutes=minutes)
         for name, (ready, delayed, dead, held, age) in depths.items()
     ]

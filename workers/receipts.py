@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable, Sequence
 from itertools import groupby
-from typing import Callable, Sequence
 
 import dramatiq
 

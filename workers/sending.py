@@ -17,13 +17,13 @@ from pipeline import dispatch, failover, retry_window, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import add_after_commit, enqueue_after_commit, start_flush
-from workers.sms_rotation import circuit, slow
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
     queue_simulated_receipt,
     simulated_outbox,
 )
+from workers.sms_rotation import circuit, slow
 
 log = logging.getLogger(__name__)
 _settings = get_settings()

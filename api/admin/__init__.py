@@ -26,14 +26,24 @@ def _forget_actor(_error: BaseException | None) -> None:
 
 
 # Routes register themselves on the blueprint when imported (after it exists, hence at the bottom).
-from api.admin import api_keys, senders, services, templates, users  # noqa: E402,F401
-from api.admin import callbacks  # noqa: E402,F401
-from api.admin import go_live, history  # noqa: E402,F401
-from api.admin import appearance, brands  # noqa: E402,F401
-from api.admin import rates, sms_gateways, unsubscribe_requests  # noqa: E402,F401
-from api.admin import notifications  # noqa: E402,F401  (cancelling a message)
-from api.admin import template_folders  # noqa: E402,F401
-from api.admin import jobs  # noqa: E402,F401
+from api.admin import (  # noqa: E402,F401  (notifications: cancelling a message)
+    api_keys,
+    appearance,
+    brands,
+    callbacks,
+    go_live,
+    history,
+    jobs,
+    notifications,
+    rates,
+    senders,
+    services,
+    sms_gateways,
+    template_folders,
+    templates,
+    unsubscribe_requests,
+    users,
+)
 
 
 @admin_blueprint.after_request

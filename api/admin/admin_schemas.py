@@ -11,6 +11,7 @@ from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
 from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
+from pipeline.errors import BLANK
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
 
@@ -33,7 +34,7 @@ def _is_inbound_number(value: object) -> bool:
 def _is_non_blank(value: object) -> bool:
     # One readable message for "" and "   " alike, instead of jsonschema's "'' should be non-empty".
     if isinstance(value, str) and not value.strip():
-        raise FormatProblem("cannot be blank")
+        raise FormatProblem(BLANK)
     return True
 
 

@@ -5,8 +5,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
@@ -31,7 +30,8 @@ def api_key_json(key: ApiKey) -> dict[str, Any]:
 
 @admin_blueprint.post("/services/<service_id>/api-keys")
 @documented("Create an API key; the only answer that shows its secret.", {201: responses.created_api_key},
-            body=admin_schemas.create_api_key, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            body=admin_schemas.create_api_key,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_api_key(service_id: str) -> tuple[Response, int]:
     find_service(service_id)
     data = validate(admin_schemas.create_api_key, json_body())
@@ -41,7 +41,8 @@ def post_api_key(service_id: str) -> tuple[Response, int]:
 
 
 @admin_blueprint.get("/services/<service_id>/api-keys")
-@documented("The service's API keys, without their secrets.", {200: responses.api_keys}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("The service's API keys, without their secrets.", {200: responses.api_keys},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_api_keys(service_id: str) -> Response:
     return jsonify({"api_keys": [api_key_json(key) for key in list_keys(service_id)]})
 

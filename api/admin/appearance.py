@@ -25,14 +25,16 @@ def _language() -> str:
 
 
 @admin_blueprint.get("/services/<service_id>/appearance")
-@documented("The service's language and brands.", {200: brand_schemas.appearance_response}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("The service's language and brands.", {200: brand_schemas.appearance_response},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_appearance(service_id: str) -> Response:
     return jsonify(appearance_values(appearance_of(find_service(service_id).id)))
 
 
 @admin_blueprint.patch("/services/<service_id>/appearance")
 @documented("Set the service's language and brands.", {200: brand_schemas.appearance_response},
-            body=brand_schemas.update_appearance, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            body=brand_schemas.update_appearance,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def patch_appearance(service_id: str) -> Response:
     find_service(service_id)  # an unknown service is a 404 before its body is looked at
     changes = validate(brand_schemas.update_appearance, json_body())
@@ -52,8 +54,8 @@ def post_template_preview(service_id: str, template_id: str) -> Response:
 
 
 @admin_blueprint.get("/email-brands/<brand_id>/preview")
-@documented("A sample email with the brand.", {200: brand_schemas.HTML}, media_type="text/html", query=brand_schemas.preview_query,
-            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
+@documented("A sample email with the brand.", {200: brand_schemas.HTML}, media_type="text/html",
+            query=brand_schemas.preview_query, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_email_brand_preview(brand_id: str) -> Response:
     brand = brand_from_path(EmailBrand, brand_id)
     return Response(sample_email(_language(), brand, brand.name), mimetype="text/html")

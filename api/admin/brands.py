@@ -17,7 +17,13 @@ from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from core.brands import (
-    Brand, BrandModel, BrandT, create_email_brand, create_letter_brand, find_brand, update_email_brand,
+    Brand,
+    BrandModel,
+    BrandT,
+    create_email_brand,
+    create_letter_brand,
+    find_brand,
+    update_email_brand,
     update_letter_brand,
 )
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
@@ -65,7 +71,8 @@ def brand_from_path(model: type[BrandT], brand_id: str) -> BrandT:
 
 
 @admin_blueprint.post("/email-brands")
-@documented("Create an email brand (logo as base64 PNG or SVG).", {201: brand_schemas.email_brand_response}, body=brand_schemas.create_email_brand)
+@documented("Create an email brand (logo as base64 PNG or SVG).", {201: brand_schemas.email_brand_response},
+            body=brand_schemas.create_email_brand)
 def post_email_brand() -> tuple[Response, int]:
     body = _decoded(validate(brand_schemas.create_email_brand, json_body()))
     return jsonify(email_brand_json(create_email_brand(**body))), 201
@@ -79,14 +86,16 @@ def get_email_brands() -> Response:
 
 
 @admin_blueprint.get("/email-brands/<brand_id>")
-@documented("One email brand.", {200: brand_schemas.email_brand_response}, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
+@documented("One email brand.", {200: brand_schemas.email_brand_response},
+            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_email_brand(brand_id: str) -> Response:
     return jsonify(email_brand_json(brand_from_path(EmailBrand, brand_id)))
 
 
 @admin_blueprint.patch("/email-brands/<brand_id>")
 @documented("Change an email brand (only what is given).", {200: brand_schemas.email_brand_response},
-            body=brand_schemas.update_email_brand, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
+            body=brand_schemas.update_email_brand,
+            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def patch_email_brand(brand_id: str) -> Response:
     brand_from_path(EmailBrand, brand_id)
     body = _decoded(validate(brand_schemas.update_email_brand, json_body()))
@@ -94,7 +103,8 @@ def patch_email_brand(brand_id: str) -> Response:
 
 
 @admin_blueprint.post("/letter-brands")
-@documented("Create a letter brand (logo as base64 PNG or SVG).", {201: brand_schemas.letter_brand_response}, body=brand_schemas.create_letter_brand)
+@documented("Create a letter brand (logo as base64 PNG or SVG).", {201: brand_schemas.letter_brand_response},
+            body=brand_schemas.create_letter_brand)
 def post_letter_brand() -> tuple[Response, int]:
     body = _decoded(validate(brand_schemas.create_letter_brand, json_body()))
     return jsonify(letter_brand_json(create_letter_brand(**body))), 201
@@ -108,13 +118,16 @@ def get_letter_brands() -> Response:
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>")
-@documented("One letter brand.", {200: brand_schemas.letter_brand_response}, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
+@documented("One letter brand.", {200: brand_schemas.letter_brand_response},
+            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand(brand_id: str) -> Response:
     return jsonify(letter_brand_json(brand_from_path(LetterBrand, brand_id)))
 
 
 @admin_blueprint.patch("/letter-brands/<brand_id>")
-@documented("Change a letter brand.", {200: brand_schemas.letter_brand_response}, body=brand_schemas.update_letter_brand, path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
+@documented("Change a letter brand.", {200: brand_schemas.letter_brand_response},
+            body=brand_schemas.update_letter_brand,
+            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def patch_letter_brand(brand_id: str) -> Response:
     brand_from_path(LetterBrand, brand_id)
     body = _decoded(validate(brand_schemas.update_letter_brand, json_body()))
@@ -122,7 +135,8 @@ def patch_letter_brand(brand_id: str) -> Response:
 
 
 @admin_blueprint.get("/letter-brands/<brand_id>/logo.png")
-@documented("The letter brand's stored logo.", {200: brand_schemas.PNG}, media_type="image/png", path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
+@documented("The letter brand's stored logo.", {200: brand_schemas.PNG}, media_type="image/png",
+            path={"brand_id": brand_schemas.brand_path["properties"]["brand_id"]})
 def get_letter_brand_logo(brand_id: str) -> Response:
     brand = brand_from_path(LetterBrand, brand_id)
     return Response(bytes(brand.logo_png), mimetype="image/png")

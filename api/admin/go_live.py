@@ -5,8 +5,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
@@ -31,7 +30,8 @@ def status_json(status: GoLiveStatus) -> dict[str, Any]:
 
 @admin_blueprint.get("/services/<service_id>/go-live")
 @documented("Whether the service is live, its go-live checklist and its latest request.",
-            {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            {200: responses.go_live_status},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_go_live(service_id: str) -> Response:
     return jsonify(status_json(go_live_status(service_id)))
 
@@ -45,14 +45,16 @@ def post_go_live_request(service_id: str) -> tuple[Response, int]:
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")
-@documented("Take the service out of trial mode and tell its team.", {200: responses.go_live_status}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("Take the service out of trial mode and tell its team.", {200: responses.go_live_status},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_approve(service_id: str) -> Response:
     return jsonify(status_json(approve_go_live(service_id, send_email=send_platform_email)))
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
 @documented("Turn down the waiting request, with the reason the team is told.", {200: responses.go_live_status},
-            body=admin_schemas.reject_go_live, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            body=admin_schemas.reject_go_live,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_reject(service_id: str) -> Response:
     find_service(service_id)
     reason = validate(admin_schemas.reject_go_live, json_body())["reason"]

@@ -5,8 +5,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.openapi import documented
 from api.request_body import integer_argument
 from api.schema import validate
@@ -30,7 +29,8 @@ def event_json(event: AuditEvent) -> dict[str, Any]:
 
 @admin_blueprint.get("/services/<service_id>/history")
 @documented("Every change made to the service, newest first.", {200: responses.history},
-            query=admin_schemas.history_query, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            query=admin_schemas.history_query,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_history(service_id: str) -> Response:
     limit = integer_argument("limit", DEFAULT_HISTORY_LIMIT)
     find_service(service_id)

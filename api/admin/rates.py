@@ -14,8 +14,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.admin.admin_schemas import POSTAGE
 from api.openapi import documented
 from api.request_body import integer_argument, json_body

@@ -156,7 +156,8 @@ job = _record({
     "id": uuid_property(), "service_id": uuid_property(), "template_id": uuid_property(),
     "template_version": {"type": "integer"}, "original_file_name": {"type": "string"},
     "status": {"enum": list(JOB_STATUSES)},
-    "scheduled_for": NULLABLE_DATETIME, "created_at": DATETIME, "created_by_user_id": {"anyOf": [uuid_property(), {"type": "null"}]},
+    "scheduled_for": NULLABLE_DATETIME, "created_at": DATETIME,
+    "created_by_user_id": {"anyOf": [uuid_property(), {"type": "null"}]},
     "processing_started": NULLABLE_DATETIME, "processing_finished": NULLABLE_DATETIME,
     "counts": _record(_job_counts),
 })

@@ -6,8 +6,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
@@ -89,7 +88,8 @@ for _kind in KINDS:
 
 @admin_blueprint.post("/services/<service_id>/inbound-number")
 @documented("Give the service a number texts are received on.", {201: responses.inbound_number},
-            body=admin_schemas.assign_inbound_number, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            body=admin_schemas.assign_inbound_number,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_inbound_number(service_id: str) -> tuple[Response, int]:
     find_service(service_id)
     data = validate(admin_schemas.assign_inbound_number, json_body())
@@ -97,6 +97,7 @@ def post_inbound_number(service_id: str) -> tuple[Response, int]:
 
 
 @admin_blueprint.get("/services/<service_id>/inbound-number")
-@documented("The service's inbound numbers.", {200: responses.inbound_numbers}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("The service's inbound numbers.", {200: responses.inbound_numbers},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_inbound_numbers(service_id: str) -> Response:
     return jsonify({"inbound_numbers": [inbound_number_json(row) for row in list_inbound_numbers(service_id)]})

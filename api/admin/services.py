@@ -5,8 +5,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
@@ -34,14 +33,16 @@ def get_services() -> Response:
 
 
 @admin_blueprint.get("/services/<service_id>")
-@documented("One service.", {200: responses.service}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("One service.", {200: responses.service},
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def get_service(service_id: str) -> Response:
     return jsonify(service_json(find_service(service_id)))
 
 
 @admin_blueprint.patch("/services/<service_id>")
 @documented("Change a service's settings (only those given).", {200: responses.service},
-            body=admin_schemas.update_service, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+            body=admin_schemas.update_service,
+            path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def patch_service(service_id: str) -> Response:
     find_service(service_id)  # an unknown service is a 404 before its body is looked at
     return jsonify(service_json(update_service(service_id, **validate(admin_schemas.update_service, json_body()))))

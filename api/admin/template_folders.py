@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas
-from api.admin import response_schemas as responses
+from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import uuid_property, validate

@@ -25,6 +25,4 @@ def _authenticate() -> None:
         raise AuthError("Invalid token: provider token not valid")
 
 
-from api.providers import inbound_sms  # noqa: E402,F401
-from api.providers import delivery_receipts  # noqa: E402,F401
-from api.providers import email_events  # noqa: E402,F401
+from api.providers import delivery_receipts, email_events, inbound_sms  # noqa: E402,F401

@@ -29,7 +29,8 @@ inbound_sms_request = {
         "to": {"type": "string", "minLength": 1},
         "from": {"type": "string", "minLength": 1, "maxLength": 255},  # the width of the columns they go to
         "message": {"type": "string"},
-        "id": {"type": ["string", "null"], "maxLength": 255},  # the provider's message id, kept to drop redelivered posts
+        # The provider's message id, kept to drop redelivered posts.
+        "id": {"type": ["string", "null"], "maxLength": 255},
     },
     # Gateways add fields of their own (timestamps, encodings); they are not ours to refuse.
 }

@@ -22,8 +22,13 @@ def _give_back(exc: BaseException | None) -> None:
         caller.counted_ahead.give_back()
 
 
-from api.v2.template import get_template, get_templates, post_preview  # noqa: E402,F401
-from api.v2.notifications import get_notification, get_notifications  # noqa: E402,F401
+from api.v2.notifications import (  # noqa: E402,F401
+    get_notification,
+    get_notifications,
+    get_pdf,
+    post_email,
+    post_letter,
+    post_sms,
+)
 from api.v2.received_text import get_received_texts  # noqa: E402,F401
-from api.v2.notifications import post_email, post_sms  # noqa: E402,F401
-from api.v2.notifications import get_pdf, post_letter  # noqa: E402,F401
+from api.v2.template import get_template, get_templates, post_preview  # noqa: E402,F401

@@ -8,8 +8,15 @@ from config import get_settings
 from models.db import database, utcnow
 from models.service import Service
 from models.user import (
-    SERVICE_PERMISSIONS, Invitation, PasswordReset, ServiceUser, User, find_user_by_email, new_token,
-    revoke_sessions, token_hash,
+    SERVICE_PERMISSIONS,
+    Invitation,
+    PasswordReset,
+    ServiceUser,
+    User,
+    find_user_by_email,
+    new_token,
+    revoke_sessions,
+    token_hash,
 )
 
 INVITATION_VALID = datetime.timedelta(days=2)  # as Notify's invitations

@@ -10,8 +10,8 @@ from flask_babel import gettext as _
 
 from console import auth, redis_state
 from console.accounts import invitations, signing_in
-from console.accounts.forms import EmptyForm, ForgotPasswordForm, NewAccountForm, NewAdminForm, ResetPasswordForm
 from console.accounts.blueprint import bp
+from console.accounts.forms import EmptyForm, ForgotPasswordForm, NewAccountForm, NewAdminForm, ResetPasswordForm
 from console.passwords import hash_password
 from models.db import database
 from models.user import User, find_user_by_email

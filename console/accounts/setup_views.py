@@ -10,8 +10,8 @@ from flask_babel import gettext as _
 from config import get_settings
 from console import auth
 from console.accounts import second_factor, signing_in
-from console.accounts.forms import ChooseSecondFactorForm, CodeForm
 from console.accounts.blueprint import bp
+from console.accounts.forms import ChooseSecondFactorForm, CodeForm
 from models.user import User
 
 

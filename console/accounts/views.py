@@ -7,11 +7,15 @@ from flask import abort, flash, redirect, render_template, request, session, url
 from flask_babel import gettext as _
 
 from console import LANGUAGES, auth
-from console.accounts import second_factor, signing_in
+from console.accounts import (
+    links_views,  # noqa: F401  (its routes join bp)
+    second_factor,
+    setup_views,  # noqa: F401  (its routes join bp)
+    signing_in,
+)
+from console.accounts.blueprint import bp
 from console.accounts.forms import CodeForm, EmptyForm, SignInForm
 from console.passwords import hash_password, needs_rehash, verify_password
-from console.accounts import links_views, setup_views  # noqa: F401  (their routes join bp)
-from console.accounts.blueprint import bp
 from models.db import utcnow
 from models.user import User, UserSession, find_user_by_email, revoke_sessions
 

@@ -38,8 +38,8 @@ def index(service_id: str) -> Any:
     received = latest_received_texts(service.id) if service.has_permission("inbound_sms") else None
     since = (now.date() - datetime.timedelta(days=DAYS - 1)).isoformat()  # the messages list's first day
     return render_template("dashboard/index.html", service=service, figures=figures, channels=CHANNEL_NAMES,
-                           channel_of=CHANNEL_OF, since=since, jobs=jobs_in_progress(service.id), upcoming=upcoming(service.id, now),
-                           received=received)
+                           channel_of=CHANNEL_OF, since=since, jobs=jobs_in_progress(service.id),
+                           upcoming=upcoming(service.id, now), received=received)
 
 
 def _years(service_created: datetime.datetime, now: datetime.datetime) -> list[int]:
@@ -64,4 +64,5 @@ def usage(service_id: str) -> Any:
               "sheets": sum(m.letter.billable_sheets for m in months),
               "cost": sum(m.total_cost_in_pounds for m in months)}
     return render_template("dashboard/usage.html", service=service, years=years, year=year, months=months,
-                           totals=totals, money=_money, month_name=_month_name, unpriced=sum(m.unpriced_notifications for m in months))
+                           totals=totals, money=_money, month_name=_month_name,
+                           unpriced=sum(m.unpriced_notifications for m in months))

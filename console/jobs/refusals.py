@@ -4,11 +4,9 @@ its own integration sees; problems with the file as a whole are translated."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
-from flask_babel import format_decimal
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import format_decimal, gettext as _, lazy_gettext as _l
 
 from pipeline.jobs import sheet_limits as caps
 

@@ -13,10 +13,12 @@ from wtforms import SelectField
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
-from console.jobs import uploads
-from console.jobs.refusals import translated_problem
-from console.jobs import job_pages  # noqa: F401  (their routes join bp)
+from console.jobs import (
+    job_pages,  # noqa: F401  (its routes join bp)
+    uploads,
+)
 from console.jobs.blueprint import bp
+from console.jobs.refusals import translated_problem
 from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version

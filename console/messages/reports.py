@@ -7,8 +7,8 @@ from typing import Any
 from flask import Response, abort, redirect, render_template, stream_with_context, url_for
 
 from console.auth import current_service, current_user, service_permission_required
-from console.messages.listing import filter_args, message_search, search_form
 from console.messages.blueprint import bp
+from console.messages.listing import filter_args, message_search, search_form
 from core.message_reports import background_report, find_report
 from models.db import utcnow
 from models.message_report import MessageReport

@@ -7,8 +7,12 @@ from typing import Any
 from flask import Response, abort, render_template
 
 from console.auth import current_permissions, current_service, service_permission_required
-from console.messages import labels
-from console.messages import cancelling, listing, reports  # noqa: F401  (their routes join bp)
+from console.messages import (
+    cancelling,  # noqa: F401  (its routes join bp)
+    labels,
+    listing,  # noqa: F401  (its routes join bp)
+    reports,  # noqa: F401  (its routes join bp)
+)
 from console.messages.blueprint import bp, find_or_404
 from core import message_timeline
 from models.db import utcnow

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import StringField
 

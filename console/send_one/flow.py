@@ -4,7 +4,8 @@ for a live send made by the signed-in user."""
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import render_template, request
 

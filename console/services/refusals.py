@@ -8,31 +8,36 @@ from __future__ import annotations
 
 import re
 
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
+
+from console.team.members import LAST_MANAGER
+from core import go_live, senders
+from pipeline import outbound
+from pipeline.errors import BLANK
+from pipeline.recipients import email_address, phone
 
 WHOLE = {
-    "Service is already live": _l("The service is already live"),
-    "Going live has already been requested for this service": _l("Going live has already been requested for this service"),
-    "There is no request to go live waiting for a decision": _l("There is no request to go live waiting for a decision"),
-    "Add a reply-to email address before requesting to go live": _l("Add a reply-to email address before requesting to go live"),
-    "Add a template before requesting to go live": _l("Add a template before requesting to go live"),
-    "Add a team member other than you before requesting to go live": _l("Add a team member other than you before requesting to go live"),
-    "This is the default: make another one the default instead": _l("This is the default: make another one the default instead"),
-    "A service needs at least one member who can manage settings and team": _l("A service needs at least one member who can manage settings and team"),
+    go_live.ALREADY_LIVE: _l("The service is already live"),
+    go_live.ALREADY_REQUESTED: _l("Going live has already been requested for this service"),
+    go_live.NOTHING_TO_DECIDE: _l("There is no request to go live waiting for a decision"),
+    go_live.unfinished("reply_to_address"): _l("Add a reply-to email address before requesting to go live"),
+    go_live.unfinished("template"): _l("Add a template before requesting to go live"),
+    go_live.unfinished("team_member"): _l("Add a team member other than you before requesting to go live"),
+    senders.DEFAULT_KEPT: _l("This is the default: make another one the default instead"),
+    LAST_MANAGER: _l("A service needs at least one member who can manage settings and team"),
 }
 PROBLEMS = {
-    "Not a valid email address": _l("Enter a valid email address"),
-    "Too many digits": _l("The number has too many digits"),
-    "Not enough digits": _l("The number has too few digits"),
-    "Not a NL mobile number": _l("Enter a Dutch mobile number"),
-    "Must not contain letters or symbols": _l("A phone number cannot contain letters or symbols"),
-    "Not a valid country prefix": _l("The country code is not valid"),
-    "is not a valid https url": _l("Enter a URL that starts with https://"),
-    "must not contain a user name or password": _l("Enter a URL without a user name or password"),
-    "must be a public internet address": _l("Enter a URL of a server on the public internet"),
-    "must be up to 11 letters, digits and spaces, or a phone number": _l("Use up to 11 letters, digits and spaces, or a phone number"),
-    "cannot be blank": _l("Fill this in"),
+    email_address.NOT_VALID_EMAIL: _l("Enter a valid email address"),
+    phone.TOO_MANY_DIGITS: _l("The number has too many digits"),
+    phone.NOT_ENOUGH_DIGITS: _l("The number has too few digits"),
+    phone.NOT_NL_MOBILE: _l("Enter a Dutch mobile number"),
+    phone.LETTERS_OR_SYMBOLS: _l("A phone number cannot contain letters or symbols"),
+    phone.INVALID_COUNTRY_PREFIX: _l("The country code is not valid"),
+    outbound.NOT_HTTPS: _l("Enter a URL that starts with https://"),
+    outbound.HAS_CREDENTIALS: _l("Enter a URL without a user name or password"),
+    outbound.NOT_PUBLIC: _l("Enter a URL of a server on the public internet"),
+    senders.SMS_SENDER_PROBLEM: _l("Use up to 11 letters, digits and spaces, or a phone number"),
+    BLANK: _l("Fill this in"),
 }
 _SERVICE_NAME_TAKEN = re.compile(r"Service name '(?P<name>.*)' already exists")
 

@@ -17,7 +17,8 @@ from models.service import ServiceCallback
 from pipeline.formatting import iso
 
 RECENT_ATTEMPTS = 20
-TITLES = {"delivery-status": _l("Callbacks for delivery receipts"), "inbound-sms": _l("Callbacks for received text messages")}
+TITLES = {"delivery-status": _l("Callbacks for delivery receipts"),
+          "inbound-sms": _l("Callbacks for received text messages")}
 
 
 class CallbackForm(FlaskForm):

@@ -13,12 +13,11 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
-from console.team.views import PermissionsField
 from console.settings import callbacks, senders  # noqa: F401  (their routes join bp)
 from console.settings.blueprint import bp
+from console.team.views import PermissionsField
 from core.services import LIMITS, MAX_RETENTION_DAYS, settings_of, update_service
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
-
 
 SERVICE_PERMISSION_LABELS = {
     "email": _l("Send emails"),
@@ -60,7 +59,9 @@ class RetentionForm(FlaskForm):
 
 def _limit(label: Any, minimum: int) -> IntegerField:
     return IntegerField(label, validators=[
-        InputRequired(_l("Enter a number")), NumberRange(min=minimum, message=_l("Enter a number of %(min)s or more", min=minimum))])
+        InputRequired(_l("Enter a number")),
+        NumberRange(min=minimum, message=_l("Enter a number of %(min)s or more", min=minimum)),
+    ])
 
 
 class LimitsForm(FlaskForm):
@@ -90,7 +91,8 @@ def index(service_id: str) -> Any:
     callback_rows = {c.kind: c for c in ServiceCallback.select().where(ServiceCallback.service == service)}
     return render_template("settings/index.html", service=service, settings=settings_of(service),
                            defaults=defaults, callbacks=callback_rows,
-                           permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p]) for p in service.permissions or []),
+                           permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p])
+                                                     for p in service.permissions or []),
                            channel_labels=CHANNEL_LABELS, limit_labels=LIMIT_LABELS,
                            platform_admin=current_user().platform_admin)
 

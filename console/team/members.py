@@ -13,6 +13,7 @@ from pipeline.errors import BadRequestError, NoResultFound
 
 # Someone must be able to manage the team: the last member who can is not removed or demoted.
 MANAGER = "manage_service"
+LAST_MANAGER = "A service needs at least one member who can manage settings and team"
 
 
 def _member(service_id: object, user_id: object) -> ServiceUser:
@@ -70,7 +71,7 @@ def change_permissions(service_id: object, user_id: object, permissions: list[st
     member = _member(service_id, user_id)
     wanted = _ordered(permissions)
     if MANAGER not in wanted and MANAGER in (member.permissions or []) and not _other_managers(service_id, user_id):
-        raise BadRequestError("A service needs at least one member who can manage settings and team")
+        raise BadRequestError(LAST_MANAGER)
     before = _ordered(member.permissions or [])
     if wanted != before:
         with database.atomic():
@@ -84,7 +85,7 @@ def change_permissions(service_id: object, user_id: object, permissions: list[st
 def remove_member(service_id: object, user_id: object) -> None:
     member = _member(service_id, user_id)
     if MANAGER in (member.permissions or []) and not _other_managers(service_id, user_id):
-        raise BadRequestError("A service needs at least one member who can manage settings and team")
+        raise BadRequestError(LAST_MANAGER)
     with database.atomic():
         member.delete_instance()
         audit.record(service_id, "member.remove", subject_id=member.user_id,

@@ -3,8 +3,7 @@ the template rules in the page's language."""
 from __future__ import annotations
 
 from flask import Blueprint, abort
-from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 from flask_wtf import FlaskForm
 
 from console.auth import current_service
@@ -19,7 +18,8 @@ TOP_LEVEL = ""  # the folder choice that files a template at the service's top l
 # The folder rules' refusals (core.template_folders) worded for the page; the others are translated
 # by console.services.refusals.
 REFUSALS = {
-    "Only an empty folder can be deleted": _l("Only an empty folder can be deleted: move its templates and folders out first"),
+    "Only an empty folder can be deleted":
+        _l("Only an empty folder can be deleted: move its templates and folders out first"),
     "Choose at least one template to move": _l("Choose at least one template to move"),
 }
 

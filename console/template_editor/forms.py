@@ -26,7 +26,7 @@ class TemplateForm(FlaskForm):
     letter_contact = SelectField(_l("Contact block"))
     folder = SelectField(_l("Folder"))
 
-    def for_type(self, template_type: str) -> "TemplateForm":
+    def for_type(self, template_type: str) -> TemplateForm:
         """Keep only the fields of the template type; an email's subject is required, a letter's heading too."""
         if template_type == "sms":
             del self.subject

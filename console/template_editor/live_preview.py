@@ -25,7 +25,8 @@ def live_preview(service_id: str, template_type: str) -> Any:
     if len(body) > BODY_LIMIT or len(subject or "") > BODY_LIMIT:
         abort(413)
     contact_id = request.form.get("letter_contact", "")
-    contact = (LetterContact.get_or_none((LetterContact.id == contact_id) & (LetterContact.service == current_service()))
+    contact = (LetterContact.get_or_none((LetterContact.id == contact_id)
+                                         & (LetterContact.service == current_service()))
                if is_uuid(contact_id) else None)
     preview = make_preview(current_service(), template_type, subject=subject, body=body, letter_contact=contact)
     return render_template("template_editor/_preview.html", preview=preview)

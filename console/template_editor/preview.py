@@ -43,7 +43,7 @@ def highlighted(text: str) -> Markup:
     parts = _PLACEHOLDER.split(text)
     names = _PLACEHOLDER.findall(text)
     out = [escape(parts[0])]
-    for name, rest in zip(names, parts[1:]):
+    for name, rest in zip(names, parts[1:], strict=True):
         out += [Markup('<mark class="notify-placeholder">'), escape(name), Markup("</mark>"), escape(rest)]
     return Markup("").join(out)
 

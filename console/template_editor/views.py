@@ -13,18 +13,35 @@ from flask_babel import gettext as _
 
 from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, service_permission_required
-from console.template_editor import folders as _folders, live_preview as _live  # noqa: F401  (their routes join bp)
+from console.template_editor import (
+    folders as _folders,  # noqa: F401  (its routes join bp)
+    live_preview as _live,  # noqa: F401  (its routes join bp)
+)
 from console.template_editor.blueprint import (
-    TOP_LEVEL, bp, folder_choices, refusals_in_words, version_or_404,
+    TOP_LEVEL,
+    bp,
+    folder_choices,
+    refusals_in_words,
+    version_or_404,
 )
 from console.template_editor.diff import compare as compare_versions
 from console.template_editor.forms import (
-    POSTAGE_LABELS, TYPE_LABELS, ChooseTypeForm, ConfirmForm, MoveForm, TemplateForm,
+    POSTAGE_LABELS,
+    TYPE_LABELS,
+    ChooseTypeForm,
+    ConfirmForm,
+    MoveForm,
+    TemplateForm,
 )
 from console.template_editor.preview import make_preview
 from core.template_folders import move_templates
 from core.templates import (
-    DEFAULT_POSTAGE, add_template, all_versions, archive_template, change_template, current_versions,
+    DEFAULT_POSTAGE,
+    add_template,
+    all_versions,
+    archive_template,
+    change_template,
+    current_versions,
 )
 from models.db import database
 from models.service import LetterContact
@@ -111,7 +128,8 @@ def _content(form: TemplateForm, template_type: str) -> dict[str, Any]:
     return data
 
 
-def _editor_page(form: TemplateForm, template_type: str, *, heading: str, version: TemplateVersion | None = None) -> Any:
+def _editor_page(form: TemplateForm, template_type: str, *, heading: str,
+                 version: TemplateVersion | None = None) -> Any:
     contact = None
     if template_type == "letter" and form.letter_contact.data:
         contact = LetterContact.get_or_none((LetterContact.id == form.letter_contact.data)

@@ -9,8 +9,8 @@ from models.db import utcnow
 from models.document import Document
 from pipeline.documents import crypto
 from pipeline.documents.storage import storage
-from pipeline.storage import BlobNotFound
 from pipeline.recipients.email_address import format_email_for_comparison
+from pipeline.storage import BlobNotFound
 
 log = logging.getLogger(__name__)
 

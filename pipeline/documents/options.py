@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.errors import BadRequestError
 from pipeline.documents.filetypes import MIMETYPES, unsupported
+from pipeline.errors import BadRequestError
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # the clients' own limit: they refuse anything larger before sending
 MAX_FILENAME_LENGTH = 100

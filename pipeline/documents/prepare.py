@@ -12,7 +12,6 @@ import secrets
 import uuid
 from dataclasses import dataclass, field
 
-from pipeline.errors import ApiError, BadRequestError
 from config import get_settings
 from models.db import utcnow
 from models.document import Document, storage_key
@@ -20,6 +19,7 @@ from models.notification import Notification
 from models.service import Service
 from pipeline.documents import crypto, filetypes, options
 from pipeline.documents.storage import storage
+from pipeline.errors import ApiError, BadRequestError
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import re
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 from config import get_settings
 from pipeline.storage import LocalStorage, Storage

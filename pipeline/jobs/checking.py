@@ -107,7 +107,8 @@ def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, interna
         return checked
     missing_columns = sorted(placeholders - set(keys))
     for key in missing_columns:
-        checked.problems.append(Problem(None, None, f"Missing column: {next(n for n in names if normalise_key(n) == key)}"))
+        named = next(n for n in names if normalise_key(n) == key)
+        checked.problems.append(Problem(None, None, f"Missing column: {named}"))
     if missing_columns:
         return checked
     if not sheet.rows:

@@ -8,7 +8,7 @@ empty run only moves the position, a run with text is checked against the caps b
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
 from defusedxml.ElementTree import iterparse
@@ -60,8 +60,9 @@ def _paragraph(element: Element, pieces: list[str], length: int = 0) -> int:
 
 def _cell_text(cell: Element) -> str:
     """A number's value, else the text of the cell's paragraphs (not of its comment), one per line."""
-    if cell.get(f"{OFFICE}value-type") in NUMBER_TYPES:
-        return cell_text(float(cell.get(f"{OFFICE}value")))
+    value = cell.get(f"{OFFICE}value")
+    if cell.get(f"{OFFICE}value-type") in NUMBER_TYPES and value is not None:
+        return cell_text(float(value))
     pieces: list[str] = []
     length = 0
     for child in cell:

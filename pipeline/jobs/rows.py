@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 from config import get_settings
 from models.db import database, insert_rows, utcnow

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from typing import Iterable
+from collections.abc import Iterable
 
 MAX_ROWS = 100_000
 MAX_COLUMNS = 1_000

@@ -13,9 +13,9 @@ import csv
 import datetime
 import io
 import zipfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Callable, Iterable, Iterator
 from xml.etree.ElementTree import ParseError
 
 from pipeline.jobs.sheet_limits import CELL_TOO_LONG, MAX_ROW_CHARS, ROW_TOO_LONG, SheetTooBig, check_cell, collect

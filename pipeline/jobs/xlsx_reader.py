@@ -9,7 +9,7 @@ when installed, as it is here) and each cell is dropped once read: memory holds 
 from __future__ import annotations
 
 import io
-from typing import Iterator
+from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
 from pipeline.jobs.sheet_limits import open_zip, place

@@ -21,7 +21,7 @@ PREVIEW_ADDRESS = ["((address line 1))", "((address line 2))", "((address line 3
 
 def letter_date(created_at: datetime.datetime) -> datetime.date:
     """The Dutch calendar date of a naive-UTC timestamp (a letter sent at 00:30 CET is dated that day)."""
-    return created_at.replace(tzinfo=datetime.timezone.utc).astimezone(LETTER_TIMEZONE).date()
+    return created_at.replace(tzinfo=datetime.UTC).astimezone(LETTER_TIMEZONE).date()
 
 
 def compose_letter(*, appearance: Appearance, version: TemplateVersion | None, values: dict, address_lines: list[str],

@@ -74,7 +74,8 @@ def reference_block(words: Translator, reference: ReferenceBlock, subject: str,
     row = Table([[[Paragraph(escape(words.gettext(name)), label), Paragraph(escape(text), value)]
                   for name, text in shown]], colWidths=[column] * len(shown), hAlign="LEFT")
     # The cells' own font is never drawn with (they hold paragraphs) but would still be referenced.
-    row.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), value.fontName), ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 6),
+    row.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), value.fontName),
+                             ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 6),
                              ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0),
                              ("VALIGN", (0, 0), (-1, -1), "TOP")]))
     return [

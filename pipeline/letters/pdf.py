@@ -28,9 +28,16 @@ from pipeline.i18n import DEFAULT_LANGUAGE, translator
 
 from . import geometry as g
 from .geometry import from_top, pt
-from .letterhead import CONTROL as _CONTROL
-from .letterhead import PAGE_NUMBER, LetterLogo, ReferenceBlock, SectionLanguage, draw_logo, reference_block
-from .letterhead import escape as _esc
+from .letterhead import (
+    CONTROL as _CONTROL,
+    PAGE_NUMBER,
+    LetterLogo,
+    ReferenceBlock,
+    SectionLanguage,
+    draw_logo,
+    escape as _esc,
+    reference_block,
+)
 
 MAX_SHEETS = 10  # longer letters are validation-failed by the caller (the print provider's limit)
 

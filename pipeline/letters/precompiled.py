@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pypdf import PdfReader, PageObject
+from pypdf import PageObject, PdfReader
 from pypdf.errors import PyPdfError
 from pypdf.generic import ContentStream, DictionaryObject
 from pypdf.generic._font import Font  # pypdf's own font-metrics loader (used by its layout extraction)

@@ -1,8 +1,9 @@
 """What goes to a print provider and what comes back, independent of the transport."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from pipeline.print_provider.returns import ReturnsFile

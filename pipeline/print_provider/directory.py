@@ -16,8 +16,9 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pipeline.print_provider import returns
 from pipeline.print_provider.base import (

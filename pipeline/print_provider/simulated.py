@@ -53,8 +53,8 @@ class SimulatedPrintProvider(DirectoryPrintProvider):
             write_atomically(answer, json.dumps(body, indent=1).encode())
             if returned:
                 self.returned.mkdir(parents=True, exist_ok=True)
-                write_atomically(self.returned / f"{batch.id}.json", json.dumps(
-                    {"batch": batch.id, "returned_on": datetime.date.today().isoformat(), "letters": returned}).encode())
+                returns = {"batch": batch.id, "returned_on": datetime.date.today().isoformat(), "letters": returned}
+                write_atomically(self.returned / f"{batch.id}.json", json.dumps(returns).encode())
         except OSError as error:
             raise PrintTransferError(f"simulator could not answer batch {batch.id}: {error}") from error
         # A print company takes the folder away; so does the simulator, or the drop grows forever.

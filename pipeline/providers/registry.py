@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, Callable, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from pipeline.providers.email.smtp import SmtpProvider
 from pipeline.providers.errors import EmailProvider, SmsProvider

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import requests
@@ -52,7 +52,7 @@ def simulated_receipt(provider_reference: str, notification_id: str, recipient: 
         "id": provider_reference,
         "reference": notification_id,
         "status": simulated_outcome(recipient),
-        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "timestamp": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     }
 
 
@@ -107,4 +107,5 @@ def post_receipts(base_url: str, token: str, provider_name: str, receipts: list[
     if response.status_code >= 500 or response.status_code == 429:
         raise RetryableProviderError(f"receipt webhook answered {response.status_code}")
     if response.status_code >= 400:
-        raise FinalProviderError(TECHNICAL_FAILURE, f"receipt webhook answered {response.status_code}: {response.text[:200]}")
+        raise FinalProviderError(TECHNICAL_FAILURE,
+                                 f"receipt webhook answered {response.status_code}: {response.text[:200]}")

@@ -20,8 +20,10 @@ INLINE_RULES = ("escape", "link", "link_close", "auto_link", "linebreak", "url_l
 TEXT_STYLE = "font-size: 19px; line-height: 25px; color: #0b0c0c;"
 STYLES = {
     "p": "margin: 0 0 20px 0; " + TEXT_STYLE,
-    "h2": "margin: 0 0 15px 0; padding: 10px 0 0 0; font-size: 27px; line-height: 35px; font-weight: bold; color: #0b0c0c;",
-    "h3": "margin: 0 0 15px 0; padding: 5px 0 0 0; font-size: 22px; line-height: 30px; font-weight: bold; color: #0b0c0c;",
+    "h2": "margin: 0 0 15px 0; padding: 10px 0 0 0; font-size: 27px; line-height: 35px; "
+          "font-weight: bold; color: #0b0c0c;",
+    "h3": "margin: 0 0 15px 0; padding: 5px 0 0 0; font-size: 22px; line-height: 30px; "
+          "font-weight: bold; color: #0b0c0c;",
     "ul": "margin: 0 0 20px 0; padding: 0 0 0 20px; list-style-type: disc;",
     "ol": "margin: 0 0 20px 0; padding: 0 0 0 20px; list-style-type: decimal;",
     "li": "margin: 5px 0; padding: 0 0 0 5px; " + TEXT_STYLE,

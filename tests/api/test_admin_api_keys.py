@@ -37,7 +37,8 @@ def test_the_key_works_on_the_v2_api(client, service):
     ({}, ["key_type is a required property", "name is a required property"]),
     ({"name": "k", "key_type": "admin"}, ["key_type admin is not one of [live, team, test]"]),
     ({"name": "", "key_type": "live"}, ["name cannot be blank"]),
-    ({"name": "k", "key_type": "live", "secret": "x"}, ["Additional properties are not allowed (secret was unexpected)"]),
+    ({"name": "k", "key_type": "live", "secret": "x"},
+     ["Additional properties are not allowed (secret was unexpected)"]),
 ])
 def test_create_validation(client, service, body, messages):
     response = client.post(f"/admin/services/{service['id']}/api-keys", json=body, headers=admin_headers())

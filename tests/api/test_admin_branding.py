@@ -49,9 +49,12 @@ def test_email_brand_with_svg_logo_is_stored_as_png_and_served_publicly(client):
 def test_brand_errors(client):
     create_brand(client, name="Gemeente Utrecht")
     cases = [
-        ({"name": "gemeente utrecht"}, 400, ("BadRequestError", "Email brand name 'gemeente utrecht' already exists")),
-        ({"name": "X", "colour": "red"}, 400, ("ValidationError", "colour must be a colour written #rrggbb, like #154273")),
-        ({"name": "X", "brand_type": "banner"}, 400, ("ValidationError", "brand_type banner is not one of [org, both]")),
+        ({"name": "gemeente utrecht"}, 400,
+         ("BadRequestError", "Email brand name 'gemeente utrecht' already exists")),
+        ({"name": "X", "colour": "red"}, 400,
+         ("ValidationError", "colour must be a colour written #rrggbb, like #154273")),
+        ({"name": "X", "brand_type": "banner"}, 400,
+         ("ValidationError", "brand_type banner is not one of [org, both]")),
         ({"name": "X", "logo": "not base64!"}, 400, ("ValidationError", "logo is not valid base64")),
         ({"name": "X", "logo": b64(b"GIF89a....")}, 400, ("ValidationError", "logo must be a PNG or SVG image")),
         ({"name": "X", "logo": b64(b'<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>')}, 400,
@@ -171,7 +174,8 @@ def test_bilingual_letter_template_needs_its_english_version(client, service):
     url = f"/admin/services/{service['id']}/templates/{single['id']}"
     half = client.post(url, json={"letter_languages": "dutch_then_english", "letter_english_subject": "Subject"},
                        headers=H())
-    assert errors(half) == (400, [("ValidationError", "letter_english_body is required for dutch_then_english letters")])
+    assert errors(half) == (400, [("ValidationError",
+                                   "letter_english_body is required for dutch_then_english letters")])
     both = client.post(url, json={"letter_languages": "dutch_then_english", "letter_english_subject": "Subject",
                                   "letter_english_body": "Text"}, headers=H()).get_json()
     assert (both["version"], both["letter_languages"]) == (2, "dutch_then_english")

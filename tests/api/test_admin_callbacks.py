@@ -90,7 +90,8 @@ def test_plain_http_only_to_loopback_and_only_when_allowed(client, service):
 
 def test_unknown_kind_and_service(client, service):
     assert errors(put(client, service.id, {"url": URL, "bearer_token": "secret-token"}, "status")) == \
-        (400, [("ValidationError", "kind status is not one of [delivery-status, inbound-sms, complaint, returned-letter, unsubscribe]")])
+        (400, [("ValidationError", "kind status is not one of "
+                                   "[delivery-status, inbound-sms, complaint, returned-letter, unsubscribe]")])
     assert put(client, uuid.uuid4(), {"url": URL, "bearer_token": "secret-token"}).status_code == 404
     assert errors(put(client, "nope", {"url": URL, "bearer_token": "secret-token"}))[0] == 400
 

@@ -114,4 +114,5 @@ def test_the_delayed_send_of_a_cancelled_scheduled_email_skips_it(client, servic
     wait_for(lambda: status_of(kept) == "delivered", timeout=30)  # its delayed send came due and ran
     time.sleep(0.5)
     stored = Notification.get_by_id(cancelled)
-    assert (stored.status, stored.sent_at, stored.sent_by, stored.dispatch_started_at) == ("cancelled", None, None, None)
+    assert ((stored.status, stored.sent_at, stored.sent_by, stored.dispatch_started_at)
+            == ("cancelled", None, None, None))

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from core.go_live import approve_go_live, request_go_live
-from models.platform import PLATFORM_SERVICE_ID
 from models.audit import Actor, acting_as
 from models.notification import Notification
+from models.platform import PLATFORM_SERVICE_ID
 from models.service import Service
 from tests.admin_helpers import admin_headers, errors, post_service
 from tests.conftest import wait_for
@@ -85,7 +85,8 @@ def test_reject_with_a_reason(client):
                            headers=admin_headers()).get_json()
     assert rejected["trial_mode"] is True
     assert (rejected["request"]["status"], rejected["request"]["reason"]) == ("rejected", "Templates are empty")
-    assert _platform_emails() == [("colleague@example.nl", "Tax office kan nog niet live / Tax office cannot go live yet")]
+    assert _platform_emails() == [("colleague@example.nl",
+                                   "Tax office kan nog niet live / Tax office cannot go live yet")]
     assert "was turned down: Templates are empty" in Notification.get(Notification.to == "colleague@example.nl").body
     nothing = client.post(f"/admin/services/{sid}/go-live/reject", json={"reason": "x"}, headers=admin_headers())
     assert errors(nothing) == (400, [("BadRequestError", "There is no request to go live waiting for a decision")])

@@ -76,7 +76,8 @@ def test_senders_team_and_guest_list_changes(client):
     assert events[4]["after"] == {"email_address": "c@example.nl", "is_default": True}
     assert events[2]["before"] == {"email_address": "ann@example.nl", "mobile_number": None}
     listed = client.get(f"/admin/services/{sid}/reply-to-addresses", headers=admin_headers()).get_json()
-    assert [(r["id"], r["is_default"]) for r in listed["reply_to_addresses"]] == [(first["id"], False), (second["id"], True)]
+    assert ([(r["id"], r["is_default"]) for r in listed["reply_to_addresses"]]
+            == [(first["id"], False), (second["id"], True)])
 
 
 def test_the_default_cannot_be_unset_only_replaced(client):

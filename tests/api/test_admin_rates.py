@@ -46,7 +46,8 @@ def test_a_new_price_applies_from_its_day_on(client):
         body = client.get(f"/v2/notifications/{notification.id}", headers=service_headers(key)).get_json()
         return body["cost_in_pounds"], body["cost_details"]
 
-    assert cost(before) == (0.0454, {"billable_sms_fragments": 2, "international_rate_multiplier": 1, "sms_rate": 0.0227})
+    assert cost(before) == (0.0454, {"billable_sms_fragments": 2, "international_rate_multiplier": 1,
+                                     "sms_rate": 0.0227})
     assert cost(after) == (0.06, {"billable_sms_fragments": 2, "international_rate_multiplier": 1, "sms_rate": 0.03})
     assert cost(letter) == (1.0, {"billable_sheets_of_paper": 3, "postage": "second"})
 
@@ -100,6 +101,7 @@ def test_usage_per_service_and_month_survives_the_purge(client):
     assert usage(year=2026, month=11).get_json() == expected
     assert retention.purge_notifications(now=datetime.datetime(2026, 11, 30)).notifications >= 8
     assert usage(year=2026, month=11).get_json() == expected  # priced from the counts the purge kept
-    assert errors(usage(year=2026, month=13)) == (400, [("ValidationError", "month 13 is greater than the maximum of 12")])
+    assert errors(usage(year=2026, month=13)) == (400, [("ValidationError",
+                                                         "month 13 is greater than the maximum of 12")])
     assert errors(usage(year=2026)) == (400, [("ValidationError", "month is a required property")])
     assert errors(usage(year="x", month=1)) == (400, [("ValidationError", "year x is not of type integer")])

@@ -41,11 +41,13 @@ def test_first_is_default_and_a_new_default_takes_over(client, service, path, li
 
 @pytest.mark.parametrize("path, body, message", [
     ("sms-senders", {}, "sms_sender is a required property"),
-    ("sms-senders", {"sms_sender": "TWELVE CHARS"}, "sms_sender must be up to 11 letters, digits and spaces, or a phone number"),
+    ("sms-senders", {"sms_sender": "TWELVE CHARS"},
+     "sms_sender must be up to 11 letters, digits and spaces, or a phone number"),
     ("sms-senders", {"sms_sender": "OK", "is_default": "yes"}, "is_default yes is not of type boolean"),
     ("reply-to-addresses", {"email_address": "not-an-address"}, "email_address Not a valid email address"),
     ("letter-contacts", {"contact_block": " "}, "contact_block cannot be blank"),
-    ("letter-contacts", {"contact_block": "x", "extra": 1}, "Additional properties are not allowed (extra was unexpected)"),
+    ("letter-contacts", {"contact_block": "x", "extra": 1},
+     "Additional properties are not allowed (extra was unexpected)"),
 ])
 def test_validation(client, service, path, body, message):
     assert errors(_post(client, service, path, body)) == (400, [("ValidationError", message)])
@@ -77,7 +79,8 @@ def test_a_free_number_is_taken_and_a_held_one_refused(client, service):
     assert _post(client, service, "inbound-number", {"number": "+3197012345678"}).status_code == 201
     other = post_service(client, name="Other")
     response = _post(client, other, "inbound-number", {"number": "+3197012345678"})
-    assert errors(response) == (400, [("BadRequestError", "Inbound number +3197012345678 is already assigned to another service")])
+    assert errors(response) == (400, [("BadRequestError",
+                                       "Inbound number +3197012345678 is already assigned to another service")])
 
 
 def test_inbound_number_validation(client, service):

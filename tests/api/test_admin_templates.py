@@ -72,7 +72,8 @@ def test_create_letter_with_contact_block(client, service):
      ["letter_contact_id is not a valid UUID"]),
     ({"name": "n", "type": "letter", "body": "b", "subject": "s", "letter_contact_id": str(uuid.uuid4())},
      ["letter_contact_id is not a letter contact of this service"]),
-    ({"name": "n", "type": "sms", "body": "b", "version": 2}, ["Additional properties are not allowed (version was unexpected)"]),
+    ({"name": "n", "type": "sms", "body": "b", "version": 2},
+     ["Additional properties are not allowed (version was unexpected)"]),
 ])
 def test_create_validation(client, service, body, messages):
     response = client.post(_url(service), json=body, headers=admin_headers())

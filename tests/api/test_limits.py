@@ -73,11 +73,13 @@ def test_idempotency_key_returns_the_first_response(client):
     key = create_key(service=service)
     headers = {**auth_headers(key), "Idempotency-Key": "order-17"}
     first = client.post("/v2/notifications/sms", json=body, headers=headers)
-    again = client.post("/v2/notifications/sms", json=body, headers={**auth_headers(key), "Idempotency-Key": "order-17"})
+    again = client.post("/v2/notifications/sms", json=body,
+                        headers={**auth_headers(key), "Idempotency-Key": "order-17"})
     assert first.status_code == again.status_code == 201
     assert first.get_json() == again.get_json()
     assert Notification.select().count() == 1
-    other = client.post("/v2/notifications/sms", json=body, headers={**auth_headers(key), "Idempotency-Key": "order-18"})
+    other = client.post("/v2/notifications/sms", json=body,
+                        headers={**auth_headers(key), "Idempotency-Key": "order-18"})
     assert other.get_json()["id"] != first.get_json()["id"]
 
 
@@ -86,7 +88,8 @@ def test_a_refused_request_is_not_remembered(client):
     body = _sms(service)
     key = create_key(service=service)
     headers = lambda: {**auth_headers(key), "Idempotency-Key": "k1"}  # noqa: E731
-    assert client.post("/v2/notifications/sms", json={**body, "phone_number": "x"}, headers=headers()).status_code == 400
+    refused = client.post("/v2/notifications/sms", json={**body, "phone_number": "x"}, headers=headers())
+    assert refused.status_code == 400
     assert client.post("/v2/notifications/sms", json=body, headers=headers()).status_code == 201
 
 

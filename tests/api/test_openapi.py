@@ -7,8 +7,8 @@ import re
 from api.admin import admin_schemas
 from api.errors import ERROR_RESPONSE
 from api.openapi import _plain
-from api.v2.notifications.post_schemas import post_sms_request, post_sms_response
 from api.v2.notifications.notification_schemas import get_notifications_query
+from api.v2.notifications.post_schemas import post_sms_request, post_sms_response
 
 
 def _document(client):

@@ -13,11 +13,13 @@ import uuid
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings, strategies as st
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
-                                               status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from config import get_settings
 from core.tokens import create_token
@@ -40,7 +42,8 @@ def world():
     """A live service with a key and a template of each type, and the credentials for each part."""
     service = create_service()
     key = create_key(service=service)
-    templates = {kind: create_sample_template(service=service, template_type=kind) for kind in ("sms", "email", "letter")}
+    templates = {kind: create_sample_template(service=service, template_type=kind)
+                 for kind in ("sms", "email", "letter")}
     return service, key, templates
 
 

@@ -66,8 +66,8 @@ def test_reply_to(client, service, key):
     unknown = "6f1ba3b0-2a8c-4a7b-9d64-7f0c3f0b8e11"
     response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id),
                                   "email_reply_to_id": unknown})
-    assert errors(response) == (400, [("BadRequestError",
-                                       f"email_reply_to_id {unknown} does not exist in database for service id {service.id}")])
+    assert errors(response) == (400, [("BadRequestError", f"email_reply_to_id {unknown} does not exist in database"
+                                                          f" for service id {service.id}")])
 
 
 def test_sanitise_content_for(client, service, key):
@@ -97,7 +97,8 @@ def test_sanitised_content_is_empty_when_nothing_was_changed(client, service, ke
 def test_trial_mode(client):
     service = create_service(trial_mode=True)
     template = create_sample_template(service=service, template_type="email", subject="s", body="b")
-    response = post(client, create_key(service=service), {"email_address": "x@example.nl", "template_id": str(template.id)})
+    response = post(client, create_key(service=service),
+                    {"email_address": "x@example.nl", "template_id": str(template.id)})
     assert errors(response) == (400, [("BadRequestError",
         "Cannot send to this recipient when service is in trial mode - see https://admin.example.nl/trial-mode")])
 
@@ -106,11 +107,13 @@ def test_scheduled_for(client, service, key):
     import datetime
 
     template = create_sample_template(service=service, template_type="email", subject="s", body="b")
-    soon = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id), "scheduled_for": soon})
+    soon = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id),
+                                  "scheduled_for": soon})
     assert response.status_code == 201 and response.get_json()["scheduled_for"].startswith(soon[:19])
-    late = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=25)).isoformat()
-    response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id), "scheduled_for": late})
+    late = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=25)).isoformat()
+    response = post(client, key, {"email_address": "a@example.nl", "template_id": str(template.id),
+                                  "scheduled_for": late})
     assert errors(response) == (400, [("ValidationError", "scheduled_for datetime can only be 24 hours in the future")])
 
 

@@ -30,8 +30,8 @@ def test_accepted_sms(client, service, template):
     assert body["content"] == {"body": "Hello Anna, your code is 1234", "from_number": "Notify"}
     assert body["reference"] == "ref-1" and body["scheduled_for"] is None
     assert body["uri"].endswith(f"/v2/notifications/{body['id']}")
-    assert body["template"] == {"id": str(template.id), "version": 1,
-                                "uri": body["template"]["uri"]} and body["template"]["uri"].endswith(f"/v2/template/{template.id}")
+    assert body["template"] == {"id": str(template.id), "version": 1, "uri": body["template"]["uri"]}
+    assert body["template"]["uri"].endswith(f"/v2/template/{template.id}")
     stored = Notification.get_by_id(body["id"])
     assert (stored.status, stored.normalised_to, stored.key_type) == ("created", "+31612345678", "live")
 
@@ -54,8 +54,9 @@ def test_missing_template_id(client, service):
 
 
 def test_bad_sms_sender_id_format(client, service, template):
-    response = post(client, create_key(service=service), {"phone_number": "0612345678", "template_id": str(template.id),
-                                                           "sms_sender_id": "abc", "personalisation": {"name": "a", "code": 1}})
+    response = post(client, create_key(service=service),
+                    {"phone_number": "0612345678", "template_id": str(template.id), "sms_sender_id": "abc",
+                     "personalisation": {"name": "a", "code": 1}})
     assert errors(response) == (400, [("ValidationError", "sms_sender_id is not a valid UUID")])
 
 
@@ -96,21 +97,23 @@ def test_too_long(client, service):
     template = create_sample_template(service=service, body="((text))")
     response = post(client, create_key(service=service), {"phone_number": "0612345678", "template_id": str(template.id),
                                                            "personalisation": {"text": "a" * 919}})
-    assert errors(response) == (400, [("BadRequestError",
-                                       "Text messages cannot be longer than 918 characters. Your message is 919 characters.")])
+    assert errors(response) == (400, [("BadRequestError", "Text messages cannot be longer than 918 characters."
+                                                          " Your message is 919 characters.")])
 
 
 def test_international_needs_permission(client, template):
     service = create_service(permissions=["sms"])
     template = create_sample_template(service=service, body="hi")
-    response = post(client, create_key(service=service), {"phone_number": "+44 7900 900123", "template_id": str(template.id)})
+    response = post(client, create_key(service=service),
+                    {"phone_number": "+44 7900 900123", "template_id": str(template.id)})
     assert errors(response) == (400, [("BadRequestError", "Cannot send to international mobile numbers")])
 
 
 def test_no_sms_permission(client):
     service = create_service(permissions=["email"])
     template = create_sample_template(service=service, body="hi")
-    response = post(client, create_key(service=service), {"phone_number": "0612345678", "template_id": str(template.id)})
+    response = post(client, create_key(service=service),
+                    {"phone_number": "0612345678", "template_id": str(template.id)})
     assert errors(response) == (400, [("BadRequestError", "Service is not allowed to send text messages")])
 
 
@@ -149,6 +152,7 @@ def test_sms_sender(client, service, template):
 
 def test_nulls_for_optional_fields_are_accepted(client, service):
     template = create_sample_template(service=service, body="hi")
-    response = post(client, create_key(service=service), {"phone_number": "0612345678", "template_id": str(template.id),
-                                                           "personalisation": None, "reference": None, "sms_sender_id": None})
+    response = post(client, create_key(service=service),
+                    {"phone_number": "0612345678", "template_id": str(template.id),
+                     "personalisation": None, "reference": None, "sms_sender_id": None})
     assert response.status_code == 201

@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime
 import importlib
 import uuid
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from jsonschema import Draft7Validator
@@ -19,7 +20,7 @@ MODULES = [
     "api.v2.received_text.received_text_schemas", "api.admin.admin_schemas",
     "api.providers.delivery_receipts", "api.providers.inbound_sms",
 ]
-_soon = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).isoformat()
+_soon = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(hours=1)).isoformat()
 POOL: list[Any] = [
     None, True, False, 0, 1, -1, 1.0, 1.5, 10**9, "", " ", "x", "a" * 256, "a" * 1001, "not-a-uuid",
     str(uuid.UUID(int=7)), "https://example.com/callback", "http://example.com/x", "https://",

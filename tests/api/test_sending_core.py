@@ -46,6 +46,7 @@ def test_a_trial_service_refuses_a_console_letter_as_a_live_key():
     with pytest.raises(BadRequestError) as refused:
         send_letter(Sender.console_user(service, uuid.uuid4()),
                     {"template_id": str(template.id), "personalisation": {
-                        "address_line_1": "A. Jansen", "address_line_2": "Kerkstraat 1", "address_line_3": "1234 AB Utrecht"}},
+                        "address_line_1": "A. Jansen", "address_line_2": "Kerkstraat 1",
+                        "address_line_3": "1234 AB Utrecht"}},
                     lambda notification: None)
     assert refused.value.messages[0].startswith("Cannot send letters when service is in trial mode - see ")

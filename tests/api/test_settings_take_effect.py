@@ -11,9 +11,9 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 import requests
@@ -55,7 +55,8 @@ def _served_by(log: Path, skip: int) -> set[str]:
     return {message.split()[0] for message in messages if " /v2/" in message}
 
 
-def _both_processes(log: Path, send: Callable[[], requests.Response], expect: Callable[[requests.Response], None]) -> None:
+def _both_processes(log: Path, send: Callable[[], requests.Response],
+                    expect: Callable[[requests.Response], None]) -> None:
     """Send rounds of concurrent requests until both processes have answered some; each answer must pass."""
     # A line half written now belongs to an earlier request: skip it too, whole, once it is done.
     skip = len(_lines(log))

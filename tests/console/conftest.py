@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 

@@ -58,6 +58,7 @@ def test_error_pages_pass_axe(page, console_server, console_app, template, statu
 
 
 def test_the_check_finds_a_violation(page):
-    page.set_content('<html lang="nl"><head><title>x</title></head><body><main><input type="text"></main></body></html>')
+    page.set_content('<html lang="nl"><head><title>x</title></head>'
+                     '<body><main><input type="text"></main></body></html>')
     with pytest.raises(AssertionError, match="label"):
         assert_accessible(page)

@@ -28,7 +28,8 @@ def test_member_sets_language_and_brand_and_sees_the_previews(console_app, servi
     current = appearance_of(service.id)
     assert (current.language, current.email_brand.id, current.letter_brand) == ("en", brand.id, None)
     email = client.get(f"{path}/email-preview")
-    assert '<html lang="en">' in email.get_data(as_text=True) and "background-color: #154273" in email.get_data(as_text=True)
+    sample = email.get_data(as_text=True)
+    assert '<html lang="en">' in sample and "background-color: #154273" in sample
     letter = client.get(f"{path}/letter-preview.pdf")
     assert letter.mimetype == "application/pdf"
     assert "Page 1 of 1" in pypdf.PdfReader(io.BytesIO(letter.data)).pages[0].extract_text()

@@ -7,7 +7,6 @@ import datetime
 import io
 import json
 
-
 from models.db import utcnow
 from models.notification_event import NotificationEvent
 from models.service import Service
@@ -42,7 +41,8 @@ def test_another_services_page_is_not_found_and_view_activity_is_required(consol
 
     no_activity = create_console_user(service=mine, permissions=["send_messages"])
     client = signed_in_client(console_app, no_activity.user)
-    for path in (f"/services/{mine.id}/delivery-events", f"/services/{mine.id}/delivery-events/unsubscribe-requests.csv"):
+    for path in (f"/services/{mine.id}/delivery-events",
+                 f"/services/{mine.id}/delivery-events/unsubscribe-requests.csv"):
         assert client.get(path).status_code == 403, path
 
 
@@ -52,9 +52,12 @@ def test_complaints_outside_the_email_retention_are_not_shown(console_app):
     member = create_console_user(service=service, permissions=["view_activity"])
     old = create_notification(service=service, notification_type="email", to="old@example.nl", status="delivered")
     new = create_notification(service=service, notification_type="email", to="new@example.nl", status="delivered")
-    apply_email_events("test", [EmailEvent(type=COMPLAINT, reference=str(old.id), occurred_at=utcnow() - datetime.timedelta(days=4)),
-                                EmailEvent(type=COMPLAINT, reference=str(new.id), occurred_at=utcnow())])
-    body = signed_in_client(console_app, member.user).get(f"/services/{service.id}/delivery-events").get_data(as_text=True)
+    apply_email_events("test", [
+        EmailEvent(type=COMPLAINT, reference=str(old.id), occurred_at=utcnow() - datetime.timedelta(days=4)),
+        EmailEvent(type=COMPLAINT, reference=str(new.id), occurred_at=utcnow()),
+    ])
+    response = signed_in_client(console_app, member.user).get(f"/services/{service.id}/delivery-events")
+    body = response.get_data(as_text=True)
     assert "new@example.nl" in body and "old@example.nl" not in body
 
 
@@ -79,7 +82,8 @@ def test_each_kind_appears_on_the_page_with_its_date_and_reference(signed_in_mem
     assert_accessible(page)
     row = page.locator("tbody tr")
     assert row.count() == 1
-    assert row.inner_text().split("\t") == [complained_at.strftime("%Y-%m-%d %H:%M") + " UTC", "klager@example.nl", "mail-ref-1"]
+    assert row.inner_text().split("\t") == [complained_at.strftime("%Y-%m-%d %H:%M") + " UTC", "klager@example.nl",
+                                           "mail-ref-1"]
 
     page.get_by_role("link", name="Teruggekomen brieven").click()
     assert_accessible(page)

@@ -94,7 +94,8 @@ def test_xlsx_and_ods_files_are_read(signed_in_member, service):
     for name, data, mime in [
         ("people.xlsx", xlsx_file(["Email address", "Name", "Amount"], rows),
          "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-        ("people.ods", ods_file(["Email address", "Name", "Amount"], rows), "application/vnd.oasis.opendocument.spreadsheet"),
+        ("people.ods", ods_file(["Email address", "Name", "Amount"], rows),
+         "application/vnd.oasis.opendocument.spreadsheet"),
     ]:
         _upload(page, service, template, name, data, mime)
         page.wait_for_url("**/upload/*")

@@ -108,7 +108,8 @@ def test_a_scheduled_job_is_cancelled_from_its_page(console_app):
     client = _client(console_app, service)
     check_url = _upload(client, service, template, sms_rows(3)).headers["Location"]
     slot = (datetime.datetime.utcnow() + datetime.timedelta(days=2)).strftime("%Y-%m-%dT%H:00")
-    job_url = client.post(check_url, data={"csrf_token": csrf_token(client, check_url), "when": slot}).headers["Location"]
+    scheduled = client.post(check_url, data={"csrf_token": csrf_token(client, check_url), "when": slot})
+    job_url = scheduled.headers["Location"]
     job = Job.get()
     assert job.status == SCHEDULED and job.scheduled_for == datetime.datetime.fromisoformat(slot)
     assert "Ingepland" in client.get(job_url).get_data(as_text=True)

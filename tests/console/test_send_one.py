@@ -91,7 +91,8 @@ def test_a_trial_service_refuses_a_recipient_outside_the_team_as_the_api_does(co
     client = signed_in_client(console_app, user.user)
     response = client.post(_start(service, template), data={
         "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "0612345678", "action": "send"})
-    assert re.search(r"Cannot send to this recipient when service is in trial mode - see \S+/trial-mode", _text(response))
+    assert re.search(r"Cannot send to this recipient when service is in trial mode - see \S+/trial-mode",
+                     _text(response))
     assert Notification.select().count() == 0
     TeamMember.create(service=service, email_address=user.email_address, mobile_number="06 12345678")
     mine = client.get(_start(service, template) + "?mine=1").get_data(as_text=True)

@@ -37,7 +37,8 @@ def test_send_one_text_message_and_see_it_delivered(signed_in_member, service, s
     page.fill("#placeholder_1", "vrijdag")
     page.click("button[value=preview]")
     # The console's words, then the API's exact text (the form keeps what was typed).
-    assert page.inner_text("#phone_number-error-1") == "Het nummer heeft te weinig cijfers (phone_number Not enough digits)"
+    assert (page.inner_text("#phone_number-error-1")
+            == "Het nummer heeft te weinig cijfers (phone_number Not enough digits)")
     assert page.input_value("#placeholder_0") == "Anna"
     assert_accessible(page)
     page.fill("#phone_number", "06 12345678")
@@ -47,15 +48,18 @@ def test_send_one_text_message_and_see_it_delivered(signed_in_member, service, s
     page.click("button[value=send]")
     notification_id = _sent_id(page, service)
     [message] = gateway.wait_for_messages(1)
-    assert (message.payload["to"], message.payload["body"]) == ("+31612345678", "Beste Anna, uw afspraak is op vrijdag.")
+    assert ((message.payload["to"], message.payload["body"])
+            == ("+31612345678", "Beste Anna, uw afspraak is op vrijdag."))
     assert page.inner_text(".notify-message-status") != "Afgeleverd"
-    gateway.send_receipt(message.payload["callback_url"], get_settings().provider_webhook_token, message.id, "delivered")
+    gateway.send_receipt(message.payload["callback_url"], get_settings().provider_webhook_token, message.id,
+                         "delivered")
     _watch_delivered(page)
     stored = Notification.get_by_id(notification_id)
     assert (stored.key_type, stored.created_by_user_id) == ("live", service_member.user.id)
 
 
-def test_send_one_email_to_myself_and_see_it_delivered(signed_in_member, service, service_member, real_providers, worker):
+def test_send_one_email_to_myself_and_see_it_delivered(signed_in_member, service, service_member, real_providers,
+                                                       worker):
     page, (smtp, _) = signed_in_member, real_providers
     template = create_sample_template(service=service, template_type="email", name="Welkom",
                                       subject="Welkom ((naam))", body="Fijn dat u er bent, ((naam)).")

@@ -36,8 +36,8 @@ def test_a_new_email_template_is_saved_as_version_1_and_shown_with_its_preview(c
     page = _text(client.get(path))
     assert "Nieuw sjabloon: E-mail" in page and "Opmaakgids" in page and "((voornaam))" in page
     saved = client.post(path, data={"csrf_token": csrf_token(client, path), "action": "save", "name": "Afspraak",
-                                     "subject": "Uw afspraak, ((naam))", "body": "Beste ((naam)),\n\n* eerste\n* tweede",
-                                     "folder": ""})
+                                     "subject": "Uw afspraak, ((naam))",
+                                     "body": "Beste ((naam)),\n\n* eerste\n* tweede", "folder": ""})
     template = Template.get(Template.service == service)
     assert saved.status_code == 302 and saved.headers["Location"] == f"/services/{service.id}/templates/{template.id}"
     version = TemplateVersion.get(TemplateVersion.template == template)
@@ -118,7 +118,8 @@ def test_live_preview_answers_fragments_for_each_kind(console_app, service):
     sms = _text(client.post(f"/services/{service.id}/templates/preview/sms",
                             data={"csrf_token": token, "body": "a" * 161}))
     assert "161 tekens, 2 sms'en" in sms and "sms-unicode" not in sms
-    long = _text(client.post(f"/services/{service.id}/templates/preview/sms", data={"csrf_token": token, "body": "ê" * 919}))
+    long = _text(client.post(f"/services/{service.id}/templates/preview/sms",
+                             data={"csrf_token": token, "body": "ê" * 919}))
     assert "919 tekens, 14 sms'en" in long and "Een sms kan niet langer zijn dan 918 tekens." in long
     email = _text(client.post(f"/services/{service.id}/templates/preview/email",
                               data={"csrf_token": token, "subject": "Hoi", "body": "[site](https://x.nl/((pad)))"}))
@@ -127,7 +128,8 @@ def test_live_preview_answers_fragments_for_each_kind(console_app, service):
     letter = _text(client.post(f"/services/{service.id}/templates/preview/letter",
                                data={"csrf_token": token, "subject": "Kop", "body": "Tekst\n\n" * 60,
                                      "letter_contact": str(contact.id)}))
-    pages = re.findall(r'<img class="notify-preview__page" src="data:image/png;base64,([A-Za-z0-9+/=]+)" alt="([^"]+)"', letter)
+    pages = re.findall(r'<img class="notify-preview__page" src="data:image/png;base64,([A-Za-z0-9+/=]+)"'
+                       r' alt="([^"]+)"', letter)
     assert [alt for _png, alt in pages] == ["Pagina 1 van 3 van de brief", "Pagina 2 van 3 van de brief",
                                             "Pagina 3 van 3 van de brief"]
     # The images are the pages of the very PDF the letter stage prints (same contact block, same text).
@@ -157,7 +159,8 @@ def test_a_letter_template_chooses_its_contact_block_and_postage(console_app, se
     assert "Eerste klas" in shown and "Kop" in shown
     edit = f"/services/{service.id}/templates/{version.template_id}/edit"
     client.post(edit, data={"csrf_token": csrf_token(client, edit), "action": "save", "name": "Aanslag",
-                            "subject": "Uw aanslag", "body": "Beste ((naam))", "postage": "economy", "letter_contact": ""})
+                            "subject": "Uw aanslag", "body": "Beste ((naam))", "postage": "economy",
+                            "letter_contact": ""})
     latest = TemplateVersion.get(TemplateVersion.version == 2)
     assert (latest.postage, latest.letter_contact_id) == ("economy", None)
 
@@ -183,8 +186,8 @@ def test_copy_opens_a_filled_in_new_template_and_delete_archives(console_app, se
     assert Template.get_by_id(original.id).archived
     assert client.get(f"/services/{service.id}/templates/{original.id}").status_code == 404
     assert AuditEvent.get(AuditEvent.action == "template.archive").before == {"name": "Herinnering", "version": 1}
-    history = _text(signed_in_client(console_app, create_console_user(service=service, permissions=["manage_service"]).user)
-                    .get(f"/services/{service.id}/history"))
+    manager = create_console_user(service=service, permissions=["manage_service"])
+    history = _text(signed_in_client(console_app, manager.user).get(f"/services/{service.id}/history"))
     assert "Sjabloon verwijderd" in history
 
 
@@ -200,7 +203,8 @@ def test_viewers_see_templates_but_only_template_managers_change_them(console_ap
     shown = _text(viewer.get(f"/services/{service.id}/templates/{template.id}"))
     assert "Eerdere versies" in shown and "Bewerken" not in shown
     for url in (f"/services/{service.id}/templates/new", f"/services/{service.id}/templates/{template.id}/edit",
-                f"/services/{service.id}/templates/{template.id}/copy", f"/services/{service.id}/templates/{template.id}/delete"):
+                f"/services/{service.id}/templates/{template.id}/copy",
+                f"/services/{service.id}/templates/{template.id}/delete"):
         assert viewer.get(url).status_code == 403, url
     outsider = _client(console_app, service, ["send_messages"])
     assert outsider.get(f"/services/{service.id}/templates").status_code == 403
@@ -209,5 +213,6 @@ def test_viewers_see_templates_but_only_template_managers_change_them(console_ap
     other = create_service()
     assert editor.get(f"/services/{other.id}/templates/{template.id}").status_code == 404
     mine = create_console_user(service=other, permissions=EDITOR)
-    assert signed_in_client(console_app, mine.user).get(f"/services/{other.id}/templates/{template.id}").status_code == 404
+    assert signed_in_client(console_app, mine.user).get(
+        f"/services/{other.id}/templates/{template.id}").status_code == 404
     assert editor.get(f"/services/{service.id}/templates/not-a-uuid").status_code == 404

@@ -83,7 +83,8 @@ def test_folders_nest_and_templates_move_between_them(console_app, service):
     assert {t.folder_id for t in Template.select()} == {inner.id}
     page = _listed(client, service)
     assert "Sjablonen verplaatst: 2" in page and "Geen sjablonen op het hoogste niveau." in page
-    assert "Morgen Sms" in text_of(page, f"folder-{inner.id}") and "Bevestiging E-mail" in text_of(page, f"folder-{inner.id}")
+    filed = text_of(page, f"folder-{inner.id}")
+    assert "Morgen Sms" in filed and "Bevestiging E-mail" in filed
     event = AuditEvent.get((AuditEvent.action == "template.move") & (AuditEvent.subject_id == str(first.id)))
     assert (event.before, event.after) == ({"folder_id": None}, {"folder_id": str(inner.id)})
 
@@ -93,7 +94,8 @@ def test_folders_nest_and_templates_move_between_them(console_app, service):
 
     refused = client.post(path, data={"csrf_token": csrf_token(client, f"/services/{service.id}/templates"),
                                       "folder": str(outer.id)})
-    assert refused.status_code == 400 and "Kies minstens één sjabloon om te verplaatsen" in refused.get_data(as_text=True)
+    assert refused.status_code == 400
+    assert "Kies minstens één sjabloon om te verplaatsen" in refused.get_data(as_text=True)
 
 
 def test_a_new_template_can_start_in_a_folder(console_app, service):

@@ -37,7 +37,8 @@ def get_pdf(run, notification_id: str, wait: float = 30) -> tuple[int, dict]:
 def test_send_letter_and_read_its_pdf(run, service, worker):
     template = create_sample_template(service=service, template_type="letter", subject="Brief voor ((name))",
                                       body="Hallo ((name)), dit is een brief.")
-    address = {"address_line_1": "B. de Vries", "address_line_2": "Kerkstraat 12", "address_line_3": "9711 AA Groningen"}
+    address = {"address_line_1": "B. de Vries", "address_line_2": "Kerkstraat 12",
+               "address_line_3": "9711 AA Groningen"}
     status, sent = run("sendLetter", str(template.id), {"personalisation": {"name": "Bea", **address},
                                                         "reference": "node-ref"})
     assert status == 201
@@ -67,4 +68,5 @@ def test_pdf_errors_reach_node_as_json(run):
     assert (status, data) == (404, {"status_code": 404, "errors": [{"error": "NoResultFound",
                                                                     "message": "No result found"}]})
     status, data = run("sendPrecompiledLetter", "r", node_file(Path(__file__).read_bytes()))  # not a PDF
-    assert (status, data["errors"]) == (400, [{"error": "BadRequestError", "message": "Letter content is not a valid PDF"}])
+    assert (status, data["errors"]) == (400, [{"error": "BadRequestError",
+                                               "message": "Letter content is not a valid PDF"}])

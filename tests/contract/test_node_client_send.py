@@ -1,7 +1,6 @@
 """Sends through the official Node client (notifications-node-client 8.4)."""
 from __future__ import annotations
 
-
 from tests.conftest import status_of, wait_for
 from tests.contract.node_client import node_call, requires_node
 from tests.factories import create_key, create_sample_template
@@ -31,7 +30,8 @@ def test_send_email(service, live_server):
 def test_errors_reach_node_users_in_the_spec_shape(service, live_server):
     template = create_sample_template(service=service, body="Hi ((name))")
     key = create_key(service=service)
-    status, data = node_call(live_server, key, "sendSms", str(template.id), "0201234567", {"personalisation": {"name": "a"}})
+    status, data = node_call(live_server, key, "sendSms", str(template.id), "0201234567",
+                             {"personalisation": {"name": "a"}})
     assert (status, data) == (400, {"status_code": 400, "errors": [
         {"error": "ValidationError", "message": "phone_number Not a NL mobile number"}]})
     status, data = node_call(live_server, key, "sendSms", str(template.id), "0612345678", {})

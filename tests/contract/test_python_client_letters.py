@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import jsonschema
 import pytest
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
@@ -18,8 +19,6 @@ from pipeline.virus_scan import EICAR
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from workers.letters import print_letters
-
-import jsonschema
 
 ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234 AB  Amsterdam"}
 NOT_READY = (400, [{"error": "PDFNotReadyError", "message": "PDF not available yet, try again later"}])
@@ -85,7 +84,8 @@ def test_letters_refused_in_trial_mode_and_with_team_keys(live_server, worker):
 
 
 @pytest.mark.parametrize("address, message", [
-    ({"address_line_1": "A. Jansen", "address_line_2": "Straat 1"}, "personalisation address_line_3 is a required property"),
+    ({"address_line_1": "A. Jansen", "address_line_2": "Straat 1"},
+     "personalisation address_line_3 is a required property"),
     ({**ADDRESS, "address_line_3": ""}, "Address must be at least 3 lines"),
     ({**ADDRESS, **{f"address_line_{n}": "x" for n in range(4, 8)}, "postcode": "1234 AB"},
      "Address must be no more than 7 lines"),
@@ -120,7 +120,8 @@ def test_postage_for_dutch_european_and_other_addresses(api, template, last_line
 def test_templated_letter_pdf_has_the_text_and_address(api, template, worker):
     sent = api.send_letter_notification(str(template.id), {"name": "Anna", "ref": "R-7", **ADDRESS}, reference="ref-1")
     jsonschema.validate(sent, post_letter_response)
-    assert sent["content"] == {"subject": "Uw aanvraag R-7", "body": "Beste Anna,\n\nWe hebben uw **aanvraag** ontvangen."}
+    assert sent["content"] == {"subject": "Uw aanvraag R-7",
+                               "body": "Beste Anna,\n\nWe hebben uw **aanvraag** ontvangen."}
     text = text_of(pdf_when_ready(api, sent["id"]))
     for expected in ("A. Jansen Dorpsstraat 1 1234 AB AMSTERDAM", "Uw aanvraag R-7", "Beste Anna,",
                      "We hebben uw aanvraag ontvangen.", "Pagina 1 van 1"):

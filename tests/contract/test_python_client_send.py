@@ -22,7 +22,8 @@ def test_each_key_type_sends(service, live_server):
     template = create_sample_template(service=service, body="Hi")
     TeamMember.create(service=service, mobile_number="+31611111111")
     for key_type in ("live", "team", "test"):
-        api = NotificationsAPIClient(create_key(service=service, key_type=key_type, name=key_type), base_url=live_server)
+        key = create_key(service=service, key_type=key_type, name=key_type)
+        api = NotificationsAPIClient(key, base_url=live_server)
         response = api.send_sms_notification("0611111111", str(template.id), reference=key_type)
         assert response["reference"] == key_type and response["content"]["body"] == "Hi"
 
@@ -30,7 +31,8 @@ def test_each_key_type_sends(service, live_server):
 def test_unknown_key(service, live_server):
     fake = f"name-{service.id}-{uuid.uuid4()}"
     api = NotificationsAPIClient(fake, base_url=live_server)
-    assert _raised(api.get_all_templates) == (403, [{"error": "AuthError", "message": "Invalid token: API key not found"}])
+    assert _raised(api.get_all_templates) == (403, [{"error": "AuthError",
+                                                     "message": "Invalid token: API key not found"}])
 
 
 def test_skewed_clock(service, live_server, monkeypatch):

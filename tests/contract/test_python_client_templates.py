@@ -22,7 +22,8 @@ def _error(exc: pytest.ExceptionInfo) -> tuple[int, list[dict]]:
 
 
 def test_get_template_by_id(api, service):
-    template = create_sample_template(service=service, template_type="email", body="Dear ((Name)), ((urgent??Please reply today.)) ((ref))")
+    template = create_sample_template(service=service, template_type="email",
+                                      body="Dear ((Name)), ((urgent??Please reply today.)) ((ref))")
     body = api.get_template(str(template.id))
     jsonschema.validate(body, template_response)
     assert body["id"] == str(template.id)
@@ -91,7 +92,8 @@ def test_all_templates_and_type_filter(api, service):
 def test_bad_type_filter(api):
     with pytest.raises(HTTPError) as exc:
         api.get_all_templates(template_type="fax")
-    assert _error(exc) == (400, [{"error": "ValidationError", "message": "type fax is not one of [sms, email, letter]"}])
+    assert _error(exc) == (400, [{"error": "ValidationError",
+                                  "message": "type fax is not one of [sms, email, letter]"}])
 
 
 def test_preview_email(api, service):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from models.job import Job
 from models.service import Service

@@ -32,7 +32,8 @@ from tests.pipeline.test_logos import SVG
 LOGO = process_logo(SVG)  # a blue square and "Gemeente", rasterised from SVG as an upload would be
 LOGO_URL = "https://logo.example.test/gemeente.png"
 BRAND_BLUE = (21, 66, 115)
-EMAIL_BODY = "Beste ((naam)),\n\n# Uw aanvraag\n\nUw parkeervergunning is klaar.\n\n* Kenteken: ((kenteken))\n* Zone: Centrum"
+EMAIL_BODY = ("Beste ((naam)),\n\n# Uw aanvraag\n\nUw parkeervergunning is klaar.\n\n"
+              "* Kenteken: ((kenteken))\n* Zone: Centrum")
 DUTCH_TEXT = {"heading": "U heeft een bestand om te downloaden", "footer": "Deze e-mail is verstuurd door"}
 ENGLISH_TEXT = {"heading": "You have a file to download", "footer": "This email was sent by"}
 
@@ -157,7 +158,7 @@ def test_letter_in_each_language_with_and_without_logo(language, branded, tmp_pa
         assert not overlaps(box, *WINDOW)
         scale = image.width / g.PAGE_WIDTH
         pixel = image.getpixel((round((box[0] + 2) * scale), round((box[1] + 2) * scale)))
-        assert all(abs(a - b) < 12 for a, b in zip(pixel, BRAND_BLUE))  # the logo's blue, printed top left
+        assert all(abs(a - b) < 12 for a, b in zip(pixel, BRAND_BLUE, strict=True))  # the logo's blue, printed top left
     assert _ink_in(image, *WINDOW) > 50  # the address shows through the window
     # Nothing printed within the margins: the grippers' strip stays blank (the outer 1 mm is left out:
     # A4 is not a whole number of pixels, so the last row and column are anti-aliased page edge).

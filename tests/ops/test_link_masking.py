@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import requests
 

@@ -39,7 +39,7 @@ def test_a_message_carries_the_request_id_to_the_worker_whose_lines_name_the_not
     record_sending.send("8a0f7a9e-6c55-4d3e-9a57-3f1f1a1f0001", "+31612345678")
     logs.clear()
     with running_worker():
-        line = wait_for(lambda: next((l for l in lines() if l["logger"] == "tests.ops.logs"), None))
+        line = wait_for(lambda: next((entry for entry in lines() if entry["logger"] == "tests.ops.logs"), None))
     assert line["request_id"] == "req-123"
     assert line["notification_id"] == "8a0f7a9e-6c55-4d3e-9a57-3f1f1a1f0001"
     assert line["actor"] == "record_sending" and line["level"] == "INFO" and line["process_type"] == "test"
@@ -70,7 +70,7 @@ def test_a_traceback_is_masked_like_the_message(lines):
         raise ValueError("no page at https://admin.example.nl/invitation/Tok3nValue for someone@example.nl")
     except ValueError:
         log.exception("Exception on /reset-password/OtherTok3n [GET]")
-    [line] = [l for l in lines() if l["logger"] == "tests.ops.logs"]
+    [line] = [each for each in lines() if each["logger"] == "tests.ops.logs"]
     assert line["message"] == "Exception on /reset-password/*** [GET]"
     assert "/invitation/*** for s***@example.nl" in line["exc_info"]
     assert "Tok3nValue" not in line["exc_info"] and "someone@" not in line["exc_info"]

@@ -8,7 +8,7 @@ import pytest
 
 import config
 from tests.conftest import running_worker, status_of, wait_for
-from tests.factories import create_key, create_sample_template, auth_headers
+from tests.factories import auth_headers, create_key, create_sample_template
 from workers import dead_letters, queue_stats
 
 

@@ -19,7 +19,8 @@ def test_the_arguments_of_a_running_message_are_masked_in_its_heartbeat():
     registry.before_process_message(broker, message)
     registry.after_worker_boot(broker, worker)  # beats once at once
     try:
-        record = json.loads(ops_redis().hget(keys(get_settings().queue_namespace)["workers"], registry.worker_id(worker)))
+        workers = keys(get_settings().queue_namespace)["workers"]
+        record = json.loads(ops_redis().hget(workers, registry.worker_id(worker)))
         [running] = record["current"]
         assert (running["actor"], running["args"]) == ("deliver_sms", ["***678", "Bearer ***"])
     finally:

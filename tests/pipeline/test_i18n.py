@@ -20,8 +20,9 @@ def _extracted() -> set[str]:
         method_map, options_map = parse_mapping_cfg(cfg)
     found = set()
     for directory in ("api", "pipeline"):
-        for _file, _line, message, _comments, _context in extract_from_dir(ROOT / directory, method_map, options_map,
-                                                                          keywords={**DEFAULT_KEYWORDS, "markup": None}):
+        extracted = extract_from_dir(ROOT / directory, method_map, options_map,
+                                     keywords={**DEFAULT_KEYWORDS, "markup": None})
+        for _file, _line, message, _comments, _context in extracted:
             found.add(message if isinstance(message, str) else message[0])
     return found
 

@@ -104,7 +104,8 @@ def test_contact_block_that_cannot_fit_fails_validation(service, storage):
     notification = template_letter(service, reply_to_text="\n".join(f"regel {n}" for n in range(60)))
     assert stages.create_letter_pdf(notification.id, storage) == "validation-failed"
     assert not storage.exists(letter_pdf_key(notification.id))
-    assert Notification.get_by_id(notification.id).validation_failure == "The contact block is too long to fit on the letter"
+    assert (Notification.get_by_id(notification.id).validation_failure
+            == "The contact block is too long to fit on the letter")
 
 
 def test_pdf_stage_skips_letters_past_it(service, storage):

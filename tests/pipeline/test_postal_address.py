@@ -63,7 +63,8 @@ def test_postcode_and_town_last_line(last_line, normalised, postcode):
     assert result == nl(["Jan Jansen", "Damrak 1", normalised], postcode)
 
 
-@pytest.mark.parametrize("country_line", ["Nederland", "Netherlands", "The Netherlands", "NEDERLAND", "the netherlands"])
+@pytest.mark.parametrize("country_line",
+                         ["Nederland", "Netherlands", "The Netherlands", "NEDERLAND", "the netherlands"])
 def test_netherlands_as_last_line_is_dropped(country_line):
     result = validate_postal_address(address("Jan Jansen", "Damrak 1", "1012AB Amsterdam", country_line))
     assert result == nl(["Jan Jansen", "Damrak 1", "1012 AB  AMSTERDAM"], "1012 AB")
@@ -96,7 +97,7 @@ def test_legacy_postcode_key_comes_after_every_address_line():
     ],
 )
 def test_keys_compare_ignoring_case_spaces_underscores_and_hyphens(keys):
-    personalisation = dict(zip(keys, ["Jan Jansen", "Damrak 1", "1012AB"]))
+    personalisation = dict(zip(keys, ["Jan Jansen", "Damrak 1", "1012AB"], strict=True))
     assert validate_postal_address(personalisation).lines == ["Jan Jansen", "Damrak 1", "1012 AB"]
 
 

@@ -165,7 +165,8 @@ def test_images_are_checked(x_mm, ok):
 
 
 def test_inline_images_are_checked():
-    assert one_page(lambda c: c.drawInlineImage(Image.new("L", (4, 4)), 200 * mm, 100 * mm, 20 * mm, 20 * mm)).problems == [OUTSIDE]
+    checked = one_page(lambda c: c.drawInlineImage(Image.new("L", (4, 4)), 200 * mm, 100 * mm, 20 * mm, 20 * mm))
+    assert checked.problems == [OUTSIDE]
 
 
 @pytest.mark.parametrize(("x_mm", "ok"), [(5, False), (30, True)])

@@ -82,7 +82,8 @@ def test_answers_are_read_and_acknowledged(tmp_path):
     (inbox / "1.json").write_text("{not json")
     (inbox / ".3.json.partial").write_text("{}")  # still being written by the printer
     [answer] = list(provider.responses())
-    assert answer.letters == [LetterResponse(ok, "dispatched"), LetterResponse(refused, "refused", "unreadable barcode")]
+    assert answer.letters == [LetterResponse(ok, "dispatched"),
+                              LetterResponse(refused, "refused", "unreadable barcode")]
     assert (inbox / "rejected" / "1.json").exists()
     provider.acknowledge(answer)
     provider.acknowledge(answer)  # twice: nothing to move the second time

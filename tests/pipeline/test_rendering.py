@@ -146,7 +146,8 @@ def test_backslash_escaped_brackets_in_a_value_prevent_a_link():
     html = html_of("See ((link))", {"link": "\\[the form\\]\\(https://evil.example\\)"})
     assert ">the form</a>" not in html
     # Only the bare URL itself is linked, showing where it goes.
-    assert 'See [the form](<a style="word-wrap: break-word; color: #1d70b8;" href="https://evil.example">https://evil.example</a>)' in html
+    assert ('See [the form](<a style="word-wrap: break-word; color: #1d70b8;" href="https://evil.example">'
+            'https://evil.example</a>)') in html
 
 
 @pytest.mark.parametrize(
@@ -165,7 +166,8 @@ def test_javascript_link_keeps_only_its_text():
 
 def test_bare_urls_are_autolinked():
     html = markdown_to_html("Go to https://example.gov/a?b=1&c=2. Then www.example.gov")
-    assert 'href="https://example.gov/a?b=1&amp;c=2">https://example.gov/a?b=1&amp;c=2</a>. Then www.example.gov' in html
+    assert ('href="https://example.gov/a?b=1&amp;c=2">https://example.gov/a?b=1&amp;c=2</a>.'
+            ' Then www.example.gov') in html
     assert markdown_to_html("<https://example.gov>").count("href=") == 1
 
 
@@ -186,7 +188,8 @@ def test_headings():
 def test_bullet_lists(bullet):
     html = markdown_to_html(f"Intro\n\n{bullet} one\n{bullet} two")
     assert html.count("<ul") == 1
-    assert '<li style="margin: 5px 0; padding: 0 0 0 5px; font-size: 19px; line-height: 25px; color: #0b0c0c;">one</li>' in html
+    assert ('<li style="margin: 5px 0; padding: 0 0 0 5px; font-size: 19px; line-height: 25px; color: #0b0c0c;">'
+            'one</li>') in html
     assert ">two</li>" in html
 
 
@@ -252,7 +255,8 @@ def test_subject_collapses_whitespace_and_lists():
 
 
 def test_letter_has_heading_and_markdown_body_but_no_html():
-    rendered = render("letter", "Dear ((name))\n((items))", "Your ((thing))", {"name": "Ann", "items": ["a", "b"], "thing": "tax"})
+    rendered = render("letter", "Dear ((name))\n((items))", "Your ((thing))",
+                      {"name": "Ann", "items": ["a", "b"], "thing": "tax"})
     assert rendered == Rendered(body="Dear Ann\n\n\n* a\n* b", subject="Your tax", html=None)
 
 

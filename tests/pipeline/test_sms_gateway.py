@@ -208,7 +208,8 @@ def test_the_gateway_posts_receipts_with_our_reference() -> None:
 
     class Webhook(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            received.append((json.loads(self.rfile.read(int(self.headers["Content-Length"]))), self.headers["Authorization"]))
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            received.append((body, self.headers["Authorization"]))
             self.send_response(204)
             self.end_headers()
 

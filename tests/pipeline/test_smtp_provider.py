@@ -4,8 +4,9 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import closing
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -83,7 +84,8 @@ def test_the_reference_is_the_message_id_with_the_notification_id_in_it(smtp_ser
     assert right == "notify.example.nl"
 
 
-def test_one_click_unsubscribe_headers_only_when_a_url_is_given(smtp_server: SmtpServer, open_provider: Callable[..., SmtpProvider]) -> None:
+def test_one_click_unsubscribe_headers_only_when_a_url_is_given(smtp_server: SmtpServer,
+                                                                open_provider: Callable[..., SmtpProvider]) -> None:
     provider = open_provider(smtp_server.url)
     provider.send_email(make_message(one_click_unsubscribe_url="https://utrecht.example.nl/afmelden?u=42"))
     provider.send_email(make_message())
@@ -150,7 +152,8 @@ def test_a_newline_in_the_subject_cannot_add_a_header(smtp_server: SmtpServer) -
     assert received.rcpt_tos == ("jan.jansen@example.nl",)
 
 
-def test_a_connection_is_reused_for_the_next_message(smtp_server: SmtpServer, open_provider: Callable[..., SmtpProvider]) -> None:
+def test_a_connection_is_reused_for_the_next_message(smtp_server: SmtpServer,
+                                                     open_provider: Callable[..., SmtpProvider]) -> None:
     provider = open_provider(smtp_server.url)
     provider.send_email(make_message())
     provider.send_email(make_message())
@@ -201,7 +204,8 @@ def test_a_permanent_recipient_refusal_is_final_permanent_failure(smtp_server: S
     assert smtp_server.messages == []
 
 
-def test_a_temporary_recipient_refusal_is_retryable(smtp_server: SmtpServer, open_provider: Callable[..., SmtpProvider]) -> None:
+def test_a_temporary_recipient_refusal_is_retryable(smtp_server: SmtpServer,
+                                                    open_provider: Callable[..., SmtpProvider]) -> None:
     smtp_server.fail_next(1, "451 4.3.0 Mailbox temporarily unavailable")
     provider = open_provider(smtp_server.url)
 

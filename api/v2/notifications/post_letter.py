@@ -5,8 +5,12 @@ from flask import Response, g, jsonify
 
 from api.openapi import documented
 from api.v2 import v2_blueprint
-from api.v2.notifications.letter_schemas import (post_letter_request, post_letter_response,
-                                                post_precompiled_letter_request, post_precompiled_letter_response)
+from api.v2.notifications.letter_schemas import (
+    post_letter_request,
+    post_letter_response,
+    post_precompiled_letter_request,
+    post_precompiled_letter_response,
+)
 from api.v2.notifications.letter_sending import accept_letter
 from workers.letters import enqueue_letter_pdf, enqueue_virus_scan
 

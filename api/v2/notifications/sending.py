@@ -2,7 +2,8 @@
 answered 201 with the send response; a retry with the same Idempotency-Key gets the first answer."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import request
 

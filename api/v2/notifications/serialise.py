@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlencode
 
-from pipeline.formatting import iso
 from config import get_settings
 from models.notification import Notification
+from pipeline.formatting import iso
 from pipeline.prices import letter_cost, sms_cost
 from pipeline.statuses import public_status
 

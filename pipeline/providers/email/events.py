@@ -34,7 +34,7 @@ def _timestamp(value: str | None) -> datetime.datetime | None:
     except ValueError:
         return None  # when it happened is a detail; the event itself still counts
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        parsed = parsed.astimezone(datetime.UTC).replace(tzinfo=None)
     return parsed
 
 

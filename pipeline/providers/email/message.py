@@ -6,7 +6,7 @@ unsubscribe when the service gave us a URL.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
@@ -45,7 +45,7 @@ def build_email(message: EmailMessageData) -> EmailMessage:
     email["Subject"] = _one_line(message.subject)
     if message.reply_to:
         email["Reply-To"] = parse_address(message.reply_to)
-    email["Date"] = format_datetime(datetime.now(timezone.utc))
+    email["Date"] = format_datetime(datetime.now(UTC))
     # The notification id in the left part lets a bounce or a reply be traced back to us. The
     # sender's domain on the right avoids socket.getfqdn(), which can stall on a reverse DNS lookup.
     email["Message-ID"] = make_msgid(idstring=message.notification_id, domain=sender.domain or None)

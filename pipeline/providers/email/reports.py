@@ -71,7 +71,7 @@ def _date(value: str | None) -> datetime.datetime | None:
     except (TypeError, ValueError):
         return None
     if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        parsed = parsed.astimezone(datetime.UTC).replace(tzinfo=None)
     return parsed
 
 

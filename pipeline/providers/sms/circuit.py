@@ -11,7 +11,7 @@ success costs a Redis round trip only where there is something to reset.
 """
 from __future__ import annotations
 
-from typing import Collection
+from collections.abc import Collection
 
 import redis
 
@@ -58,6 +58,8 @@ class CircuitBreaker:
             return set()
         values = self.client.mget([self._key(name, what) for what in ("open", "failures", "probation")
                                    for name in names])
-        is_open, failures, probation = (dict(zip(names, values[i * len(names):])) for i in range(3))
+        count = len(names)
+        is_open, failures, probation = (dict(zip(names, values[i * count:(i + 1) * count], strict=True))
+                                        for i in range(3))
         self._nothing_to_reset = {name for name in names if failures[name] is None and probation[name] is None}
         return {name for name in names if is_open[name] is not None}

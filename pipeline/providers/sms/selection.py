@@ -5,8 +5,8 @@ pipeline/providers/sms/circuit.py) or slow with their receipts, and a random dra
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection
 
 # A gateway whose receipts come back slowly keeps this fraction of its share (Notify lowers such a
 # provider's priority in the same spirit: switch-current-sms-provider-on-slow-delivery).

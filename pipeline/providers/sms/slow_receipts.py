@@ -4,7 +4,7 @@ switch-current-sms-provider-on-slow-delivery judges it: of the texts a gateway t
 from __future__ import annotations
 
 import datetime
-from typing import Collection
+from collections.abc import Collection
 
 import peewee
 
