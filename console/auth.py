@@ -15,6 +15,7 @@ from typing import Any, Callable, TypeVar
 from flask import abort, g, redirect, request, session, url_for
 
 from config import get_settings
+from console.redirect_target import is_same_site
 from models.db import utcnow
 from models.service import Service
 from models.user import SERVICE_PERMISSIONS, User, UserSession, new_token, permissions_in, token_hash
@@ -90,9 +91,11 @@ def end_session() -> None:
 
 def _to_sign_in() -> Any:
     target = request.full_path if request.query_string else request.path
+    # A path that could not be followed back is not carried through the sign-in at all.
+    back = {"next": target} if is_same_site(target) else {}
     if g.get("session_ended"):
-        return redirect(url_for("accounts.sign_in", next=target, ended=1))
-    return redirect(url_for("accounts.sign_in", next=target))
+        return redirect(url_for("accounts.sign_in", **back, ended=1))
+    return redirect(url_for("accounts.sign_in", **back))
 
 
 def login_required(view: View) -> View:

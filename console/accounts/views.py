@@ -10,6 +10,7 @@ from console import LANGUAGES, auth
 from console.accounts import second_factor, signing_in
 from console.accounts.forms import CodeForm, EmptyForm, SignInForm
 from console.passwords import hash_password, needs_rehash, verify_password
+from console.redirect_target import safe_target
 from console.accounts import links_views, setup_views  # noqa: F401  (their routes join bp)
 from console.accounts.blueprint import bp
 from models.db import utcnow
@@ -121,5 +122,4 @@ def language(code: str) -> Any:
     if code not in LANGUAGES:
         abort(404)
     session["lang"] = code
-    target = request.args.get("next")
-    return redirect(target if signing_in.is_safe_next(target) else url_for("main.index"))
+    return redirect(safe_target(request.args.get("next"), url_for("main.index")))
