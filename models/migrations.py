@@ -9,6 +9,7 @@ from typing import Callable
 
 import peewee
 
+from models import crypto
 from models.api_key import ApiKey
 from models.callback_attempt import CallbackAttempt
 from models.db import BaseModel, database, utcnow
@@ -253,6 +254,34 @@ def _one_daily_store() -> None:
             database.execute_sql(f'DROP TABLE "{old_table}"')
 
 
+RECEIVED_TEXT_BATCH = 500
+
+
+def _received_texts_encrypted() -> None:
+    """Received texts stored before in clear are sealed as the model now writes them, a batch at a time
+    in the order of their ids (memory stays bounded however many there are). A text already sealed is
+    left alone, so a step interrupted and run again finishes the job."""
+    table = peewee.Table(ReceivedText._meta.table_name, ("id", "content")).bind(database)
+    after = None
+    while True:
+        query = table.select(table.id, table.content).order_by(table.id).limit(RECEIVED_TEXT_BATCH)
+        rows = list((query if after is None else query.where(table.id > after)).tuples())
+        for text_id, content in rows:
+            if not _sealed(content):
+                table.update(content=crypto.encrypt(content)).where(table.id == text_id).execute()
+        if len(rows) < RECEIVED_TEXT_BATCH:
+            return
+        after = rows[-1][0]
+
+
+def _sealed(value: str) -> bool:
+    try:
+        crypto.decrypt(value)
+    except crypto.UNREADABLE:
+        return False
+    return True
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -278,6 +307,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (100, "bulk jobs: when a job last progressed, its international rows", _job_progress),
     (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
+    (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
 ]
 
 

@@ -46,7 +46,7 @@ def sign_in() -> Any:
         if user.auth_type == "email" and signing_in.allow_code_sent(user):
             second_factor.send_email_code(str(user.id), user.email_address)
         return redirect(url_for("accounts.two_factor"))
-    ended = request.method == "GET" and request.args.get("ended") == "1"
+    ended = request.args.get("ended") if request.method == "GET" else None
     return render_template("accounts/sign_in.html", form=form, session_ended=ended)
 
 
@@ -109,9 +109,10 @@ def sign_out_everywhere() -> Any:
 @auth.login_required
 def account() -> Any:
     user = auth.current_user()
-    cutoff = utcnow() - auth.idle_timeout()
+    now = utcnow()
     sessions = list(UserSession.select().where((UserSession.user == user) & UserSession.revoked_at.is_null()
-                                               & (UserSession.last_seen_at > cutoff))
+                                               & (UserSession.last_seen_at > now - auth.idle_timeout())
+                                               & (UserSession.created_at > now - auth.lifetime()))
                     .order_by(UserSession.last_seen_at.desc()))
     return render_template("accounts/account.html", user=user, sessions=sessions, form=EmptyForm())
 
