@@ -42,4 +42,4 @@ def is_same_site(target: str | None) -> bool:
 
 def safe_target(target: str | None, default: str) -> str:
     """The target when it is a path on this site, else the default page."""
-    return target if target is not None and is_same_site(target) else default
+    return target if target and is_same_site(target) else default

@@ -3,19 +3,28 @@ console's own scripts and styles, and HSTS when the console is served over https
 
 An email preview shown in a sandboxed `srcdoc` frame inherits the page's policy, and an email is
 styled inline (mail clients read nothing else), so the page that shows one allows inline styles and
-images from anywhere for that response only; scripts stay the console's own files everywhere.
+the API's images (a brand's logo) for that response only; scripts stay the console's own files everywhere.
 """
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import g
+
+from config import get_settings
 
 _COMMON = ("default-src 'self'", "script-src 'self'", "object-src 'none'", "base-uri 'self'",
            "form-action 'self'", "frame-ancestors 'none'")
 POLICY = "; ".join((*_COMMON, "style-src 'self'", "img-src 'self' data:"))
-EMAIL_PREVIEW_POLICY = "; ".join((*_COMMON, "style-src 'self' 'unsafe-inline'", "img-src 'self' data: https:"))
 HSTS = "max-age=31536000; includeSubDomains"
+
+
+def email_preview_policy() -> str:
+    """An email's brand logo is served by the API (BASE_URL), a different origin from the console."""
+    parts = urlsplit(get_settings().base_url)
+    return "; ".join((*_COMMON, "style-src 'self' 'unsafe-inline'",
+                      f"img-src 'self' data: {parts.scheme}://{parts.netloc}"))
 
 
 def shows_email_preview() -> None:
@@ -26,7 +35,7 @@ def shows_email_preview() -> None:
 def add(response: Any, *, https: bool) -> Any:
     """Set the headers a view did not set itself (a framed preview sets its own policy)."""
     headers = response.headers
-    headers.setdefault("Content-Security-Policy", EMAIL_PREVIEW_POLICY if g.get("shows_email_preview") else POLICY)
+    headers.setdefault("Content-Security-Policy", email_preview_policy() if g.get("shows_email_preview") else POLICY)
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("Referrer-Policy", "same-origin")

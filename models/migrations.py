@@ -261,14 +261,15 @@ def _received_texts_encrypted() -> None:
     """Received texts stored before in clear are sealed as the model now writes them, a batch at a time
     in the order of their ids (memory stays bounded however many there are). A text already sealed is
     left alone, so a step interrupted and run again finishes the job."""
-    table = peewee.Table(ReceivedText._meta.table_name, ("id", "content")).bind(database)
+    table = peewee.Table(ReceivedText._meta.table_name).bind(database)
+    text_id, content = table.c.id, table.c.content
     after = None
     while True:
-        query = table.select(table.id, table.content).order_by(table.id).limit(RECEIVED_TEXT_BATCH)
-        rows = list((query if after is None else query.where(table.id > after)).tuples())
-        for text_id, content in rows:
-            if not _sealed(content):
-                table.update(content=crypto.encrypt(content)).where(table.id == text_id).execute()
+        query = table.select(text_id, content).order_by(text_id).limit(RECEIVED_TEXT_BATCH)
+        rows = list((query if after is None else query.where(text_id > after)).tuples())
+        for row_id, value in rows:
+            if not _sealed(value):
+                table.update({content: crypto.encrypt(value)}).where(text_id == row_id).execute()
         if len(rows) < RECEIVED_TEXT_BATCH:
             return
         after = rows[-1][0]

@@ -23,7 +23,8 @@ SECRET = "Mijn BSN is 123456782 — bel me terug"
 
 def _raw_contents() -> dict[str, str]:
     table = peewee.Table(ReceivedText._meta.table_name, ("id", "content")).bind(database)
-    return {str(uuid.UUID(str(text_id))): content for text_id, content in table.select(table.id, table.content).tuples()}
+    rows = table.select(table.id, table.content).tuples()
+    return {str(uuid.UUID(str(text_id))): content for text_id, content in rows}
 
 
 def test_a_received_text_is_stored_sealed_and_read_back_by_the_api_and_the_console(client, console_app):
