@@ -77,3 +77,11 @@ def test_signing_in_returns_to_the_page_asked_for(console_client, make_user):
 def test_a_page_behind_sign_in_names_itself_as_next_only_when_it_can_be_followed_back(console_client):
     assert console_client.get("/account").headers["Location"] == "/sign-in?next=/account"
     assert console_client.get("/services/%0d%0a").headers["Location"] == "/sign-in"
+
+
+@pytest.mark.parametrize("target", ["/%09/evil.example/phish", "/\\evil.example", "/%2F%2Fevil.example",
+                                    "https://evil.example"])
+def test_a_browser_following_the_language_switch_stays_on_the_console(page, console_server, target):
+    page.goto(f"/language/en?next={target}")
+    assert page.url.startswith(f"{console_server}/")
+    assert page.inner_text("h1") == "Sign in"

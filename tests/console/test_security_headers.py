@@ -8,9 +8,11 @@ import dataclasses
 import pytest
 
 import config
+from models.appearance import EmailBrand, ServiceAppearance
 from tests.console.service_pages import signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import create_sample_template, create_service
+from tests.pipeline.test_logos import png
 
 POLICY = ("default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
           "frame-ancestors 'none'; style-src 'self'; img-src 'self' data:")
@@ -88,8 +90,12 @@ def test_hsts_is_sent_only_when_the_console_is_served_over_https():
         assert response.headers["Content-Security-Policy"] == POLICY, path
 
 
-def test_the_email_previews_render_under_the_policy(signed_in_member, service):
-    """The page fixture fails the test on any CSP violation; here the previews must also show."""
+def test_the_email_previews_render_under_the_policy(signed_in_member, service, live_server):
+    """The page fixture fails the test on any CSP violation; here the previews must also show, with
+    their inline styles and the brand's logo the API serves."""
+    brand = EmailBrand.create(name="Gemeente Voorbeeld", colour="#154273", brand_type="both", logo_png=png(),
+                              logo_width=120, logo_height=40)
+    ServiceAppearance.create(service=service, email_brand=brand)
     page = signed_in_member
     email = create_sample_template(service=service, template_type="email", body="Hello ((name)), welcome")
     page.goto(f"/services/{service.id}/templates/{email.id}")
@@ -98,6 +104,9 @@ def test_the_email_previews_render_under_the_policy(signed_in_member, service):
     assert mark.inner_text() == "((name))"
     # The highlight is an inline style of the email document: it applies.
     assert mark.evaluate("m => getComputedStyle(m).backgroundColor") == "rgb(255, 242, 168)"
+    logo = preview.locator("img").first
+    logo.evaluate("i => i.complete || new Promise(done => i.addEventListener('load', done))")
+    assert logo.evaluate("i => i.naturalWidth") == 120
 
     page.goto(f"/services/{service.id}/service-settings/appearance")
     framed = page.frame_locator("iframe.notify-appearance-preview")
