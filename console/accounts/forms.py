@@ -12,14 +12,14 @@ from console.passwords import MIN_LENGTH, is_guessable
 
 class NotGuessable:
     """Refuses a password on the list of common and breached ones, or close to one or to the
-    person's name or address on the same form."""
+    person's name or address (on the same form, or known to the view: `form.user_inputs`)."""
 
     def __call__(self, form: FlaskForm, field: PasswordField) -> None:
         password = field.data or ""
         if len(password) < MIN_LENGTH:
             return  # Length says so already
         own = [f.data for f in (form._fields.get("name"), form._fields.get("email_address")) if f and f.data]
-        if is_guessable(password, own):
+        if is_guessable(password, own + list(getattr(form, "user_inputs", []))):
             raise ValidationError(_l("This password is too easy to guess: it is a common password or close to one. "
                                      "Choose another, for example three or four random words."))
 

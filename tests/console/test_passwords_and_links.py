@@ -73,6 +73,13 @@ def test_an_account_made_by_invitation_refuses_a_guessable_password_or_one_made_
     assert User.select().count() == 0 and Invitation.get().accepted_at is None
 
 
+def test_a_reset_refuses_a_password_made_of_the_persons_own_address(console_client, make_user):
+    user = make_user(email_address="pietjanssens@example.gov.nl")
+    invitations.request_password_reset(user.email_address)
+    [link] = _reset_links(user.email_address)
+    assert TOO_EASY_NL in _text(_reset(console_client, link, "pietjanssens2024"))
+
+
 def test_a_newer_reset_link_closes_the_older_one(console_client, make_user):
     user = make_user()
     invitations.request_password_reset(user.email_address)
