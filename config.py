@@ -72,9 +72,11 @@ class Settings:
     # Public address of the download pages of files sent by email ({document_download_url}/d/...):
     # GOV.UK Notify serves them on a host of their own; default base_url.
     document_download_url: str
-    # The web console (its own process): its port, and how long a signed-in browser may stay idle.
+    # The web console (its own process): its port, how long a signed-in browser may stay idle, and
+    # how long a sign-in lasts however active it is.
     console_port: int
     console_session_idle_minutes: int
+    console_session_max_hours: float
     # Delivery faults (issue 12). A send whose outcome is unknown (timed out after the request went
     # out, or its worker died) waits this long for a receipt before it becomes technical-failure.
     sms_gateway_timeout_seconds: float
@@ -150,6 +152,7 @@ def load_settings() -> Settings:
         document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
         console_port=console_port,
         console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
+        console_session_max_hours=float(os.environ.get("CONSOLE_SESSION_MAX_HOURS", "12")),
         sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
         sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
         outcome_unknown_timeout_seconds=int(os.environ.get("OUTCOME_UNKNOWN_TIMEOUT_SECONDS", "3600")),

@@ -59,7 +59,7 @@ def create_console_app() -> Flask:
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)
 
-    from console import auth
+    from console import auth, security_headers
     from console.accounts.views import bp as accounts_bp
     from console.api_keys.views import bp as api_keys_bp
     from console.appearance.views import bp as appearance_bp
@@ -103,15 +103,11 @@ def create_console_app() -> Flask:
     def _disconnect(exc: BaseException | None) -> None:
         leave_request(g.get("connection_was_open", True))
 
+    served_over_https = settings.admin_url.startswith("https://")
+
     @app.after_request
     def _headers(response: Any) -> Any:
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        if response.mimetype == "text/html":
-            # Pages carry codes and tokens: never keep them in a shared or back-button cache.
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
+        return security_headers.add(response, https=served_over_https)
 
     @app.context_processor
     def _globals() -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Who is signed in, and the decorators every console view uses to enforce it on the server.
 
 The session cookie carries only a random token; the `UserSession` row it names decides whether it is
-still valid (not revoked, not idle longer than CONSOLE_SESSION_IDLE_MINUTES). A view of a service
+still valid (not revoked, not idle longer than CONSOLE_SESSION_IDLE_MINUTES, not older than
+CONSOLE_SESSION_MAX_HOURS). A view of a service
 takes `service_id` in its URL: someone who does not belong to that service gets 404 (the service's
 existence is not revealed), a member without the permission gets 403.
 """
@@ -16,6 +17,7 @@ from typing import Any, TypeVar
 from flask import abort, g, redirect, request, session, url_for
 
 from config import get_settings
+from console.redirect_target import is_same_site
 from models.db import utcnow
 from models.service import Service
 from models.user import SERVICE_PERMISSIONS, User, UserSession, new_token, permissions_in, token_hash
@@ -28,6 +30,11 @@ TOUCH_INTERVAL = datetime.timedelta(seconds=30)
 
 def idle_timeout() -> datetime.timedelta:
     return datetime.timedelta(minutes=get_settings().console_session_idle_minutes)
+
+
+def lifetime() -> datetime.timedelta:
+    """However active, a session ends this long after its sign-in: a stolen cookie is not good forever."""
+    return datetime.timedelta(hours=get_settings().console_session_max_hours)
 
 
 def current_user() -> User | None:
@@ -53,9 +60,10 @@ def load_session() -> None:
         return
     row = (UserSession.select(UserSession, User).join(User)
            .where(UserSession.token_hash == token_hash(token)).first())
-    if row is None or not row.is_active(idle_timeout()):
+    if row is None or not row.is_active(idle_timeout(), lifetime()):
         session.pop(SESSION_TOKEN, None)
-        g.session_ended = True
+        # The sign-in page says why: a session that reached its lifetime was not idle.
+        g.session_ended = "lifetime" if row is not None and utcnow() - row.created_at >= lifetime() else "1"
         return
     now = utcnow()
     if now - row.last_seen_at > TOUCH_INTERVAL:
@@ -91,9 +99,11 @@ def end_session() -> None:
 
 def _to_sign_in() -> Any:
     target = request.full_path if request.query_string else request.path
+    # A path that could not be followed back is not carried through the sign-in at all.
+    back = {"next": target} if is_same_site(target) else {}
     if g.get("session_ended"):
-        return redirect(url_for("accounts.sign_in", next=target, ended=1))
-    return redirect(url_for("accounts.sign_in", next=target))
+        return redirect(url_for("accounts.sign_in", **back, ended=g.session_ended))
+    return redirect(url_for("accounts.sign_in", **back))
 
 
 def login_required(view: View) -> View:

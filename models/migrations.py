@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import peewee
 
+from models import crypto
 from models.api_key import ApiKey
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from models.callback_attempt import CallbackAttempt
@@ -257,6 +258,35 @@ def _send_retry_at() -> None:
     _add_missing_columns(Notification.retry_at)
 
 
+RECEIVED_TEXT_BATCH = 500
+
+
+def _received_texts_encrypted() -> None:
+    """Received texts stored before in clear are sealed as the model now writes them, a batch at a time
+    in the order of their ids (memory stays bounded however many there are). A text already sealed is
+    left alone, so a step interrupted and run again finishes the job."""
+    table = peewee.Table(ReceivedText._meta.table_name).bind(database)
+    text_id, content = table.c.id, table.c.content
+    after = None
+    while True:
+        query = table.select(text_id, content).order_by(text_id).limit(RECEIVED_TEXT_BATCH)
+        rows = list((query if after is None else query.where(text_id > after)).tuples())
+        for row_id, value in rows:
+            if not _sealed(value):
+                table.update({content: crypto.encrypt(value)}).where(text_id == row_id).execute()
+        if len(rows) < RECEIVED_TEXT_BATCH:
+            return
+        after = rows[-1][0]
+
+
+def _sealed(value: str) -> bool:
+    try:
+        crypto.decrypt(value)
+    except crypto.UNREADABLE:
+        return False
+    return True
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -283,6 +313,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (110, "closed days rolled up: status counts and billable units per service and day", _daily_rollup),
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
+    (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
 ]
 
 

@@ -106,7 +106,7 @@ class ReceivedText(BaseModel):
     service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     notify_number = peewee.CharField()
     user_number = peewee.CharField()
-    content = peewee.TextField()
+    content = EncryptedTextField()  # as a sent message's body: what a person wrote is not in a dump
     provider_reference = peewee.CharField(null=True)
     created_at = peewee.DateTimeField(default=utcnow)
 

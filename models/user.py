@@ -79,12 +79,12 @@ class PasswordReset(BaseModel):
     token_hash = peewee.CharField(unique=True)
     created_at = peewee.DateTimeField(default=utcnow)
     expires_at = peewee.DateTimeField()
-    used_at = peewee.DateTimeField(null=True)
+    used_at = peewee.DateTimeField(null=True)  # closed: used, replaced by a newer link or void after a password change
 
 
 class UserSession(BaseModel):
     """A signed-in browser. The cookie carries only the token; the row decides whether it is valid,
-    so a session can be revoked (signing out everywhere) and expires after inactivity."""
+    so a session can be revoked (signing out everywhere) and expires after inactivity or its lifetime."""
     user = peewee.ForeignKeyField(User, backref="sessions", on_delete="CASCADE")
     token_hash = peewee.CharField(unique=True)
     created_at = peewee.DateTimeField(default=utcnow)
@@ -92,8 +92,10 @@ class UserSession(BaseModel):
     revoked_at = peewee.DateTimeField(null=True)
     user_agent = peewee.CharField(null=True)
 
-    def is_active(self, idle_timeout: datetime.timedelta) -> bool:
-        return self.revoked_at is None and utcnow() - self.last_seen_at < idle_timeout
+    def is_active(self, idle_timeout: datetime.timedelta, lifetime: datetime.timedelta) -> bool:
+        now = utcnow()
+        return (self.revoked_at is None and now - self.last_seen_at < idle_timeout
+                and now - self.created_at < lifetime)
 
 
 USER_TABLES = [User, ServiceUser, Invitation, PasswordReset, UserSession]

@@ -5,16 +5,31 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import EmailField, PasswordField, RadioField, StringField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Email, EqualTo, Length, Regexp
+from wtforms.validators import DataRequired, Email, EqualTo, Length, Regexp, ValidationError
 
-from console.passwords import MIN_LENGTH
+from console.passwords import MIN_LENGTH, is_guessable
+
+
+class NotGuessable:
+    """Refuses a password on the list of common and breached ones, or close to one or to the
+    person's name or address (on the same form, or known to the view: `form.user_inputs`)."""
+
+    def __call__(self, form: FlaskForm, field: PasswordField) -> None:
+        password = field.data or ""
+        if len(password) < MIN_LENGTH:
+            return  # Length says so already
+        own = [f.data for f in (form._fields.get("name"), form._fields.get("email_address")) if f and f.data]
+        if is_guessable(password, own + list(getattr(form, "user_inputs", []))):
+            raise ValidationError(_l("This password is too easy to guess: it is a common password or close to one. "
+                                     "Choose another, for example three or four random words."))
 
 
 def _password_fields() -> tuple[PasswordField, PasswordField]:
     return (
         PasswordField(_l("Password"), validators=[
             DataRequired(_l("Enter a password")),
-            Length(min=MIN_LENGTH, max=256, message=_l("Your password must be at least 10 characters long"))]),
+            Length(min=MIN_LENGTH, max=256, message=_l("Your password must be at least 10 characters long")),
+            NotGuessable()]),
         PasswordField(_l("Repeat your password"), validators=[
             DataRequired(_l("Repeat your password")), EqualTo("password", _l("The passwords do not match"))]),
     )

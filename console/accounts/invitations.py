@@ -104,7 +104,10 @@ def request_password_reset(email_address: str) -> None:
     if user is None:
         return
     token, hashed = new_token()
-    PasswordReset.create(user=user, token_hash=hashed, expires_at=utcnow() + RESET_VALID)
+    with database.atomic():
+        # Only the newest link works: an older one may sit in a mailbox someone else reads.
+        _close_resets(user)
+        PasswordReset.create(user=user, token_hash=hashed, expires_at=utcnow() + RESET_VALID)
     send_platform_email("password-reset", user.email_address, {"url": _link(f"/reset-password/{token}")})
 
 
@@ -116,13 +119,27 @@ def find_reset(token: str) -> PasswordReset | None:
 
 
 def reset_password(reset: PasswordReset, password_hash: str) -> User:
-    """Set the new password once, and sign the user out everywhere (someone else may know the old one)."""
+    """Set the new password once, by this link."""
     with database.atomic():
         claimed = (PasswordReset.update(used_at=utcnow())
                    .where((PasswordReset.id == reset.id) & PasswordReset.used_at.is_null()).execute())
         if not claimed:
             raise InvitationError("reset link already used")
-        User.update(password_hash=password_hash).where(User.id == reset.user_id).execute()
         user = User.get_by_id(reset.user_id)
-        revoke_sessions(user)
+        set_password(user, password_hash)
     return user
+
+
+def set_password(user: User, password_hash: str) -> None:
+    """Change a password: every session ends and every reset link still out stops working (someone
+    else may know the old password, or read the mailbox the links went to)."""
+    with database.atomic():
+        User.update(password_hash=password_hash).where(User.id == user.id).execute()
+        _close_resets(user)
+        revoke_sessions(user)
+
+
+def _close_resets(user: User) -> None:
+    # used_at marks a link closed: used, replaced by a newer one, or void after a password change.
+    PasswordReset.update(used_at=utcnow()).where(
+        (PasswordReset.user == user) & PasswordReset.used_at.is_null()).execute()

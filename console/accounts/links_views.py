@@ -37,6 +37,7 @@ def invitation(token: str) -> Any:
         flash(_("Sign in to accept the invitation."))
         return redirect(url_for("accounts.sign_in"))
     form = NewAdminForm() if invited is None else NewAccountForm()
+    form.user_inputs = [invited] if invited else []
     if form.validate_on_submit():
         email = form.email_address.data.strip().lower() if invited is None else invited
         try:
@@ -82,6 +83,7 @@ def reset_password(token: str) -> Any:
     if reset is None:
         return _expired("reset")
     form = ResetPasswordForm()
+    form.user_inputs = [reset.user.email_address, reset.user.name]
     if form.validate_on_submit():
         try:
             invitations.reset_password(reset, hash_password(form.password.data))

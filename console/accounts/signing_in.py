@@ -10,6 +10,7 @@ import time
 from flask import request, session
 
 from console import redis_state
+from console.redirect_target import is_same_site, safe_target
 from models.user import User
 
 PENDING_SECONDS = 900
@@ -34,18 +35,12 @@ def pending_user() -> User | None:
 
 
 def remember_next(target: str | None) -> None:
-    if is_safe_next(target):
+    if is_same_site(target):
         session["next"] = target
 
 
 def take_next(default: str) -> str:
-    target = session.pop("next", None)
-    return target if is_safe_next(target) else default
-
-
-def is_safe_next(target: str | None) -> bool:
-    """Only a path on this site: `//host` or `/\\host` would send the browser elsewhere."""
-    return bool(target) and target.startswith("/") and not target.startswith(("//", "/\\"))
+    return safe_target(session.pop("next", None), default)
 
 
 def client_address() -> str:

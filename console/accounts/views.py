@@ -16,6 +16,7 @@ from console.accounts import (
 from console.accounts.blueprint import bp
 from console.accounts.forms import CodeForm, EmptyForm, SignInForm
 from console.passwords import hash_password, needs_rehash, verify_password
+from console.redirect_target import safe_target
 from models.db import utcnow
 from models.user import User, UserSession, find_user_by_email, revoke_sessions
 
@@ -49,7 +50,7 @@ def sign_in() -> Any:
         if user.auth_type == "email" and signing_in.allow_code_sent(user):
             second_factor.send_email_code(str(user.id), user.email_address)
         return redirect(url_for("accounts.two_factor"))
-    ended = request.method == "GET" and request.args.get("ended") == "1"
+    ended = request.args.get("ended") if request.method == "GET" else None
     return render_template("accounts/sign_in.html", form=form, session_ended=ended)
 
 
@@ -112,9 +113,10 @@ def sign_out_everywhere() -> Any:
 @auth.login_required
 def account() -> Any:
     user = auth.current_user()
-    cutoff = utcnow() - auth.idle_timeout()
+    now = utcnow()
     sessions = list(UserSession.select().where((UserSession.user == user) & UserSession.revoked_at.is_null()
-                                               & (UserSession.last_seen_at > cutoff))
+                                               & (UserSession.last_seen_at > now - auth.idle_timeout())
+                                               & (UserSession.created_at > now - auth.lifetime()))
                     .order_by(UserSession.last_seen_at.desc()))
     return render_template("accounts/account.html", user=user, sessions=sessions, form=EmptyForm())
 
@@ -125,5 +127,4 @@ def language(code: str) -> Any:
     if code not in LANGUAGES:
         abort(404)
     session["lang"] = code
-    target = request.args.get("next")
-    return redirect(target if signing_in.is_safe_next(target) else url_for("main.index"))
+    return redirect(safe_target(request.args.get("next"), url_for("main.index")))

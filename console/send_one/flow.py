@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import render_template, request
 
+from console import security_headers
 from console.auth import current_user
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
 from core.idempotency import answer_once
@@ -55,6 +56,8 @@ def _send_once(service: Service, version: TemplateVersion, body: dict[str, Any],
 
 
 def _shown(filled: Preview, address: list[str] | None = None) -> dict[str, Any]:
+    if filled.html:
+        security_headers.shows_email_preview()
     return {"body": filled.body, "subject": filled.subject, "html": filled.html, "address": address}
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
+from console import security_headers
 from models.appearance import appearance_of
 from models.db import utcnow
 from models.service import LetterContact, Service
@@ -69,6 +70,7 @@ def make_preview(service: Service, template_type: str, *, subject: str | None, b
         html = render("email", body, subject or "", {}, language=appearance.language, service_name=service.name,
                       brand=brand_view(appearance.email_brand)).html
         preview.email_html = _highlight_html(html or "")
+        security_headers.shows_email_preview()
     elif template_type == "sms":
         text = render("sms", body, None, {}).body
         counted = sms_fragments(text)

@@ -2,7 +2,8 @@
 
 - `console_app`, `console_client`: the console's Flask app and a test client (no browser).
 - `console_server`: the console on a real socket in a thread of this process (same database/Redis).
-- `page`: a Playwright page in Debian's chromium (/usr/bin/chromium), a fresh browser context per test.
+- `page`: a Playwright page in Debian's chromium (/usr/bin/chromium), a fresh browser context per test;
+  a Content-Security-Policy violation on any page it showed fails the test.
 - `platform_admin`, `make_user(...)`: accounts with a password and a TOTP second factor.
 - `signed_in_admin`, `signed_in_member`: pages already signed in (the member belongs to `service`).
 Helpers to import: tests.console.browser.assert_accessible(page), sign_in(page, user).
@@ -71,11 +72,16 @@ def browser(request):
 
 @pytest.fixture
 def page(browser, console_server):
+    """A page that fails its test if anything it showed broke the Content-Security-Policy."""
     context = browser.new_context(base_url=console_server, java_script_enabled=True)
+    refused: list[str] = []
+    context.on("console", lambda message: refused.append(message.text)
+               if "Content Security Policy" in message.text else None)
     opened = context.new_page()
     opened.set_default_timeout(15000)
     yield opened
     context.close()
+    assert refused == [], refused
 
 
 @pytest.fixture
