@@ -5,7 +5,8 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
+from api.admin import admin_schemas, response_schemas as responses
+from api.admin.blueprint import admin_blueprint
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate

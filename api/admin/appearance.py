@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from flask import Response, jsonify, request
 
-from api.admin import admin_blueprint, admin_schemas, brand_schemas
+from api.admin import admin_schemas, brand_schemas
+from api.admin.blueprint import admin_blueprint
 from api.admin.brands import brand_from_path
 from api.admin.templates import template_from_path
 from api.openapi import documented

@@ -11,7 +11,8 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint, brand_schemas
+from api.admin import brand_schemas
+from api.admin.blueprint import admin_blueprint
 from api.errors import ValidationError
 from api.openapi import documented
 from api.request_body import json_body

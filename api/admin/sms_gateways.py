@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Response, jsonify
 
-from api.admin import admin_blueprint
+from api.admin.blueprint import admin_blueprint
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate

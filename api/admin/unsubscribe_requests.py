@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from flask import Response
 
-from api.admin import admin_blueprint, admin_schemas, response_schemas as responses
+from api.admin import admin_schemas, response_schemas as responses
+from api.admin.blueprint import admin_blueprint
 from api.openapi import documented
 from core.unsubscribe_requests import unsubscribe_requests_csv
 

@@ -1,9 +1,8 @@
-"""The public download page for files sent by email: no API key, the link itself is the credential."""
+"""The public download page for files sent by email: no API key, the link itself is the credential
+(views.py adds its routes to the blueprint, blueprint.py)."""
 from __future__ import annotations
 
-from flask import Blueprint
+from api.documents import views  # noqa: F401  (its routes join documents_blueprint)
+from api.documents.blueprint import documents_blueprint
 
-documents_blueprint = Blueprint("documents", __name__, template_folder="templates")
-
-# Routes register themselves on the blueprint when imported (after it exists, hence at the bottom).
-from api.documents import views  # noqa: E402,F401
+__all__ = ["documents_blueprint"]

@@ -15,7 +15,7 @@ from flask import Response, render_template, request, send_file, url_for
 from itsdangerous import BadData, URLSafeTimedSerializer
 from werkzeug.exceptions import HTTPException
 
-from api.documents import documents_blueprint as bp
+from api.documents.blueprint import documents_blueprint as bp
 from config import get_settings
 from core import counters
 from models.appearance import language_of

@@ -1,28 +1,12 @@
-"""Webhooks the providers call (inbound texts, delivery receipts, email events), authenticated with one shared token.
-
-Providers cannot make our JWTs, so they send `Authorization: Bearer <PROVIDER_WEBHOOK_TOKEN>`.
-"""
+"""Webhooks the providers call: delivery receipts, email events, inbound texts (blueprint.py holds
+their blueprint and its shared-token authentication)."""
 from __future__ import annotations
 
-import hmac
+from api.providers import (  # noqa: F401  (each module adds its routes to providers_blueprint)
+    delivery_receipts,
+    email_events,
+    inbound_sms,
+)
+from api.providers.blueprint import providers_blueprint
 
-from flask import Blueprint
-
-from api.auth import _bearer_token
-from api.errors import AuthError
-from config import get_settings
-
-providers_blueprint = Blueprint("providers", __name__, url_prefix="/providers")
-
-
-@providers_blueprint.before_request
-def _authenticate() -> None:
-    # The same 401 answers as the v2 API for a missing header or another scheme.
-    token = _bearer_token()
-    expected = get_settings().provider_webhook_token
-    # Constant-time comparison, so response timing does not reveal how much of a guess was right.
-    if not hmac.compare_digest(token.encode(), expected.encode()):
-        raise AuthError("Invalid token: provider token not valid")
-
-
-from api.providers import delivery_receipts, email_events, inbound_sms  # noqa: E402,F401
+__all__ = ["providers_blueprint"]

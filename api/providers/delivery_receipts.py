@@ -8,7 +8,7 @@ from __future__ import annotations
 from flask import Response, jsonify
 
 from api.openapi import documented
-from api.providers import providers_blueprint
+from api.providers.blueprint import providers_blueprint
 from api.request_body import json_body
 from api.schema import validate
 from pipeline.providers.sms.receipts import RECEIPT_SCHEMA

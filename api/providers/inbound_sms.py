@@ -9,7 +9,7 @@ from flask import Response, jsonify
 
 from api.errors import NoResultFound
 from api.openapi import documented
-from api.providers import providers_blueprint
+from api.providers.blueprint import providers_blueprint
 from api.providers.delivery_receipts import success_response
 from api.request_body import json_body
 from api.schema import validate

@@ -7,7 +7,7 @@ from flask import Response, g, jsonify
 from api.errors import NoResultFound
 from api.openapi import documented
 from api.schema import validate
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.notification_schemas import notification_path, notification_response
 from api.v2.notifications.serialise import notification_json
 from models.notification import Notification

@@ -8,7 +8,7 @@ from flask import Response, g, jsonify, request
 
 from api.openapi import documented
 from api.schema import validate
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.notification_schemas import get_notifications_query, notifications_page_response
 from api.v2.notifications.serialise import notification_json, page_links
 from models.queries import NotificationFilters, notifications_page

@@ -5,7 +5,7 @@ from flask import Response
 
 from api.errors import BadRequestError, PDFNotReadyError
 from api.openapi import documented
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.get_notification import callers_notification
 from api.v2.notifications.notification_schemas import notification_path
 from pipeline import statuses

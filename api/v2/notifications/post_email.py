@@ -3,7 +3,7 @@ from __future__ import annotations
 from flask import Response, g, jsonify
 
 from api.openapi import documented
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.post_schemas import post_email_request, post_email_response
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification

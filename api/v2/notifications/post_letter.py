@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Response, g, jsonify
 
 from api.openapi import documented
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.letter_schemas import (
     post_letter_request,
     post_letter_response,

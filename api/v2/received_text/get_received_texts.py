@@ -6,7 +6,7 @@ from flask import Response, g, jsonify
 
 from api.openapi import documented
 from api.schema import validate
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.get_notifications import cursor, given_query, query_dict
 from api.v2.notifications.serialise import page_links
 from api.v2.received_text.received_text_schemas import get_received_texts_query, received_texts_page_response

@@ -4,7 +4,7 @@ from flask import Response, g, jsonify
 
 from api.openapi import documented
 from api.schema import validate
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.template.serialise import template_json
 from api.v2.template.template_schemas import template_path, template_response
 from core.template_versions import version_or_404

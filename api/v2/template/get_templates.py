@@ -4,7 +4,7 @@ from flask import Response, g, jsonify, request
 
 from api.openapi import documented
 from api.schema import validate
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.template.serialise import template_json
 from api.v2.template.template_schemas import get_templates_query, templates_response
 from models.template import Template, TemplateVersion

@@ -5,7 +5,7 @@ from flask import Response, g, jsonify
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
-from api.v2 import v2_blueprint
+from api.v2.blueprint import v2_blueprint
 from api.v2.template.serialise import preview_json
 from api.v2.template.template_schemas import preview_request, preview_response, template_path
 from core.preview import preview
