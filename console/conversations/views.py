@@ -9,13 +9,14 @@ from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import gettext as _
 
 from console.auth import current_permissions, current_service, service_permission_required
+from console.found import template_or_404
 from console.messages.labels import status_label
 from console.send_one import flow
 from models import conversations
 from models.db import is_uuid
 from models.notification import ReceivedText
 from models.service import Service
-from models.template import Template, TemplateVersion, find_version
+from models.template import Template, TemplateVersion
 from pipeline.recipients import InvalidRecipient, validate_phone_number
 
 bp = Blueprint("conversations", __name__)
@@ -78,9 +79,7 @@ def choose_reply(service_id: str, text_id: str) -> Any:
 def reply(service_id: str, text_id: str, template_id: str) -> Any:
     service = _receiving(current_service())
     text = _text(service, text_id)
-    version = find_version(service, template_id) if is_uuid(template_id) else None
-    if version is None or version.template.template_type != "sms":
-        abort(404)
+    version = template_or_404(template_id, types=("sms",))
     back = url_for("conversations.conversation", service_id=service_id, text_id=text_id)
     return flow.run(service, version, lambda notification: redirect(back),
                     fixed_recipient=e164_of(text.user_number) or text.user_number,

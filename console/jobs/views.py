@@ -13,6 +13,7 @@ from wtforms import SelectField
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
+from console.found import template_or_404
 from console.jobs import (
     job_pages,  # noqa: F401  (its routes join bp)
     uploads,
@@ -47,11 +48,8 @@ class SendForm(FlaskForm):
     when = SelectField(_l("When to send"))
 
 
-def _version(service_id: str, template_id: str, version: int | None = None) -> TemplateVersion:
-    found = find_version(service_id, template_id, version) if is_uuid(template_id) else None
-    if found is None or found.template.template_type not in BULK_CHANNELS:
-        abort(404)
-    return found
+def _version(template_id: str, version: int | None = None) -> TemplateVersion:
+    return template_or_404(template_id, version, types=BULK_CHANNELS)
 
 
 def _columns(version: TemplateVersion) -> list[str]:
@@ -76,7 +74,7 @@ def choose_template(service_id: str) -> Any:
 @bp.route("/services/<service_id>/send/<template_id>/upload", methods=["GET", "POST"])
 @service_permission_required("send_messages")
 def upload(service_id: str, template_id: str) -> Any:
-    version = _version(service_id, template_id)
+    version = _version(template_id)
     form = UploadForm()
     checked = None
     if form.validate_on_submit():
@@ -113,7 +111,7 @@ def check(service_id: str, template_id: str, upload_id: str) -> Any:
     kept = uploads.fetch(service_id, upload_id) if is_uuid(upload_id) else None
     if kept is None or kept.template_id != template_id:
         abort(404)
-    version = _version(service_id, template_id, kept.template_version)
+    version = _version(template_id, kept.template_version)
     form = SendForm()
     form.when.choices = schedule_choices(utcnow())
     if form.validate_on_submit():

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import Blueprint, redirect, render_template, url_for
 
 from console.auth import current_service, service_permission_required
+from console.found import template_or_404
 from console.send_one import flow
-from models.db import is_uuid
 from models.notification import Notification
-from models.template import Template, TemplateVersion, find_version
+from models.template import Template, TemplateVersion
 
 bp = Blueprint("send_one", __name__)
 
@@ -33,7 +33,5 @@ def choose(service_id: str) -> Any:
 @service_permission_required("send_messages")
 def start(service_id: str, template_id: str) -> Any:
     service = current_service()
-    version = find_version(service, template_id) if is_uuid(template_id) else None
-    if version is None:
-        abort(404)
+    version = template_or_404(template_id)
     return flow.run(service, version, lambda notification: message_page(service_id, notification), page={})

@@ -2,15 +2,11 @@
 the template rules in the page's language."""
 from __future__ import annotations
 
-from flask import Blueprint, abort
+from flask import Blueprint
 from flask_babel import gettext as _, lazy_gettext as _l
 from flask_wtf import FlaskForm
 
-from console.auth import current_service
-from core.templates import find_template
-from models.template import TemplateVersion
 from models.template_folder import folder_tree
-from pipeline.errors import NoResultFound
 
 bp = Blueprint("template_editor", __name__)
 TOP_LEVEL = ""  # the folder choice that files a template at the service's top level
@@ -26,14 +22,6 @@ REFUSALS = {
 
 def refusals_in_words(form: FlaskForm) -> None:
     form.form_errors[:] = [str(REFUSALS.get(message, message)) for message in form.form_errors]
-
-
-def version_or_404(template_id: str, version: int | None = None) -> TemplateVersion:
-    """The service's template (at a version; the latest when None); 404 for another service's or an archived one."""
-    try:
-        return find_template(current_service(), template_id, version)
-    except NoResultFound:
-        abort(404)
 
 
 def folder_choices(service_id: object) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 
 from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, service_permission_required
+from console.found import template_or_404
 from console.template_editor import (
     folders as _folders,  # noqa: F401  (its routes join bp)
     live_preview as _live,  # noqa: F401  (its routes join bp)
@@ -22,7 +23,6 @@ from console.template_editor.blueprint import (
     bp,
     folder_choices,
     refusals_in_words,
-    version_or_404,
 )
 from console.template_editor.diff import compare as compare_versions
 from console.template_editor.forms import (
@@ -177,7 +177,7 @@ def create(service_id: str, template_type: str) -> Any:
 @bp.route("/services/<service_id>/templates/<template_id>/copy", methods=["GET", "POST"])
 @service_permission_required("manage_templates")
 def copy(service_id: str, template_id: str) -> Any:
-    original = version_or_404(template_id)
+    original = template_or_404(template_id)
     template_type = original.template.template_type
     form = _form(template_type, creating=True, data={
         **_content_of(original), "name": _("Copy of %(name)s", name=original.name),
@@ -199,7 +199,7 @@ def _content_of(version: TemplateVersion) -> dict[str, str]:
 @bp.get("/services/<service_id>/templates/<template_id>")
 @service_permission_required("view_activity")
 def show(service_id: str, template_id: str) -> Any:
-    version = version_or_404(template_id)
+    version = template_or_404(template_id)
     return _version_page(version, latest=True)
 
 
@@ -215,7 +215,7 @@ def _version_page(version: TemplateVersion, *, latest: bool) -> Any:
 @bp.route("/services/<service_id>/templates/<template_id>/edit", methods=["GET", "POST"])
 @service_permission_required("manage_templates")
 def edit(service_id: str, template_id: str) -> Any:
-    latest = version_or_404(template_id)
+    latest = template_or_404(template_id)
     template_type = latest.template.template_type
     form = _form(template_type, creating=False, data=_content_of(latest))
     if not _previewing() and form.validate_on_submit():
@@ -230,7 +230,7 @@ def edit(service_id: str, template_id: str) -> Any:
 @bp.route("/services/<service_id>/templates/<template_id>/delete", methods=["GET", "POST"])
 @service_permission_required("manage_templates")
 def archive(service_id: str, template_id: str) -> Any:
-    latest = version_or_404(template_id)
+    latest = template_or_404(template_id)
     form = ConfirmForm()
     if form.validate_on_submit():
         done, _none = perform(lambda: archive_template(service_id, template_id), form)
@@ -243,7 +243,7 @@ def archive(service_id: str, template_id: str) -> Any:
 @bp.get("/services/<service_id>/templates/<template_id>/versions")
 @service_permission_required("view_activity")
 def versions(service_id: str, template_id: str) -> Any:
-    latest = version_or_404(template_id)
+    latest = template_or_404(template_id)
     rows = all_versions(latest.template)[::-1]
     return render_template("template_editor/versions.html", service=current_service(), latest=latest, rows=rows)
 
@@ -251,8 +251,8 @@ def versions(service_id: str, template_id: str) -> Any:
 @bp.get("/services/<service_id>/templates/<template_id>/versions/<int:number>")
 @service_permission_required("view_activity")
 def version(service_id: str, template_id: str, number: int) -> Any:
-    latest = version_or_404(template_id)
-    return _version_page(version_or_404(template_id, number), latest=number == latest.version)
+    latest = template_or_404(template_id)
+    return _version_page(template_or_404(template_id, number), latest=number == latest.version)
 
 
 @bp.get("/services/<service_id>/templates/<template_id>/compare")
@@ -261,6 +261,6 @@ def compare(service_id: str, template_id: str) -> Any:
     numbers = [request.args.get(name, type=int) for name in ("from", "to")]
     if None in numbers:
         abort(404)
-    old, new = (version_or_404(template_id, number) for number in sorted(numbers))
+    old, new = (template_or_404(template_id, number) for number in sorted(numbers))
     return render_template("template_editor/compare.html", service=current_service(), old=old, new=new,
                            changes=compare_versions(old, new))

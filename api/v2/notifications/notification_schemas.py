@@ -2,6 +2,8 @@
 
 The send (POST) schemas live in post_schemas.py.
 """
+from typing import Any
+
 from api.schema import uuid_property
 
 TEMPLATE_TYPES = ["sms", "email", "letter"]
@@ -41,6 +43,16 @@ page_links = {
     "properties": {"current": {"type": "string"}, "next": {"type": "string"}},
     "additionalProperties": False,
 }
+
+
+def page_response(items: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A page of a v2 list: up to 250 of `item` under `items`, and the links to this page and the next."""
+    return {
+        "type": "object",
+        "required": [items, "links"],
+        "properties": {items: {"type": "array", "maxItems": 250, "items": item}, "links": page_links},
+        "additionalProperties": False,
+    }
 
 NOTIFICATION_KEYS = [
     "id", "reference", "email_address", "phone_number", "line_1", "line_2", "line_3", "line_4", "line_5",
@@ -97,12 +109,4 @@ notification_response = {
     "additionalProperties": False,
 }
 
-notifications_page_response = {
-    "type": "object",
-    "required": ["notifications", "links"],
-    "properties": {
-        "notifications": {"type": "array", "maxItems": 250, "items": notification_response},
-        "links": page_links,
-    },
-    "additionalProperties": False,
-}
+notifications_page_response = page_response("notifications", notification_response)

@@ -1,6 +1,6 @@
 """Schemas of the received text messages endpoint: the query validated with them, responses checked in tests."""
 from api.schema import uuid_property
-from api.v2.notifications.notification_schemas import page_links
+from api.v2.notifications.notification_schemas import page_response
 
 get_received_texts_query = {
     "type": "object",
@@ -22,12 +22,4 @@ received_text_response = {
     "additionalProperties": False,
 }
 
-received_texts_page_response = {
-    "type": "object",
-    "required": ["received_text_messages", "links"],
-    "properties": {
-        "received_text_messages": {"type": "array", "maxItems": 250, "items": received_text_response},
-        "links": page_links,
-    },
-    "additionalProperties": False,
-}
+received_texts_page_response = page_response("received_text_messages", received_text_response)
