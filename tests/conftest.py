@@ -185,9 +185,10 @@ def worker(live_server) -> Iterator[object]:
 
 
 @contextlib.contextmanager
-def gunicorn_server(*args: str) -> Iterator[str]:
-    """The app served as the Procfile serves it (gunicorn.conf.py: gevent workers on PostgreSQL,
-    threads on SQLite), on the tests' database and Redis; args are more gunicorn options."""
+def gunicorn_process(app: str, ready_path: str, *args: str) -> Iterator[tuple[str, object]]:
+    """`app` served by gunicorn as the Procfile serves it (gunicorn.conf.py: gevent workers on
+    PostgreSQL, threads on SQLite), on the tests' database and Redis, once ready_path answers 200:
+    its address and its master process; args are more gunicorn options."""
     import subprocess
     import sys
     import time
@@ -196,7 +197,7 @@ def gunicorn_server(*args: str) -> Iterator[str]:
 
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "app:app", "--bind", f"127.0.0.1:{port}", *args],
+        [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}", *args],
         cwd=Path(__file__).resolve().parent.parent, env={**os.environ, "WEB_ACCESS_LOG": ""},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -205,17 +206,24 @@ def gunicorn_server(*args: str) -> Iterator[str]:
         deadline = time.monotonic() + 30
         while True:
             try:
-                if requests.get(f"{url}/_status", timeout=5).status_code == 200:
+                if requests.get(f"{url}{ready_path}", timeout=5).status_code == 200:
                     break
             except requests.RequestException:
                 pass
             if time.monotonic() > deadline:
-                raise AssertionError("gunicorn did not answer within 30 s")
+                raise AssertionError(f"{app} did not answer within 30 s")
             time.sleep(0.1)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def gunicorn_server(*args: str) -> Iterator[str]:
+    """The API's web process under gunicorn (gunicorn_process): its address."""
+    with gunicorn_process("app:app", "/_status", *args) as (url, _):
+        yield url
 
 
 def wait_for(predicate, timeout: float = 15.0, interval: float = 0.05):

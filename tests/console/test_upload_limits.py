@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +12,7 @@ from pathlib import Path
 import requests
 
 from models.job import Job
+from tests.conftest import gunicorn_process
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import create_sample_template, create_service
@@ -58,29 +55,9 @@ def test_a_bomb_is_refused_on_the_upload_page_in_dutch_and_in_english(console_ap
 def console_under_gunicorn() -> Iterator[tuple[str, int]]:
     """The console as the Procfile serves it (gunicorn with gunicorn.conf.py), one worker: its
     address and the worker's pid."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "console:app", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-         "--no-control-socket"],
-        cwd=ROOT, env={**os.environ, "WEB_ACCESS_LOG": ""}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(f"{url}/sign-in", timeout=5).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert time.monotonic() < deadline, "the console did not answer within 30 s"
-            time.sleep(0.1)
-        [worker] = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    with gunicorn_process("console:app", "/sign-in", "--workers", "1", "--no-control-socket") as (url, master):
+        [worker] = Path(f"/proc/{master.pid}/task/{master.pid}/children").read_text().split()
         yield url, int(worker)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def _peak_memory_kb(pid: int) -> int:
