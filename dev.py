@@ -35,7 +35,7 @@ print("create a service:    .venv/bin/flask --app app create-service --name 'My 
 SHOW_CONSOLE = """
 from config import get_settings
 from models.db import database, init_database
-from console.accounts.invitations import setup_link_if_no_admin
+from core.accounts import setup_link_if_no_admin
 s = get_settings()
 init_database(s.database_url)
 with database.connection_context():

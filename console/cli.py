@@ -11,7 +11,7 @@ def register_console_cli(app: Flask) -> None:
     @app.cli.command("create-platform-admin-link")
     def create_platform_admin_link() -> None:
         """Print a one-time link (valid one day) that makes whoever opens it a platform admin."""
-        from console.accounts.invitations import create_setup_link
+        from core.accounts import create_setup_link
 
         with database.connection_context():
             click.echo(create_setup_link())

@@ -34,7 +34,7 @@ class User(BaseModel):
     id = uuid_pk()
     email_address = peewee.CharField(unique=True)  # lower-cased
     name = peewee.CharField()
-    password_hash = peewee.CharField()  # argon2id, see console/passwords.py
+    password_hash = peewee.CharField()  # argon2id, see core/passwords.py
     platform_admin = peewee.BooleanField(default=False)
     # None until the second factor is set up; a user without one cannot finish signing in.
     auth_type = peewee.CharField(null=True)
@@ -45,6 +45,7 @@ class User(BaseModel):
 
 class ServiceUser(BaseModel):
     """Membership of a service, with what the member may do there."""
+    id: int  # peewee's implicit auto-increment key, typed here for mypy
     user = peewee.ForeignKeyField(User, backref="memberships", on_delete="CASCADE")
     user_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     service = peewee.ForeignKeyField(Service, backref="members", on_delete="CASCADE")
@@ -74,6 +75,7 @@ class Invitation(BaseModel):
 
 
 class PasswordReset(BaseModel):
+    id: int  # peewee's implicit auto-increment key, typed here for mypy
     user = peewee.ForeignKeyField(User, backref="password_resets", on_delete="CASCADE")
     user_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     token_hash = peewee.CharField(unique=True)

@@ -7,7 +7,7 @@ from wtforms import EmailField, PasswordField, RadioField, StringField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Email, EqualTo, Length, Regexp, ValidationError
 
-from console.passwords import MIN_LENGTH, is_guessable
+from core.passwords import MIN_LENGTH, is_guessable
 
 
 class NotGuessable:

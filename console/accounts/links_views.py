@@ -9,12 +9,13 @@ from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from console import auth, redis_state
-from console.accounts import invitations, signing_in
+from console.accounts import signing_in
 from console.accounts.blueprint import bp
 from console.accounts.forms import EmptyForm, ForgotPasswordForm, NewAccountForm, NewAdminForm, ResetPasswordForm
-from console.passwords import hash_password
+from core import accounts
+from core.passwords import hash_password
 from models.db import database
-from models.user import User, find_user_by_email
+from models.user import Invitation, User, find_user_by_email
 
 
 def _expired(kind: str) -> Any:
@@ -23,7 +24,7 @@ def _expired(kind: str) -> Any:
 
 @bp.route("/invitation/<token>", methods=["GET", "POST"])
 def invitation(token: str) -> Any:
-    found = invitations.find_invitation(token)
+    found = accounts.find_invitation(token)
     if found is None:
         return _expired("invitation")
     user, invited = auth.current_user(), found.email_address
@@ -48,16 +49,16 @@ def invitation(token: str) -> Any:
             form.email_address.errors.append(
                 _("There is already an account with this email address. Sign in first, then open this link again."))
         else:
-            invitations.accept(found, created)
+            accounts.accept(found, created)
             signing_in.begin(created)
             return redirect(url_for("accounts.two_factor_setup"))
     return render_template("accounts/invitation_new.html", invitation=found, form=form)
 
 
-def _accept_as(user: User, found: invitations.Invitation) -> Any:
+def _accept_as(user: User, found: Invitation) -> Any:
     form = EmptyForm()
     if form.validate_on_submit():
-        invitations.accept(found, user)
+        accounts.accept(found, user)
         flash(_("You have accepted the invitation."))
         return redirect(url_for("main.services"))
     return render_template("accounts/invitation_accept.html", invitation=found, form=form)
@@ -71,7 +72,7 @@ def forgot_password() -> Any:
         allowed = (redis_state.hit(f"reset:email:{email}", limit=3, window_seconds=3600)
                    and redis_state.hit(f"reset:client:{signing_in.client_address()}", limit=30, window_seconds=3600))
         if allowed:
-            invitations.request_password_reset(email)
+            accounts.request_password_reset(email)
         # The same answer either way: the page must not tell who has an account.
         return render_template("accounts/check_email.html", email_address=email)
     return render_template("accounts/forgot_password.html", form=form)
@@ -79,15 +80,15 @@ def forgot_password() -> Any:
 
 @bp.route("/reset-password/<token>", methods=["GET", "POST"])
 def reset_password(token: str) -> Any:
-    reset = invitations.find_reset(token)
+    reset = accounts.find_reset(token)
     if reset is None:
         return _expired("reset")
     form = ResetPasswordForm()
     form.user_inputs = [reset.user.email_address, reset.user.name]
     if form.validate_on_submit():
         try:
-            invitations.reset_password(reset, hash_password(form.password.data))
-        except invitations.InvitationError:
+            accounts.reset_password(reset, hash_password(form.password.data))
+        except accounts.InvitationError:
             return _expired("reset")
         auth.end_session()
         flash(_("Your password has been changed. Sign in with your new password."))

@@ -15,8 +15,8 @@ from console.accounts import (
 )
 from console.accounts.blueprint import bp
 from console.accounts.forms import CodeForm, EmptyForm, SignInForm
-from console.passwords import hash_password, needs_rehash, verify_password
 from console.redirect_target import safe_target
+from core.passwords import hash_password, needs_rehash, verify_password
 from models.db import utcnow
 from models.user import User, UserSession, find_user_by_email, revoke_sessions
 

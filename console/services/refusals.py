@@ -10,8 +10,8 @@ import re
 
 from flask_babel import gettext as _, lazy_gettext as _l
 
-from console.team.members import LAST_MANAGER
 from core import go_live, senders
+from core.service_users import LAST_MANAGER
 from pipeline import outbound
 from pipeline.errors import BLANK
 from pipeline.recipients import email_address, phone

@@ -11,7 +11,7 @@ from wtforms.validators import DataRequired, Length
 
 from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, login_required, service_permission_required
-from console.team.members import add_creator
+from core.service_users import add_creator
 from core.services import create_service, update_service
 from models.db import database
 from models.service import Service

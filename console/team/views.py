@@ -11,7 +11,7 @@ from wtforms.validators import DataRequired, Email, Length
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
-from console.team.members import change_permissions, invite_member, members_of, open_invitations, remove_member
+from core.service_users import change_permissions, invite_member, members_of, open_invitations, remove_member
 from core.team import add_guest, list_guests, remove_guest
 from models.user import SERVICE_PERMISSIONS
 

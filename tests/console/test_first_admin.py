@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyotp
 
-from console.accounts.invitations import create_setup_link
+from core.accounts import create_setup_link
 from models.user import Invitation, User, token_hash
 from tests.console.browser import assert_accessible
 

@@ -5,7 +5,7 @@ import datetime
 
 import pytest
 
-from console.accounts.invitations import InvitationError, invite
+from core.accounts import InvitationError, invite
 from models.db import utcnow
 from models.notification import Notification
 from models.user import Invitation, ServiceUser, User, UserSession

@@ -11,8 +11,8 @@ import re
 import pytest
 
 import config
-from console.accounts import invitations
-from console.passwords import hash_password, verify_password
+from core import accounts
+from core.passwords import hash_password, verify_password
 from models.db import utcnow
 from models.notification import Notification
 from models.user import Invitation, User, UserSession
@@ -44,7 +44,7 @@ def _reset(client, path: str, password: str):
 @pytest.mark.parametrize("password", GUESSABLE)
 def test_a_reset_refuses_a_common_or_breached_password(console_client, make_user, password):
     user = make_user()
-    invitations.request_password_reset(user.email_address)
+    accounts.request_password_reset(user.email_address)
     [link] = _reset_links(user.email_address)
     answer = _reset(console_client, link, password)
     assert answer.status_code == 200
@@ -54,7 +54,7 @@ def test_a_reset_refuses_a_common_or_breached_password(console_client, make_user
 
 def test_the_refusal_is_in_english_too_and_a_good_password_is_taken(console_client, make_user):
     user = make_user()
-    invitations.request_password_reset(user.email_address)
+    accounts.request_password_reset(user.email_address)
     [link] = _reset_links(user.email_address)
     console_client.get("/language/en")
     assert TOO_EASY_EN in _text(_reset(console_client, link, "1234567890"))
@@ -63,7 +63,7 @@ def test_the_refusal_is_in_english_too_and_a_good_password_is_taken(console_clie
 
 
 def test_an_account_made_by_invitation_refuses_a_guessable_password_or_one_made_of_the_name(console_client):
-    path = invitations.create_setup_link().split("/", 3)[3]
+    path = accounts.create_setup_link().split("/", 3)[3]
     token = csrf_token(console_client, f"/{path}")
     for password in ("1234567890", "Marietje Kessels 1"):
         answer = console_client.post(f"/{path}", data={
@@ -75,15 +75,15 @@ def test_an_account_made_by_invitation_refuses_a_guessable_password_or_one_made_
 
 def test_a_reset_refuses_a_password_made_of_the_persons_own_address(console_client, make_user):
     user = make_user(email_address="pietjanssens@example.gov.nl")
-    invitations.request_password_reset(user.email_address)
+    accounts.request_password_reset(user.email_address)
     [link] = _reset_links(user.email_address)
     assert TOO_EASY_NL in _text(_reset(console_client, link, "pietjanssens2024"))
 
 
 def test_a_newer_reset_link_closes_the_older_one(console_client, make_user):
     user = make_user()
-    invitations.request_password_reset(user.email_address)
-    invitations.request_password_reset(user.email_address)
+    accounts.request_password_reset(user.email_address)
+    accounts.request_password_reset(user.email_address)
     older, newer = _reset_links(user.email_address)
 
     refused = console_client.get(older)
@@ -96,9 +96,9 @@ def test_a_newer_reset_link_closes_the_older_one(console_client, make_user):
 
 def test_a_password_change_closes_every_reset_link_still_out(console_client, make_user):
     user = make_user()
-    invitations.request_password_reset(user.email_address)
+    accounts.request_password_reset(user.email_address)
     [link] = _reset_links(user.email_address)
-    invitations.set_password(user.user, hash_password("a changed passphrase here"))
+    accounts.set_password(user.user, hash_password("a changed passphrase here"))
 
     refused = console_client.get(link)
     assert refused.status_code == 404 and EXPIRED in _text(refused)

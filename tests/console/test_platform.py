@@ -1,7 +1,7 @@
 """The platform's own service and the first admin's set-up link (printed by `dev.py run`)."""
 from __future__ import annotations
 
-from console.accounts.invitations import setup_link_if_no_admin
+from core.accounts import setup_link_if_no_admin
 from models.platform import PLATFORM_SERVICE_ID, TEMPLATES, ensure_platform_service, template_id
 from models.service import Service
 from models.template import Template

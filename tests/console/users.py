@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pyotp
 
-from console.passwords import hash_password
+from core.passwords import hash_password
 from models.service import Service
 from models.user import ServiceUser, User
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import requests
 
-from console.accounts.invitations import create_setup_link, invite, request_password_reset
+from core.accounts import create_setup_link, invite, request_password_reset
 from models.notification import Notification
 from pipeline.unsubscribe import token_for
 from tests.api.test_download_page import RECIPIENT, download_href, link

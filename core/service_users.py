@@ -5,7 +5,9 @@ recorded in the service's history in the same transaction.
 """
 from __future__ import annotations
 
-from console.accounts.invitations import InvitationError, invite
+import uuid
+
+from core.accounts import InvitationError, invite
 from models import audit
 from models.db import database, utcnow
 from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
@@ -16,7 +18,7 @@ MANAGER = "manage_service"
 LAST_MANAGER = "A service needs at least one member who can manage settings and team"
 
 
-def _member(service_id: object, user_id: object) -> ServiceUser:
+def _member(service_id: uuid.UUID | str, user_id: uuid.UUID | str) -> ServiceUser:
     member = (ServiceUser.select(ServiceUser, User).join(User)
               .where((ServiceUser.service == service_id) & (ServiceUser.user == user_id)).first())
     if member is None:
@@ -24,12 +26,12 @@ def _member(service_id: object, user_id: object) -> ServiceUser:
     return member
 
 
-def members_of(service_id: object) -> list[ServiceUser]:
+def members_of(service_id: uuid.UUID | str) -> list[ServiceUser]:
     return list(ServiceUser.select(ServiceUser, User).join(User)
                 .where(ServiceUser.service == service_id).order_by(User.name, User.email_address))
 
 
-def open_invitations(service_id: object) -> list[Invitation]:
+def open_invitations(service_id: uuid.UUID | str) -> list[Invitation]:
     return list(Invitation.select().where((Invitation.service == service_id) & Invitation.accepted_at.is_null()
                                           & (Invitation.expires_at > utcnow())).order_by(Invitation.created_at))
 
@@ -41,11 +43,11 @@ def _ordered(permissions: list[str]) -> list[str]:
     return [p for p in SERVICE_PERMISSIONS if p in permissions]
 
 
-def _other_managers(service_id: object, user_id: object) -> int:
+def _other_managers(service_id: uuid.UUID | str, user_id: uuid.UUID | str) -> int:
     return sum(1 for m in members_of(service_id) if m.user_id != user_id and MANAGER in (m.permissions or []))
 
 
-def add_creator(service_id: object, user: User) -> ServiceUser:
+def add_creator(service_id: uuid.UUID | str, user: User) -> ServiceUser:
     """Whoever makes a service is its first member, with every permission."""
     with database.atomic():
         member = ServiceUser.create(user=user, service=service_id, permissions=list(SERVICE_PERMISSIONS))
@@ -54,8 +56,9 @@ def add_creator(service_id: object, user: User) -> ServiceUser:
     return member
 
 
-def invite_member(service_id: object, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
-    """Send an invitation by email (console accounts' invite), and record it."""
+def invite_member(service_id: uuid.UUID | str, email_address: str, permissions: list[str],
+                  invited_by: User) -> Invitation:
+    """Send an invitation by email (core.accounts' invite), and record it."""
     wanted = _ordered(permissions)
     with database.atomic():
         try:
@@ -67,7 +70,7 @@ def invite_member(service_id: object, email_address: str, permissions: list[str]
     return invitation
 
 
-def change_permissions(service_id: object, user_id: object, permissions: list[str]) -> ServiceUser:
+def change_permissions(service_id: uuid.UUID | str, user_id: uuid.UUID | str, permissions: list[str]) -> ServiceUser:
     member = _member(service_id, user_id)
     wanted = _ordered(permissions)
     if MANAGER not in wanted and MANAGER in (member.permissions or []) and not _other_managers(service_id, user_id):
@@ -82,7 +85,7 @@ def change_permissions(service_id: object, user_id: object, permissions: list[st
     return _member(service_id, user_id)
 
 
-def remove_member(service_id: object, user_id: object) -> None:
+def remove_member(service_id: uuid.UUID | str, user_id: uuid.UUID | str) -> None:
     member = _member(service_id, user_id)
     if MANAGER in (member.permissions or []) and not _other_managers(service_id, user_id):
         raise BadRequestError(LAST_MANAGER)

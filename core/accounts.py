@@ -1,8 +1,9 @@
-"""Invitations by link: to a service with a role (the team page calls invite()), or to be the first
+"""Invitations by link: to a service with a role (the team's invite_member calls invite()), or to be the first
 platform admin (the set-up link printed by `dev.py run` and the CLI). Password resets by link."""
 from __future__ import annotations
 
 import datetime
+import uuid
 
 from config import get_settings
 from models.db import database, utcnow
@@ -32,7 +33,7 @@ def _link(path: str) -> str:
     return f"{get_settings().admin_url}{path}"
 
 
-def invite(service_id: object, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
+def invite(service_id: uuid.UUID | str, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
     """Invite someone to a service with these permissions, by email (a link valid for two days)."""
     from pipeline.recipients import InvalidRecipient, validate_email_address
     from workers.platform_email import send_platform_email
