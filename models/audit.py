@@ -1,6 +1,6 @@
 """The audit trail: who changed what on a service, when, and the values before and after.
 
-Every change goes through a business function (api/admin/*, api/go_live.py) that calls `record`
+Every change goes through a business function of the rules floor (core/) that calls `record`
 inside the change's own transaction, so a change and its record commit or roll back together and
 no caller (admin API, CLI, console) can make one without the other. Who made it comes from the
 caller's context (`acting_as`): the admin API sets its client, the CLI the operator, the console

@@ -33,7 +33,7 @@ MAX_ZIP_ENTRIES = 1_000
 MAX_UNPACKED_BYTES = 100_000_000
 MAX_PACKING_RATIO = 100
 
-# The problems as check_upload reports them; console/jobs/refusals.py translates each.
+# The problems as check_upload reports them, in the words the console translates.
 TOO_MANY_ROWS = f"The file has more than {MAX_ROWS:,} rows"
 TOO_MANY_COLUMNS = f"The file has more than {MAX_COLUMNS:,} columns"
 TOO_MANY_CELLS = f"The file has more than {MAX_CELLS:,} cells"
