@@ -83,6 +83,12 @@ def _checked(changes: dict[str, Any], allowed: frozenset[str]) -> dict[str, Any]
     return changes
 
 
+def _update(model: BrandModel, brand: Brand, changes: dict[str, Any]) -> None:
+    _apply(brand, changes)
+    brand.updated_at = utcnow()
+    _save(model, brand, insert=False)
+
+
 def create_email_brand(*, name: str, colour: str | None = None, brand_type: str | None = None,
                        logo: bytes | None = None) -> EmailBrand:
     """A new email brand; without a brand_type its logo replaces the service name ("org")."""
@@ -96,9 +102,7 @@ def create_email_brand(*, name: str, colour: str | None = None, brand_type: str 
 def update_email_brand(brand_id: str, **changes: Any) -> EmailBrand:
     """Change what is given of name, colour, brand_type and logo (None: no logo)."""
     brand = find_brand(EmailBrand, brand_id)
-    _apply(brand, _checked(changes, _EMAIL_FIELDS))
-    brand.updated_at = utcnow()
-    _save(EmailBrand, brand, insert=False)
+    _update(EmailBrand, brand, _checked(changes, _EMAIL_FIELDS))
     return brand
 
 
@@ -112,7 +116,5 @@ def create_letter_brand(*, name: str, logo: bytes) -> LetterBrand:
 def update_letter_brand(brand_id: str, **changes: Any) -> LetterBrand:
     """Change what is given of name and logo."""
     brand = find_brand(LetterBrand, brand_id)
-    _apply(brand, _checked(changes, _LETTER_FIELDS))
-    brand.updated_at = utcnow()
-    _save(LetterBrand, brand, insert=False)
+    _update(LetterBrand, brand, _checked(changes, _LETTER_FIELDS))
     return brand
