@@ -66,7 +66,10 @@ def _verified_message() -> dict:
     try:
         if not isinstance(message, dict):
             raise RefusedMessage("malformed", "the body is not a JSON object")
-        sns_verifier(get_settings()).verify(message)
+        verifier = sns_verifier(get_settings())
+        verifier.verify(message)
+        if message["Type"] == SUBSCRIPTION_CONFIRMATION:
+            verifier.check_url(message["SubscribeURL"], "SubscribeURL")
     except RefusedMessage as refused:
         log.warning("SNS message refused (%s): %s", refused.reason, refused)
         metrics.provider_webhook_refusals.labels(PROVIDER, refused.reason).inc()
