@@ -12,9 +12,11 @@ import uuid
 import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
+from prometheus_client import REGISTRY
 
 import config
 from models.notification_event import NotificationEvent
+from pipeline.providers.email.ses import UnknownSesEvent, event_from_ses
 from pipeline.providers.email.sns import canonical_string
 from tests.conftest import status_of, wait_for
 from tests.fake_sns import TOPIC, FakeSns
@@ -178,10 +180,13 @@ def test_a_forged_or_unverifiable_message_is_refused_and_changes_nothing(
         forgery, service, live_server, worker, smtp, sns, caplog):  # noqa: F811
     [notification_id] = ids = [send_email(service, live_server)]
     message_ids = sent(smtp, ids)
+    counted = {"provider": "ses", "reason": forgery[1]}
+    before = REGISTRY.get_sample_value("notify_provider_webhook_refusals_total", counted) or 0
     answer = post(live_server, FORGERIES[forgery](sns, ses_event("Bounce", message_ids[notification_id])))
     assert answer.status_code == 403
     assert answer.json()["errors"] == [{"error": "AuthError", "message": f"SNS message refused: {forgery[1]}"}]
     assert any("SNS message refused" in record.getMessage() for record in caplog.records)
+    assert REGISTRY.get_sample_value("notify_provider_webhook_refusals_total", counted) == before + 1
     time.sleep(0.2)
     assert status_of(notification_id) == "sending"
 
@@ -227,3 +232,22 @@ def test_the_canonical_strings_are_the_documented_ones():
         b"Message\nhi\nthere\nMessageId\nm-1\nSubscribeURL\nhttps://sns.eu-west-1.amazonaws.com/"
         b"?Action=ConfirmSubscription\nTimestamp\n2026-11-23T10:00:00.000Z\nToken\ntok\nTopicArn\narn:t\n"
         b"Type\nSubscriptionConfirmation\n")
+
+
+def test_ses_notifications_as_email_events():
+    message_id = "<4f9e0c52-2b0e-4bd5-9b0a-5f3c1a2b7e11@notify.localhost>"
+    undetermined = ses_event("Bounce", message_id, bounce_type="Undetermined")
+    assert event_from_ses(undetermined) == {"type": "temporary-bounce", "message_id": message_id,
+                                            "timestamp": "2026-11-23T10:00:00.000Z",
+                                            "detail": "Undetermined General"}
+    complaint = ses_event("Complaint", message_id)
+    assert event_from_ses(complaint)["type"] == "complaint" and "detail" not in event_from_ses(complaint)
+    # Without the original headers only SES's own id is left: it finds no email of ours, and says so.
+    headerless = ses_event("Delivery", message_id)
+    headerless["mail"] = {key: value for key, value in headerless["mail"].items()
+                          if key not in ("headers", "commonHeaders")}
+    assert event_from_ses(headerless)["message_id"] == headerless["mail"]["messageId"]
+    for unknown in ({"eventType": "Send", "mail": {}, "send": {}}, {"notificationType": "Bounce", "mail": {}},
+                    {"notificationType": "Bounce", "bounce": {}}):
+        with pytest.raises(UnknownSesEvent):
+            event_from_ses(unknown)
