@@ -136,8 +136,7 @@ class SnsVerifier:
     def check_url(self, url: str, field: str) -> None:
         try:
             parts = urlsplit(url)
-            host = parts.hostname or ""
-            parts.port  # noqa: B018  (raises ValueError for a port that is not a number)
+            host, _port = parts.hostname or "", parts.port  # .port raises ValueError for one that is not a number
         except ValueError:
             raise RefusedMessage("disallowed-host", f"{field} {url!r} is not a URL") from None
         if parts.scheme != "https" or "@" in parts.netloc or not self.host_pattern.fullmatch(host):
