@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+# Amazon's SNS endpoints, in every region and in China: sns.eu-west-1.amazonaws.com, sns.cn-north-1.amazonaws.com.cn.
+DEFAULT_SNS_HOST_PATTERN = r"^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$"
 
 
 def _instance_dir() -> Path:
@@ -108,6 +110,12 @@ class Settings:
     # The largest request the console takes (a spreadsheet upload and its form): 100,000 rows of a
     # CSV of 100 bytes each; zipped XLSX and ODS files of as many rows are smaller still.
     console_max_upload_bytes: int = 10_000_000
+    # Amazon SES events through SNS (api/providers/ses_events.py): the hosts signing certificates are
+    # fetched from and subscriptions confirmed at, the topics taken (empty: any), and a CA file to
+    # trust for those https connections instead of the usual store (tests; a proxy with its own CA).
+    sns_host_pattern: str = DEFAULT_SNS_HOST_PATTERN
+    sns_topic_arns: tuple[str, ...] = ()
+    sns_ca_file: str | None = None
 
 
 def load_settings() -> Settings:
@@ -173,6 +181,9 @@ def load_settings() -> Settings:
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
         message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
         console_max_upload_bytes=int(os.environ.get("CONSOLE_MAX_UPLOAD_BYTES", "10000000")),
+        sns_host_pattern=os.environ.get("SNS_HOST_PATTERN") or DEFAULT_SNS_HOST_PATTERN,
+        sns_topic_arns=tuple(arn.strip() for arn in os.environ.get("SNS_TOPIC_ARNS", "").split(",") if arn.strip()),
+        sns_ca_file=os.environ.get("SNS_CA_FILE") or None,
     )
 
 

@@ -6,7 +6,8 @@
     python3 dev.py lint   install into .venv, run ruff over the tree and mypy over core/, pipeline/, models/
 
 DATABASE_URL and REDIS_URL choose PostgreSQL and a Redis server; unset, a SQLite file and an
-embedded Redis under instance/ are used.
+embedded Redis under instance/ are used. CLAMD_URL (tcp://host:3310 or unix:///run/clamav/clamd.ctl)
+makes uploads and precompiled letters go to clamd; `run` says which scanner is in use.
 """
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ print(f"API and admin API at {s.base_url}")
 print(f"admin client id:     {s.admin_client_id}")
 print(f"admin client secret: {s.admin_client_secret}")
 print("create a service:    .venv/bin/flask --app app create-service --name 'My service'")
+if s.clamd_url:
+    print(f"virus scanner:       clamd at {s.clamd_url}")
+else:
+    print("virus scanner:       built-in, finds only the EICAR test file (set CLAMD_URL to use clamd)")
 """
 
 # The web console, and on first start (no platform admin yet) a one-time link to become its admin.

@@ -20,10 +20,12 @@ View = TypeVar("View", bound=Callable[..., Any])
 Schema = Mapping[str, Any]
 
 # Which blueprint is which part of the API, and how its callers authenticate.
-PARTS = {
+PARTS: dict[str, tuple[str, str | None, str]] = {
     "v2": ("v2", "serviceKey", "The public API the official clients call."),
     "admin": ("admin", "adminClient", "Provisioning: services, keys, templates, senders, callbacks."),
     "providers": ("providers", "providerToken", "Webhooks the SMS gateway and other providers call."),
+    # No HTTP authentication: every message carries Amazon's signature, checked before it is used.
+    "ses": ("ses", None, "Amazon SNS messages about email sent through Amazon SES, signed by SNS."),
 }
 SECURITY_SCHEMES = {
     "serviceKey": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description":
@@ -80,7 +82,7 @@ def _path(rule: str) -> tuple[str, dict[str, str]]:
     return _RULE_ARGUMENT.sub(lambda m: "{" + m.group(2) + "}", rule), converters
 
 
-def _operation(operation: Operation, part: tuple[str, str, str], operation_id: str,
+def _operation(operation: Operation, part: tuple[str, str | None, str], operation_id: str,
                converters: dict[str, str]) -> dict[str, Any]:
     tag, scheme, _text = part
     parameters = [
@@ -97,7 +99,7 @@ def _operation(operation: Operation, part: tuple[str, str, str], operation_id: s
             parameters.append(parameter)
     document: dict[str, Any] = {
         "tags": [tag], "summary": operation.summary, "operationId": operation_id,
-        "security": [{scheme: []}], "parameters": parameters, "responses": _responses(operation),
+        "security": [{scheme: []}] if scheme else [], "parameters": parameters, "responses": _responses(operation),
     }
     if operation.body is not None:
         document["requestBody"] = {"required": False,

@@ -44,6 +44,9 @@ callback_attempts = prom.Counter(
     "notify_callback_attempts_total", "Callbacks to services by kind and outcome.", ["kind", "outcome"])
 limit_refusals = prom.Counter(
     "notify_limit_refusals_total", "Sends refused by the rate limit or a daily limit.", ["limit"])
+provider_webhook_refusals = prom.Counter(
+    "notify_provider_webhook_refusals_total",
+    "Provider webhook messages refused or not understood, by provider and reason.", ["provider", "reason"])
 
 
 def exposition(*collectors: Collector) -> tuple[bytes, str]:

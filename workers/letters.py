@@ -39,7 +39,7 @@ def create_letter_pdf(notification_id: str) -> None:
 
 @dramatiq.actor(queue_name="virus-scan", **_retries((ScannerUnavailable, *_DATABASE_ERRORS), "letter_stage_failed"))
 def scan_precompiled_letter(notification_id: str) -> None:
-    stages.scan_precompiled(notification_id, letter_storage(), scanner_from_url(_settings.clamd_url))
+    stages.scan_precompiled(notification_id, letter_storage(), scanner_from_url(get_settings().clamd_url))
 
 
 @dramatiq.actor(queue_name="create-letter-pdf", max_retries=3)

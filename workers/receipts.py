@@ -1,5 +1,5 @@
-"""Providers' receipts and email events, applied as the webhook receives them; the simulated
-gateway's outboxes and their flushes.
+"""Providers' receipts and email events, applied as the webhook receives them; the confirmation of
+an Amazon SNS subscription; the simulated gateway's outboxes and their flushes.
 
 A webhook answers 2xx only once what it was given is in the database (applied, or held until its
 message is known): a provider posts a receipt again only while we refuse it, so a receipt kept
@@ -17,13 +17,14 @@ from itertools import groupby
 
 import dramatiq
 
-from config import get_settings
+from config import Settings, get_settings
 from models.db import open_connection
 from models.outages import UNAVAILABLE
 from pipeline.batching import Batcher
 from pipeline.email_events import apply_email_events
 from pipeline.outbox import Outbox
 from pipeline.providers.email.events import from_json
+from pipeline.providers.email.sns import SnsVerifier
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
 from workers.broker import ops_redis
@@ -83,6 +84,23 @@ def apply_posted_receipts(provider: str, receipts: list[dict]) -> None:
 def apply_posted_email_events(provider: str, events: list[dict]) -> None:
     """Apply an email provider's events (the webhook's JSON shape), as apply_posted_receipts does."""
     _applier.submit(("email_event", provider, events))
+
+
+@functools.lru_cache(maxsize=1)
+def sns_verifier(settings: Settings) -> SnsVerifier:
+    """The process's SNS verifier (its certificate cache and connections), for these settings."""
+    return SnsVerifier(settings)
+
+
+# SNS keeps a subscription's confirmation valid for three days; a failed visit is tried again for
+# about as long as a send is.
+@dramatiq.actor(queue_name="callbacks", max_retries=20, min_backoff=5_000, max_backoff=600_000)
+def confirm_sns_subscription(subscribe_url: str, topic_arn: str) -> None:
+    if sns_verifier(get_settings()).confirm_subscription(subscribe_url):
+        log.info("SNS subscription to %s confirmed", topic_arn)
+    else:
+        log.error("SNS refused the confirmation of the subscription to %s: resend it from the SNS console",
+                  topic_arn)
 
 
 @functools.cache
