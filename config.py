@@ -56,7 +56,7 @@ class Settings:
     provider_webhook_token: str
     clamd_url: str | None
     print_drop_dir: Path
-    print_provider: str  # "simulated" (default) or "directory": see pipeline/print_provider
+    print_provider: str  # "simulated" (default), "directory" or "sftp": see pipeline/print_provider
     print_batch_seconds: int  # how often accepted letters are handed to the print provider
     email_from_domain: str
     smtp_delivered_on_accept: bool
@@ -108,6 +108,12 @@ class Settings:
     # The largest request the console takes (a spreadsheet upload and its form): 100,000 rows of a
     # CSV of 100 bytes each; zipped XLSX and ODS files of as many rows are smaller still.
     console_max_upload_bytes: int = 10_000_000
+    # PRINT_PROVIDER=sftp (pipeline/print_provider/ssh.py): the print house's drop, our private key,
+    # the server's host key pinned, and how long connecting and each transfer step may take.
+    print_sftp_url: str | None = None
+    print_sftp_key_file: Path | None = None
+    print_sftp_host_key: str | None = None
+    print_sftp_timeout_seconds: float = 30.0
 
 
 def load_settings() -> Settings:
@@ -173,6 +179,10 @@ def load_settings() -> Settings:
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
         message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
         console_max_upload_bytes=int(os.environ.get("CONSOLE_MAX_UPLOAD_BYTES", "10000000")),
+        print_sftp_url=os.environ.get("PRINT_SFTP_URL") or None,
+        print_sftp_key_file=Path(os.environ["PRINT_SFTP_KEY_FILE"]) if os.environ.get("PRINT_SFTP_KEY_FILE") else None,
+        print_sftp_host_key=os.environ.get("PRINT_SFTP_HOST_KEY", "").strip() or None,
+        print_sftp_timeout_seconds=float(os.environ.get("PRINT_SFTP_TIMEOUT_SECONDS", "30")),
     )
 
 

@@ -11,8 +11,8 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.letters import printing, returns, stages
-from pipeline.print_provider import PrintTransferError, answering_providers, provider_for
+from pipeline.letters import held, printing, returns, stages
+from pipeline.print_provider import PrintHeld, PrintTransferError, answering_providers, provider_for
 from pipeline.storage import letter_storage
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
@@ -23,6 +23,7 @@ _settings = get_settings()
 _DATABASE_ERRORS = (peewee.OperationalError, peewee.InterfaceError)
 # A letter this long in a stage has lost its message (STUCK_AFTER_SECONDS, as for sms and email).
 STUCK_AFTER = datetime.timedelta(seconds=_settings.stuck_after_seconds)
+provider_for(_settings)  # a print provider set up wrongly stops the worker at start, before a batch is claimed
 
 
 def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict:
@@ -50,9 +51,13 @@ def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def print_letters() -> None:
-    """Claim the letters ready to print into batches, each sent on to send_print_batch."""
+    """Claim the letters ready to print into batches, each sent on to send_print_batch. Held batches
+    are tried again instead of claiming new live ones (pipeline/letters/held.py)."""
     with database.atomic():
-        for batch_id, simulated in printing.claim_batches():
+        waiting = held.held_batch_ids()
+        for batch_id in held.take_due():
+            enqueue_after_commit(send_print_batch, batch_id, False)
+        for batch_id, simulated in printing.claim_batches(live=not waiting):
             enqueue_after_commit(send_print_batch, batch_id, simulated)
 
 
@@ -72,8 +77,11 @@ def print_batch_failed(message_data: dict, retry_info: dict) -> None:
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def read_print_answers() -> None:
     for provider in answering_providers(_settings):
-        printing.apply_answers(provider)
-        returns.apply_returns(provider)  # after the answers: a letter comes back once it was dispatched
+        try:
+            printing.apply_answers(provider)
+            returns.apply_returns(provider)  # after the answers: a letter comes back once it was dispatched
+        except (PrintTransferError, PrintHeld) as error:  # the other provider's answers are still read
+            log.error("answers of print provider %s not read: %s", provider.name, error)
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
