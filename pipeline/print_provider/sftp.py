@@ -130,11 +130,11 @@ class SftpPrintProvider:
             files = {f"{letter.id}.pdf": letter.pdf for letter in batch.letters}
             files["manifest.json"] = json.dumps(batch.manifest(), indent=1).encode()
             present = {entry.filename: entry.st_size for entry in sftp.listdir_attr(partial)}
+            for name in present.keys() - files.keys():  # temporary files of a connection that dropped
+                sftp.remove(posixpath.join(partial, name))
             for name, data in files.items():
                 if present.get(name) != len(data):
                     _put(sftp, partial, name, data)
-            for name in present.keys() - files.keys():  # temporary files of a connection that dropped
-                sftp.remove(posixpath.join(partial, name))
             with sftp.open(marker, "wb") as handle:
                 handle.write(batch.id.encode())
             sftp.rename(partial, final)
