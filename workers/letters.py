@@ -53,10 +53,10 @@ def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
 def print_letters() -> None:
     """Claim the letters ready to print into batches, each sent on to send_print_batch. Held batches
     are tried again instead of claiming new live ones (pipeline/letters/held.py)."""
+    for batch_id in held.take_due():  # each taken by an UPDATE of its own, so queued at once
+        enqueue_after_commit(send_print_batch, batch_id, False)
+    waiting = held.held_batch_ids()
     with database.atomic():
-        waiting = held.held_batch_ids()
-        for batch_id in held.take_due():
-            enqueue_after_commit(send_print_batch, batch_id, False)
         for batch_id, simulated in printing.claim_batches(live=not waiting):
             enqueue_after_commit(send_print_batch, batch_id, simulated)
 
