@@ -161,6 +161,18 @@ def test_an_unknown_host_key_holds_the_batch_until_the_key_is_put_right(print_ho
     wait_for(lambda: status_of(later.id) == "sending")
 
 
+def test_settings_that_cannot_work_hold_the_batch(print_house, monkeypatch):
+    monkeypatch.setattr(letters, "_settings", dataclasses.replace(letters._settings, print_sftp_host_key="AAAA"))
+    service = create_service(permissions=["letter"])
+    waiting = ready_letter(service)
+    [(batch_id, _)] = printing.claim_batches()
+    letters.send_print_batch.fn(batch_id, False)
+    [hold] = held.held_batches()
+    assert (hold.batch_id, hold.letters) == (batch_id, 1)
+    assert hold.reason.startswith("PRINT_SFTP_HOST_KEY must be the server's public key")
+    assert status_of(waiting.id) == "created" and list(print_house.drop.iterdir()) == []
+
+
 def test_a_held_batch_is_tried_by_one_print_run_at_a_time():
     held.hold("b1", "refused")
     assert held.take_due() == ["b1"]

@@ -23,7 +23,6 @@ _settings = get_settings()
 _DATABASE_ERRORS = (peewee.OperationalError, peewee.InterfaceError)
 # A letter this long in a stage has lost its message (STUCK_AFTER_SECONDS, as for sms and email).
 STUCK_AFTER = datetime.timedelta(seconds=_settings.stuck_after_seconds)
-provider_for(_settings)  # a print provider set up wrongly stops the worker at start, before a batch is claimed
 
 
 def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict:
@@ -63,7 +62,12 @@ def print_letters() -> None:
 
 @dramatiq.actor(queue_name="send-letters", **_retries((PrintTransferError, *_DATABASE_ERRORS), "print_batch_failed"))
 def send_print_batch(batch_id: str, simulated: bool) -> None:
-    provider = provider_for(_settings, simulated=simulated)
+    try:
+        provider = provider_for(_settings, simulated=simulated)
+    except ValueError as error:  # settings that cannot work: held until put right, as a refused host key
+        log.error("print batch %s held: %s", batch_id, error)
+        held.hold(batch_id, str(error))
+        return
     if printing.send_batch(batch_id, provider, letter_storage()) and provider.name == "simulated":
         enqueue_after_commit(read_print_answers)  # the simulator has answered already: don't wait for the poll
 
