@@ -58,7 +58,7 @@ class Settings:
     provider_webhook_token: str
     clamd_url: str | None
     print_drop_dir: Path
-    print_provider: str  # "simulated" (default) or "directory": see pipeline/print_provider
+    print_provider: str  # "simulated" (default), "directory" or "sftp": see pipeline/print_provider
     print_batch_seconds: int  # how often accepted letters are handed to the print provider
     email_from_domain: str
     smtp_delivered_on_accept: bool
@@ -116,6 +116,12 @@ class Settings:
     sns_host_pattern: str = DEFAULT_SNS_HOST_PATTERN
     sns_topic_arns: tuple[str, ...] = ()
     sns_ca_file: str | None = None
+    # PRINT_PROVIDER=sftp (pipeline/print_provider/ssh.py): the print house's drop, our private key,
+    # the server's host key pinned, and how long connecting and each transfer step may take.
+    print_sftp_url: str | None = None
+    print_sftp_key_file: Path | None = None
+    print_sftp_host_key: str | None = None
+    print_sftp_timeout_seconds: float = 30.0
 
 
 def load_settings() -> Settings:
@@ -184,6 +190,10 @@ def load_settings() -> Settings:
         sns_host_pattern=os.environ.get("SNS_HOST_PATTERN") or DEFAULT_SNS_HOST_PATTERN,
         sns_topic_arns=tuple(arn.strip() for arn in os.environ.get("SNS_TOPIC_ARNS", "").split(",") if arn.strip()),
         sns_ca_file=os.environ.get("SNS_CA_FILE") or None,
+        print_sftp_url=os.environ.get("PRINT_SFTP_URL") or None,
+        print_sftp_key_file=Path(os.environ["PRINT_SFTP_KEY_FILE"]) if os.environ.get("PRINT_SFTP_KEY_FILE") else None,
+        print_sftp_host_key=os.environ.get("PRINT_SFTP_HOST_KEY", "").strip() or None,
+        print_sftp_timeout_seconds=float(os.environ.get("PRINT_SFTP_TIMEOUT_SECONDS", "30")),
     )
 
 

@@ -287,6 +287,12 @@ def _sealed(value: str) -> bool:
     return True
 
 
+def _held_print_batches() -> None:
+    from models.held_print_batch import HeldPrintBatch
+
+    database.create_tables([HeldPrintBatch])
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -314,6 +320,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
+    (145, "letter batches held until the print provider may be sent to", _held_print_batches),
 ]
 
 

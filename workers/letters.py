@@ -11,8 +11,8 @@ from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.letters import printing, returns, stages
-from pipeline.print_provider import PrintTransferError, answering_providers, provider_for
+from pipeline.letters import held, printing, returns, stages
+from pipeline.print_provider import PrintHeld, PrintTransferError, answering_providers, provider_for
 from pipeline.storage import letter_storage
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
@@ -50,15 +50,24 @@ def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def print_letters() -> None:
-    """Claim the letters ready to print into batches, each sent on to send_print_batch."""
+    """Claim the letters ready to print into batches, each sent on to send_print_batch. Held batches
+    are tried again instead of claiming new live ones (pipeline/letters/held.py)."""
+    for batch_id in held.take_due():  # each taken by an UPDATE of its own, so queued at once
+        enqueue_after_commit(send_print_batch, batch_id, False)
+    waiting = held.held_batch_ids()
     with database.atomic():
-        for batch_id, simulated in printing.claim_batches():
+        for batch_id, simulated in printing.claim_batches(live=not waiting):
             enqueue_after_commit(send_print_batch, batch_id, simulated)
 
 
 @dramatiq.actor(queue_name="send-letters", **_retries((PrintTransferError, *_DATABASE_ERRORS), "print_batch_failed"))
 def send_print_batch(batch_id: str, simulated: bool) -> None:
-    provider = provider_for(_settings, simulated=simulated)
+    try:
+        provider = provider_for(_settings, simulated=simulated)
+    except ValueError as error:  # settings that cannot work: held until put right, as a refused host key
+        log.error("print batch %s held: %s", batch_id, error)
+        held.hold(batch_id, str(error))
+        return
     if printing.send_batch(batch_id, provider, letter_storage()) and provider.name == "simulated":
         enqueue_after_commit(read_print_answers)  # the simulator has answered already: don't wait for the poll
 
@@ -72,8 +81,11 @@ def print_batch_failed(message_data: dict, retry_info: dict) -> None:
 @dramatiq.actor(queue_name="periodic", max_retries=0)
 def read_print_answers() -> None:
     for provider in answering_providers(_settings):
-        printing.apply_answers(provider)
-        returns.apply_returns(provider)  # after the answers: a letter comes back once it was dispatched
+        try:
+            printing.apply_answers(provider)
+            returns.apply_returns(provider)  # after the answers: a letter comes back once it was dispatched
+        except (PrintTransferError, PrintHeld) as error:  # the other provider's answers are still read
+            log.error("answers of print provider %s not read: %s", provider.name, error)
 
 
 @dramatiq.actor(queue_name="periodic", max_retries=0)

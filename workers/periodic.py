@@ -16,6 +16,7 @@ from models import crypto
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
+from pipeline.letters.held import held_batch_ids
 from pipeline.receipts import sweep_held_receipts
 from pipeline.sending_timeout import time_out_overdue
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
@@ -70,6 +71,10 @@ def sweep_stuck_notifications() -> None:
         & (Notification.dispatch_started_at
            < now - datetime.timedelta(seconds=settings.outcome_unknown_timeout_seconds))
     )
+    held_batches = held_batch_ids()  # their letters wait, claimed, for the print provider (pipeline/letters/held.py)
+    if held_batches:
+        abandoned = abandoned.where(Notification.provider_reference.is_null()
+                                    | Notification.provider_reference.not_in(held_batches))
 
     def fail(notification_id: object) -> None:
         log.warning("no receipt for %s, whose send's outcome was unknown; marking technical-failure",

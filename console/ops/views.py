@@ -1,5 +1,6 @@
-"""The worker dashboard for platform admins: queues, worker processes, stage durations, stuck
-notifications and dead-lettered messages, read from the broker (workers.queue_stats)."""
+"""The worker dashboard for platform admins: queues, worker processes, stage durations, held letter
+batches, stuck notifications and dead-lettered messages, read from the broker (workers.queue_stats)
+and the database."""
 from __future__ import annotations
 
 import time
@@ -11,6 +12,7 @@ from flask_babel import gettext as _
 
 from console.auth import platform_admin_required
 from models.notification import Notification
+from pipeline.letters import held
 from workers import dead_letters, queue_stats
 
 bp = Blueprint("ops", __name__)
@@ -27,7 +29,8 @@ def _known_queue(queue: str) -> str:
 def dashboard() -> Any:
     return render_template(
         "ops/dashboard.html", queues=queue_stats.queue_stats(), workers=queue_stats.worker_processes(),
-        stages=queue_stats.stage_percentiles(), stuck=queue_stats.stuck_notifications(),
+        stages=queue_stats.stage_percentiles(), held_print_batches=held.held_batches(),
+        stuck=queue_stats.stuck_notifications(),
         dead_letters_supported=dead_letters.supported(), now=time.time())
 
 

@@ -3,8 +3,9 @@
 A batch is claimed with one compare-and-set UPDATE (dispatch_started_at and the batch id in
 provider_reference), so two schedulers never put one letter in two batches. A claimed letter
 leaves `created` only when its batch has been handed over; a batch whose hand-over keeps failing
-ends technical-failure, and so does one whose worker vanished (the 10-minute claim sweep), since
-whether the printer got it is then unknown: a letter is never printed twice.
+ends technical-failure, and so does one whose worker vanished (the claim sweep), since whether the
+printer got it is then unknown: a letter is never printed twice. A batch the provider refuses before
+anything is sent (PrintHeld) is held instead (pipeline/letters/held.py).
 """
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import uuid
 from models.db import utcnow
 from models.notification import Notification, unindexed_status
 from pipeline import statuses
+from pipeline.letters import held
 from pipeline.letters.content import DOMESTIC_COUNTRY
-from pipeline.print_provider import DISPATCHED, PrintBatch, PrintLetter, PrintProvider
+from pipeline.print_provider import DISPATCHED, PrintBatch, PrintHeld, PrintLetter, PrintProvider, PrintTransferError
 from pipeline.storage import BlobNotFound, Storage, letter_pdf_key
 
 log = logging.getLogger(__name__)
@@ -36,13 +38,15 @@ def _ready_letters(now: datetime.datetime) -> list[Notification]:
     )
 
 
-def claim_batches(now: datetime.datetime | None = None) -> list[tuple[str, bool]]:
+def claim_batches(now: datetime.datetime | None = None, *, live: bool = True) -> list[tuple[str, bool]]:
     """Claim the letters ready to print into batches; returns (batch id, simulated) for each.
-    Test-key letters make their own batches, for the simulated printer."""
+    Test-key letters make their own batches, for the simulated printer; with live=False (the real
+    printer's batches are held) only those are claimed."""
     now = now or utcnow()
     groups: dict[bool, list[uuid.UUID]] = {}
     for row in _ready_letters(now):
-        groups.setdefault(row.key_type == "test", []).append(row.id)
+        if live or row.key_type == "test":
+            groups.setdefault(row.key_type == "test", []).append(row.id)
     batches = []
     for simulated, ids in groups.items():
         for start in range(0, len(ids), BATCH_SIZE):
@@ -72,8 +76,9 @@ def _country(notification: Notification) -> str:
 def send_batch(batch_id: str, provider: PrintProvider, storage: Storage) -> int:
     """Hand the claimed letters of a batch to the printer; returns how many moved to sending.
 
-    Raises PrintTransferError (the caller retries, then calls fail_batch). A redelivered message
-    finds the letters already sending and does nothing.
+    Raises PrintTransferError (the caller retries, then calls fail_batch); a refusal before anything
+    was sent (PrintHeld) holds the batch. A redelivered message finds the letters already sending and
+    does nothing.
     """
     letters = []
     for row in _letters_of(batch_id):
@@ -86,12 +91,22 @@ def send_batch(batch_id: str, provider: PrintProvider, storage: Storage) -> int:
         assert row.billable_units is not None  # claimed into a batch only once its sheets were counted
         letters.append(PrintLetter(str(row.id), row.postage or "second", row.billable_units, _country(row), pdf))
     if not letters:
+        held.release(batch_id)
         return 0
-    provider.send_batch(PrintBatch(batch_id, letters))
+    try:
+        provider.send_batch(PrintBatch(batch_id, letters))
+    except PrintHeld as refusal:
+        log.error("print batch %s held: %s", batch_id, refusal)
+        held.hold(batch_id, str(refusal))
+        return 0
+    except PrintTransferError:
+        held.release(batch_id)  # not refused: retried, then failed, as any hand-over
+        raise
     now = utcnow()
     moved = 0
     for letter in letters:  # one cancelled while being handed over stays cancelled
         moved += statuses.transition_if_allowed(letter.id, statuses.SENDING, sent_at=now, sent_by=provider.name)
+    held.release(batch_id)
     log.info("print batch %s: %d letters handed to %s", batch_id, moved, provider.name)
     return moved
 

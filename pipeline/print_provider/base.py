@@ -16,6 +16,11 @@ class PrintTransferError(Exception):
     """The batch could not be handed over (drop unreachable, disk full...): worth retrying."""
 
 
+class PrintHeld(Exception):
+    """Nothing may be handed to the provider until an operator acts (its SFTP server offers a host
+    key other than the one pinned, or refuses our key): the batch waits, it is not failed."""
+
+
 @dataclass(frozen=True)
 class PrintLetter:
     id: str
@@ -55,7 +60,8 @@ class PrintProvider(Protocol):
     name: str
 
     def send_batch(self, batch: PrintBatch) -> None:
-        """Hand the batch over; raises PrintTransferError. Sending the same batch id twice is a no-op."""
+        """Hand the batch over; raises PrintTransferError or PrintHeld. Sending the same batch id twice is a
+        no-op."""
 
     def responses(self) -> Iterator[ResponseFile]:
         """Answers not yet acknowledged, oldest first."""

@@ -78,7 +78,7 @@ class DirectoryPrintProvider:
     def responses(self) -> Iterator[ResponseFile]:
         for path in sorted(self.inbox.glob("*.json")) if self.inbox.is_dir() else []:
             try:
-                letters = _parse_answer(json.loads(path.read_bytes()))
+                letters = parse_answer(json.loads(path.read_bytes()))
             except FileNotFoundError:
                 continue  # taken by a concurrent reader
             except ValueError as error:
@@ -104,7 +104,7 @@ class DirectoryPrintProvider:
             pass  # a concurrent reader moved it first
 
 
-def _parse_answer(answer: Any) -> list[LetterResponse]:
+def parse_answer(answer: Any) -> list[LetterResponse]:
     """The letters of one answer file; entries that make no sense are logged and skipped."""
     if not isinstance(answer, dict) or not isinstance(answer.get("letters"), list):
         raise ValueError("expected an object with a list of letters")

@@ -38,7 +38,7 @@ def read_returns(folder: Path) -> Iterator[ReturnsFile]:
     """The return files in `folder` not yet acknowledged, oldest name first."""
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            returned_on, letters = _parse(json.loads(path.read_bytes()))
+            returned_on, letters = parse_returns(json.loads(path.read_bytes()))
         except FileNotFoundError:
             continue  # taken by a concurrent reader
         except ValueError as error:
@@ -56,7 +56,7 @@ def move(folder: Path, name: str, to: str) -> None:
         pass  # a concurrent reader moved it first
 
 
-def _parse(body: Any) -> tuple[datetime.date, list[ReturnedLetter]]:
+def parse_returns(body: Any) -> tuple[datetime.date, list[ReturnedLetter]]:
     if not isinstance(body, dict) or not isinstance(body.get("letters"), list):
         raise ValueError("expected an object with a list of letters")
     returned_on = datetime.date.fromisoformat(str(body.get("returned_on")))  # ValueError when missing or bad
