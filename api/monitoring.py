@@ -21,7 +21,9 @@ from prometheus_client.registry import Collector
 
 from api.errors import error_response
 from config import Settings, get_settings
+from models.db import utcnow
 from observability import logs, metrics
+from pipeline.letters import held as held_print_batches
 from workers import queue_stats
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -47,6 +49,21 @@ class QueueCollector(Collector):
                 age.add_metric([queue.name], queue.oldest_age_seconds or 0.0)
             live.add_metric([queue.name], queue.live_workers)
         yield from (depth, age, live)
+
+
+class HeldPrintCollector(Collector):
+    """Letter batches held back from the print provider (an SFTP host key not the one pinned, our key
+    refused): nothing is printed until an operator acts, so it must reach someone who can."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        held = GaugeMetricFamily("notify_print_batches_held", "Letter batches held back from the print provider.")
+        oldest = GaugeMetricFamily("notify_print_batch_oldest_held_seconds",
+                                   "How long the oldest held letter batch has waited (0 when none).")
+        batches = held_print_batches.held_batches()
+        held.add_metric([], len(batches))
+        now = utcnow()
+        oldest.add_metric([], max(((now - batch.held_since).total_seconds() for batch in batches), default=0.0))
+        yield from (held, oldest)
 
 
 class _RequestIds:
@@ -155,7 +172,7 @@ def register_monitoring(app: Flask) -> None:
     app.before_request(_request_started)
     app.after_request(_request_finished)
     app.teardown_request(lambda exc: logs.clear())
-    collector = QueueCollector()
+    collectors = (QueueCollector(), HeldPrintCollector())
 
     @app.get("/_live")
     def live() -> tuple[Response, int]:
@@ -169,5 +186,5 @@ def register_monitoring(app: Flask) -> None:
             given = request.headers.get("Authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
                 return error_response(401, "AuthError", ["Unauthorized: metrics token required"])
-        body, content_type = metrics.exposition(collector)
+        body, content_type = metrics.exposition(*collectors)
         return Response(body, content_type=content_type)

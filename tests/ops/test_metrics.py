@@ -69,3 +69,22 @@ def test_metrics_token_is_required_when_set(client):
     finally:
         config._settings = before
     assert client.get("/metrics").status_code == 200  # no token configured: open
+
+
+def test_a_held_print_batch_is_exported_until_it_is_released(client):
+    import datetime
+
+    from models.db import utcnow
+    from models.held_print_batch import HeldPrintBatch
+    from pipeline.letters import held
+
+    assert _value(_samples(client), "notify_print_batches_held") == 0
+    held.hold("batch-2026-11-26-a", "the server offered host key ssh-ed25519 SHA256:abc, not the one pinned")
+    HeldPrintBatch.update(held_since=utcnow() - datetime.timedelta(minutes=30)).execute()
+    samples = _samples(client)
+    assert _value(samples, "notify_print_batches_held") == 1
+    assert 1800 <= _value(samples, "notify_print_batch_oldest_held_seconds") < 1900
+    held.release("batch-2026-11-26-a")
+    samples = _samples(client)
+    assert (_value(samples, "notify_print_batches_held"), _value(samples, "notify_print_batch_oldest_held_seconds")) \
+        == (0, 0)
