@@ -1,5 +1,6 @@
 """Webhooks the providers call: delivery receipts, email events, inbound texts (blueprint.py holds
-their blueprint and its shared-token authentication)."""
+their blueprint and its shared-token authentication); the real SMS providers' own, each with the
+provider's authentication (sms_webhooks.py)."""
 from __future__ import annotations
 
 from api.providers import (  # noqa: F401  (each module adds its routes to providers_blueprint)
@@ -8,5 +9,6 @@ from api.providers import (  # noqa: F401  (each module adds its routes to provi
     inbound_sms,
 )
 from api.providers.blueprint import providers_blueprint
+from api.providers.sms_webhooks import sms_webhooks_blueprint
 
-__all__ = ["providers_blueprint"]
+__all__ = ["providers_blueprint", "sms_webhooks_blueprint"]

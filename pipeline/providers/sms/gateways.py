@@ -44,6 +44,7 @@ SETTINGS = ("type", "url", "token", "account_sid", "messaging_service_sid", "pri
             "active")
 # What a configured gateway takes from its configuration, whatever was changed elsewhere.
 FROM_CONFIGURATION = ("type", "url", "token", "account_sid", "messaging_service_sid")
+_OPTIONAL = ("token", "account_sid", "messaging_service_sid")  # recorded in a gateway's first entry only when set
 _synced: set[tuple] = set()
 _parsed: dict[tuple, list[dict[str, Any]]] = {}
 _lock = threading.Lock()
@@ -108,7 +109,7 @@ def add(fields: dict[str, Any], *, by: str, from_configuration: bool = False) ->
         gateway = SmsGateway.create(from_configuration=from_configuration, **fields)
         SmsGatewayChange.create(gateway=gateway, changed_by=by, changes={
             field: [None, "***" if field == "token" else getattr(gateway, field)]
-            for field in SETTINGS if field != "token" or gateway.token})
+            for field in SETTINGS if field not in _OPTIONAL or getattr(gateway, field)})
     return gateway
 
 
