@@ -52,7 +52,8 @@ def test_configured_gateways_are_stored_and_changed_without_a_restart(client, co
     assert [c.priority for c in gateways.in_use(configured) if c.name == "gw-b"] == [70]  # what the workers read
     assert errors(client.patch(f"/admin/sms-gateways/{gw_b}", json={"url": "https://elsewhere.example.nl"},
                                headers=admin_headers())) == \
-        (400, [("ValidationError", "type, url and credentials of a configured gateway are changed in its configuration")])
+        (400, [("ValidationError",
+                "type, url and credentials of a configured gateway are changed in its configuration")])
 
     history = client.get(f"/admin/sms-gateways/{gw_b}/history", headers=admin_headers()).get_json()["changes"]
     assert [(h["changed_by"], h["changes"]) for h in history] == [
