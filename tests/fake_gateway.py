@@ -26,7 +26,7 @@ protocol:
 - hang_next(n, seconds): the next n messages are taken (recorded, reported) but the answer comes
   only after `seconds`: a client timeout shorter than that cannot know the message arrived.
 - references(): how often each of our references was accepted (a count above 1 is a duplicate).
-- send_inbound(url, token, to, sender, text): posts a text sent to one of our numbers.
+- send_inbound(url, token, to, sender, text, message_id=None): posts a text sent to one of our numbers.
 Attributes: url, messages (accepted ReceivedMessage list, in order), attempts (POSTs seen),
 receipts_posted (receipts the webhook took).
 """
@@ -140,10 +140,13 @@ class FakeGateway:
         """Where this gateway posts the message's reports."""
         return self.dialect.receipt_url(message.payload, self.report_url)
 
-    def send_inbound(self, url: str, token: str, to: str, sender: str, text: str) -> requests.Response:
+    def send_inbound(self, url: str, token: str, to: str, sender: str, text: str,
+                     message_id: str | None = None) -> requests.Response:
+        """`message_id`: the provider's id of the text (a new one when not given; the same one again
+        is a redelivery)."""
         with self._lock:
             self.inbound_sent += 1
-            message_id = f"in-{self.inbound_sent}"
+            message_id = message_id or f"in-{self.inbound_sent}"
         return self.dialect.post_inbound(url, token, to, sender, text, message_id)
 
     def _post_receipt(self, message: ReceivedMessage, token: str, state: str) -> None:

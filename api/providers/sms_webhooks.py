@@ -115,7 +115,7 @@ def _answer(gateway: SmsGateway) -> Response | tuple[Response, int]:
     return jsonify({"result": "success"}), 200
 
 
-@sms_webhooks_blueprint.route("/<gateway>/status-reports", methods=["POST"])
+@sms_webhooks_blueprint.route("/<gateway>/status-reports", methods=["GET", "POST"])
 @sms_webhooks_blueprint.route("/<gateway>/status-reports/<token>", methods=["GET", "POST"])
 @documented("A delivery report in the provider's own format (Spryng, CM.com, Twilio).", {200: success_response},
             path=_gateway_path, query={"type": "object", "properties": {"reference": {"type": "string"}}})
