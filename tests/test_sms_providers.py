@@ -143,7 +143,7 @@ def test_a_received_text_reaches_the_service_s_inbound_callback(provider, receiv
     assert again.status_code == 200 and ReceivedText.select().count() == 1
     if kind == "twilio":  # Twilio reads our answer as TwiML: an empty one sends no reply
         assert (again.headers["Content-Type"], again.text) == (
-            "text/xml; charset=utf-8", '<?xml version="1.0" encoding="UTF-8"?><Response></Response>')
+            "text/xml", '<?xml version="1.0" encoding="UTF-8"?><Response></Response>')
 
 
 def test_a_received_text_without_the_provider_s_authentication_is_refused(provider, client):
