@@ -156,3 +156,17 @@ def test_a_received_text_without_the_provider_s_authentication_is_refused(provid
         client.post(forged, json={"from": {"number": "+31612345678"}, "to": {"number": "+3197010000001"},
                                   "message": {"text": "Hi"}})
     assert answer.status_code == 403
+
+
+def test_twilio_s_signature_is_checked_over_the_public_address_behind_a_proxy(client):
+    """Behind a proxy the request arrives on an inner address; Twilio signed the one we gave it."""
+    with provider_gateways(["twilio"], base_url="https://notify.example.nl") as [fake]:
+        form = {"MessageSid": "SM" + "1" * 32, "MessageStatus": "delivered", "AccountSid": ACCOUNT_SID}
+        path = "/providers/twilio-gw/status-reports?reference=8c0e7a52-1b7d-4f0e-a3c4-2d9e6f1b0a11"
+
+        def post(signed_url: str) -> int:
+            return client.post(path, data=form, headers={
+                "X-Twilio-Signature": fake.dialect.signature(signed_url, form)}).status_code
+
+        assert post(f"http://localhost{path}") == 403  # the address the request came in on
+        assert post(f"https://notify.example.nl{path}") == 200
