@@ -87,6 +87,65 @@ def test_operators_add_gateways(client):
                                  "token": ["***", "***"]}
 
 
+TWILIO_SID = "AC" + "0123456789abcdef" * 2
+
+
+def test_operators_add_a_gateway_of_each_provider_type_and_no_secret_comes_back(client):
+    def add(body: dict) -> tuple[int, dict]:
+        response = client.post("/admin/sms-gateways", json=body, headers=admin_headers())
+        return response.status_code, response.get_json()
+
+    status, twilio = add({"name": "tw", "type": "twilio", "token": "auth-token", "account_sid": TWILIO_SID,
+                          "messaging_service_sid": "MG" + "0" * 32})
+    base = config.get_settings().base_url
+    assert status == 201 and "auth-token" not in json.dumps(twilio) and "token" not in twilio
+    assert (twilio["type"], twilio["url"], twilio["account_sid"], twilio["webhooks"]) == (
+        "twilio", "https://api.twilio.com", TWILIO_SID,
+        {"delivery_reports": f"{base}/providers/tw/status-reports",
+         "received_texts": f"{base}/providers/tw/received-texts"})
+    status, spryng = add({"name": "sp", "type": "spryng", "token": "api-key"})
+    token = gateways.webhook_token(config.get_settings(), "sp")
+    assert status == 201 and spryng["url"] == "https://rest.spryngsms.com/v1" and spryng["webhooks"] == {
+        "delivery_reports": f"{base}/providers/sp/status-reports/{token}",
+        "received_texts": f"{base}/providers/sp/received-texts/{token}"}
+    assert token != gateways.webhook_token(config.get_settings(), "cm")  # one gateway's address opens no other's
+    assert add({"name": "cm", "type": "cm", "token": "product-token"})[1]["url"] == "https://gw.messaging.cm.com"
+    assert listed(client)["cm"]["type"] == "cm"
+
+    assert errors(client.post("/admin/sms-gateways", json={"name": "sp2", "type": "spryng"}, headers=admin_headers())) \
+        == (400, [("ValidationError", "a spryng gateway needs a token (its API key)")])
+    no_sid = (400, [("ValidationError", "a twilio gateway needs an account_sid")])
+    assert errors(client.post("/admin/sms-gateways", json={"name": "tw2", "type": "twilio", "token": "t"},
+                              headers=admin_headers())) == no_sid
+    assert errors(client.post("/admin/sms-gateways", json={"name": "js"}, headers=admin_headers())) == \
+        (400, [("ValidationError", "url is a required property")])
+    assert errors(client.patch(f"/admin/sms-gateways/{twilio['id']}", json={"account_sid": None},
+                               headers=admin_headers())) == no_sid
+    [first] = client.get(f"/admin/sms-gateways/{twilio['id']}/history", headers=admin_headers()).get_json()["changes"]
+    assert first["changes"]["token"] == [None, "***"]
+
+
+def test_configured_gateways_of_each_type(client):
+    before = config.get_settings()
+    config._settings = dataclasses.replace(before, sms_gateways=json.dumps([
+        {"name": "tw", "type": "twilio", "token": "t", "account_sid": TWILIO_SID},
+        {"name": "cm", "type": "cm", "token": "p", "url": "http://127.0.0.1:9/cm"}]))
+    gateways._synced.clear()
+    try:
+        found = listed(client)
+        assert (found["tw"]["type"], found["tw"]["url"], found["tw"]["from_configuration"]) == \
+            ("twilio", "https://api.twilio.com", True)
+        assert (found["cm"]["type"], found["cm"]["url"]) == ("cm", "http://127.0.0.1:9/cm")
+        for broken, problem in [({"name": "x", "type": "spryng"}, "a spryng gateway needs a token (its API key)"),
+                                ({"name": "x", "type": "sms77", "url": "http://127.0.0.1:9/x"},
+                                 "type must be one of json, spryng, cm, twilio")]:
+            with pytest.raises(ValueError, match=problem.replace("(", r"\(").replace(")", r"\)")):
+                gateways.configured(dataclasses.replace(before, sms_gateways=json.dumps([broken])))
+    finally:
+        config._settings = before
+        gateways._synced.clear()
+
+
 CANDIDATES = [Candidate("a", 70, False), Candidate("b", 30, True), Candidate("c", 0, True),
               Candidate("off", 100, True, active=False)]
 
