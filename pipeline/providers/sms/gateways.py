@@ -59,7 +59,7 @@ def url_problem(url: str, *, look_up: bool = True) -> str | None:
 def configured(settings: Settings) -> list[dict[str, Any]]:
     """The gateways the configuration names; raises ValueError for SMS_GATEWAYS it cannot read or a
     URL it refuses (its name is looked up at every connection instead)."""
-    gateways = []
+    gateways: list[dict[str, Any]] = []
     if settings.sms_gateway_url:
         gateways.append({"name": LEGACY_NAME, "type": types.JSON, "url": settings.sms_gateway_url,
                          "token": settings.sms_gateway_token, "account_sid": None, "messaging_service_sid": None,
