@@ -213,3 +213,24 @@ def test_a_gateway_slow_with_its_receipts_is_marked_for_every_worker(client, con
     check_slow_receipts()
     assert slow() == {"gw-b"}  # 4 of 10 without a receipt is over 30%; 3 of 10 is not
     assert {name: g["slow_receipts"] for name, g in listed(client).items()} == {"gw-b": True, "http-gateway": False}
+
+
+def test_the_slow_receipt_rule_across_provider_types(client):
+    import datetime
+
+    from models.db import utcnow
+    from tests.factories import create_notification, create_service
+    from tests.provider_gateways import provider_gateways
+    from workers.sms_rotation import check_slow_receipts, slow
+
+    with provider_gateways(["spryng", "twilio", "cm"]):
+        service = create_service()
+        ten_minutes_ago = utcnow() - datetime.timedelta(minutes=10)
+        for n in range(10):
+            for gateway, waiting in (("spryng-gw", n < 4), ("twilio-gw", n < 3), ("cm-gw", n < 5)):
+                create_notification(service=service, status="sending" if waiting else "delivered", sent_by=gateway,
+                                    sent_at=ten_minutes_ago, created_at=ten_minutes_ago)
+        check_slow_receipts()
+        assert slow() == {"spryng-gw", "cm-gw"}
+        assert {name: g["slow_receipts"] for name, g in listed(client).items()} == {
+            "spryng-gw": True, "twilio-gw": False, "cm-gw": True}
