@@ -68,7 +68,7 @@ def _checked(name: str, token: str | None) -> SmsGateway:
         kind = gateway.type if gateway is not None else "unknown"
         sms_webhooks_refused.labels(kind).inc()
         log.warning("SMS webhook %s for gateway %r (%s) refused: bad or missing signature or token",
-                    request.path.split("/")[3], name, kind)
+                    request.endpoint, name, kind)
         raise AuthError("Invalid signature")
     return gateway
 
