@@ -63,6 +63,7 @@ def _authentic(gateway: SmsGateway | None, token: str | None) -> bool:
 
 def _checked(name: str, token: str | None) -> SmsGateway:
     """The gateway the request is for, once its provider's authentication holds; 403 otherwise."""
+    request.max_content_length = MAX_BODY_BYTES  # a form (Twilio's signature check reads it) no larger than a JSON body
     gateway = _gateway(name)
     if gateway is None or not _authentic(gateway, token):
         kind = gateway.type if gateway is not None else "unknown"
