@@ -5,6 +5,7 @@ inbound callback."""
 from __future__ import annotations
 
 import pytest
+import requests
 from notifications_python_client.notifications import NotificationsAPIClient
 
 import config
@@ -84,8 +85,6 @@ def _forged(kind: str, fake, message) -> list:
         fake.dialect.token = "not-the-auth-token"
         forged = [fake.send_receipt(url, "", message.id, "delivered")]
         fake.dialect.token = None
-        import requests
-
         forged.append(requests.post(url, data={"MessageSid": message.id, "MessageStatus": "delivered",
                                                "AccountSid": ACCOUNT_SID}, timeout=5))
         return forged
