@@ -26,13 +26,14 @@ def create_app() -> Flask:
     from api.branding import branding_blueprint
     from api.documents import documents_blueprint
     from api.monitoring import health, register_monitoring
-    from api.providers import providers_blueprint, ses_blueprint
+    from api.providers import providers_blueprint, ses_blueprint, sms_webhooks_blueprint
     from api.request_body import check_query
     from api.unsubscribe import unsubscribe_blueprint
     from api.v2 import v2_blueprint
     from cli import register_cli, register_report_reader
 
-    for api_blueprint in (v2_blueprint, admin_blueprint, providers_blueprint, ses_blueprint):  # not the pages
+    # JSON APIs, not the pages
+    for api_blueprint in (v2_blueprint, admin_blueprint, providers_blueprint, ses_blueprint, sms_webhooks_blueprint):
         api_blueprint.before_request(check_query)
     app.register_blueprint(v2_blueprint)
     app.register_blueprint(admin_blueprint)
@@ -40,6 +41,7 @@ def create_app() -> Flask:
     app.register_blueprint(branding_blueprint)
     app.register_blueprint(providers_blueprint)
     app.register_blueprint(ses_blueprint)
+    app.register_blueprint(sms_webhooks_blueprint)
     from api.reference import reference_blueprint
 
     app.register_blueprint(reference_blueprint)

@@ -26,6 +26,7 @@ PARTS: dict[str, tuple[str, str | None, str]] = {
     "providers": ("providers", "providerToken", "Webhooks the SMS gateway and other providers call."),
     # No HTTP authentication: every message carries Amazon's signature, checked before it is used.
     "ses": ("ses", None, "Amazon SNS messages about email sent through Amazon SES, signed by SNS."),
+    "sms_webhooks": ("providers", "providerSignature", "Webhooks the SMS gateway and other providers call."),
 }
 SECURITY_SCHEMES = {
     "serviceKey": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description":
@@ -33,6 +34,8 @@ SECURITY_SCHEMES = {
     "adminClient": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description":
                     "HS256 JWT with iss = ADMIN_CLIENT_ID and iat = now, signed with ADMIN_CLIENT_SECRET."},
     "providerToken": {"type": "http", "scheme": "bearer", "description": "The shared PROVIDER_WEBHOOK_TOKEN."},
+    "providerSignature": {"type": "apiKey", "in": "header", "name": "X-Twilio-Signature", "description":
+                          "Twilio's signature of the request; Spryng and CM.com: the gateway's token in the path."},
 }
 _RULE_ARGUMENT = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 
@@ -71,7 +74,8 @@ def build_document(app: Flask, *, server_url: str) -> dict[str, Any]:
         "info": {"title": "Notification service API", "version": "2",
                  "description": "The v2 API (GOV.UK Notify's), the admin API and the provider webhooks."},
         "servers": [{"url": server_url}],
-        "tags": [{"name": name, "description": text} for name, _scheme, text in PARTS.values()],
+        "tags": [{"name": name, "description": text}
+                 for name, text in {name: text for name, _scheme, text in PARTS.values()}.items()],
         "paths": paths,
         "components": {"securitySchemes": SECURITY_SCHEMES, "schemas": {"Error": _plain(ERROR_RESPONSE)}},
     }

@@ -198,11 +198,11 @@ def _job_progress() -> None:
 def _add_missing_columns(*fields: peewee.Field) -> None:
     from playhouse.migrate import SchemaMigrator, migrate as apply
 
-    table = Notification._meta.table_name
-    present = {c.name for c in database.get_columns(table)}
     migrator = SchemaMigrator.from_database(database.obj)
     for field in fields:
-        if field.column_name not in present:  # step 1 made it already from today's model
+        table = field.model._meta.table_name
+        # step 1 (or the step making the table) made it already from today's model
+        if field.column_name not in {c.name for c in database.get_columns(table)}:
             apply(migrator.add_column(table, field.column_name, field))
 
 
@@ -256,6 +256,12 @@ def _one_daily_store() -> None:
 
 def _send_retry_at() -> None:
     _add_missing_columns(Notification.retry_at)
+
+
+def _sms_gateway_types() -> None:
+    from models.sms_gateway import SmsGateway
+
+    _add_missing_columns(SmsGateway.type, SmsGateway.account_sid, SmsGateway.messaging_service_sid)
 
 
 RECEIVED_TEXT_BATCH = 500
@@ -320,6 +326,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
+    (135, "sms gateways have a type (json, spryng, cm, twilio) and its account settings", _sms_gateway_types),
     (145, "letter batches held until the print provider may be sent to", _held_print_batches),
 ]
 

@@ -2,9 +2,14 @@
 
 Gateways named in configuration (SMS_GATEWAYS, or SMS_GATEWAY_URL alone) are added here on first
 use; from then on their priority, international support and whether they are in use are changed
-here (admin API), so an operator moves traffic without a restart. Their URL and token follow the
-configuration, where secrets belong; gateways added through the admin API keep theirs here,
-the token encrypted.
+here (admin API), so an operator moves traffic without a restart. Their URL and credentials follow
+the configuration, where secrets belong; gateways added through the admin API keep theirs here,
+the secret encrypted.
+
+`type` names the protocol the gateway speaks (pipeline/providers/sms/types.py): `json` (our own
+JSON gateway protocol), `spryng`, `cm` or `twilio`. `token` holds the one secret each type needs
+(the JSON gateway's and Spryng's bearer token, CM's product token, Twilio's auth token);
+`account_sid` and `messaging_service_sid` (Twilio's account and messaging service) are not secrets.
 """
 from __future__ import annotations
 
@@ -16,8 +21,11 @@ from models.db import BaseModel, EncryptedTextField, JSONField, utcnow, uuid_pk
 class SmsGateway(BaseModel):
     id = uuid_pk()
     name = peewee.CharField(unique=True)  # also the provider name recorded on notifications (sent_by)
+    type = peewee.CharField(default="json")
     url = peewee.CharField()
     token = EncryptedTextField(null=True)
+    account_sid = peewee.CharField(null=True)
+    messaging_service_sid = peewee.CharField(null=True)
     # Share of the sends, relative to the other gateways in use (0: only when the others cannot take it).
     priority = peewee.IntegerField(default=10)
     supports_international = peewee.BooleanField(default=False)

@@ -6,7 +6,11 @@
         message.payload["to"], message.headers["Authorization"], message.id
         gateway.send_receipt(message.payload["callback_url"], webhook_token, message.id, "delivered")
 
-It speaks the protocol documented in pipeline/providers/sms/http_gateway.py:
+It speaks the protocol documented in pipeline/providers/sms/http_gateway.py, or with `dialect`
+"spryng", "cm" or "twilio" that provider's (tests/fake_providers.py: its path, authentication,
+answers, refusals, reports and received texts; Spryng and CM post reports to `report_url`, the
+address set in their portals, Twilio to the StatusCallback of each message). Below, for the JSON
+protocol:
 - POST /messages: records the message and answers 201 {"id": "gw-<n>", "status": "accepted"};
   with `token` set, a missing or wrong bearer token gets 401 and is not recorded.
 - fail_next(n, status=500, body=None): the next n POSTs get that answer and are not recorded
@@ -22,6 +26,7 @@ It speaks the protocol documented in pipeline/providers/sms/http_gateway.py:
 - hang_next(n, seconds): the next n messages are taken (recorded, reported) but the answer comes
   only after `seconds`: a client timeout shorter than that cannot know the message arrived.
 - references(): how often each of our references was accepted (a count above 1 is a duplicate).
+- send_inbound(url, token, to, sender, text, message_id=None): posts a text sent to one of our numbers.
 Attributes: url, messages (accepted ReceivedMessage list, in order), attempts (POSTs seen),
 receipts_posted (receipts the webhook took).
 """
@@ -33,7 +38,6 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -41,20 +45,27 @@ import pytest
 import requests
 from requests.structures import CaseInsensitiveDict
 
+from tests.fake_providers import DIALECTS
+
 
 @dataclass(frozen=True)
 class ReceivedMessage:
     id: str  # the gateway id we answered with
-    payload: dict[str, Any]  # the JSON body exactly as posted
+    payload: dict[str, Any]  # the JSON body exactly as posted (Twilio's form, as a dict)
     headers: Mapping[str, str]  # as received; names looked up case-insensitively
+    reference: str | None = None  # our notification id, wherever the dialect carries it
 
 
 class FakeGateway:
-    def __init__(self, *, token: str | None = None, receipt_retry_seconds: float = 60.0) -> None:
+    def __init__(self, *, token: str | None = None, receipt_retry_seconds: float = 60.0, dialect: str = "json",
+                 account_sid: str | None = None, report_url: str | None = None) -> None:
         self.token = token
+        self.dialect = DIALECTS[dialect](token, account_sid)
+        self.report_url = report_url
         self.messages: list[ReceivedMessage] = []
         self.attempts = 0
         self.receipts_posted = 0
+        self.inbound_sent = 0
         self.receipt_retry_seconds = receipt_retry_seconds
         # ("fail", status, body), ("stall", seconds, None) or ("hang", seconds, None)
         self._plan: list[tuple[str, Any, Any]] = []
@@ -87,7 +98,7 @@ class FakeGateway:
 
     def references(self) -> collections.Counter:
         with self._lock:
-            return collections.Counter(m.payload.get("reference") for m in self.messages)
+            return collections.Counter(m.reference for m in self.messages)
 
     def __enter__(self) -> FakeGateway:
         return self.start()
@@ -122,21 +133,28 @@ class FakeGateway:
 
     def send_receipt(self, url: str, token: str, gateway_id: str, state: str) -> requests.Response:
         with self._lock:
-            reference = next((m.payload.get("reference") for m in self.messages if m.id == gateway_id), None)
-        receipt = {
-            "id": gateway_id,
-            "reference": reference,
-            "status": state,
-            "timestamp": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        }
-        return requests.post(url, json=receipt, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+            reference = next((m.reference for m in self.messages if m.id == gateway_id), None)
+        return self.dialect.post_receipt(url, token, gateway_id, reference, state)
+
+    def receipt_url(self, message: ReceivedMessage) -> str:
+        """Where this gateway posts the message's reports."""
+        return self.dialect.receipt_url(message.payload, self.report_url)
+
+    def send_inbound(self, url: str, token: str, to: str, sender: str, text: str,
+                     message_id: str | None = None) -> requests.Response:
+        """`message_id`: the provider's id of the text (a new one when not given; the same one again
+        is a redelivery)."""
+        with self._lock:
+            self.inbound_sent += 1
+            message_id = message_id or f"in-{self.inbound_sent}"
+        return self.dialect.post_inbound(url, token, to, sender, text, message_id)
 
     def _post_receipt(self, message: ReceivedMessage, token: str, state: str) -> None:
         """Post until the webhook takes it, as a gateway retries its webhooks (bounded)."""
         deadline = time.monotonic() + self.receipt_retry_seconds
         while True:
             try:
-                if self.send_receipt(message.payload["callback_url"], token, message.id, state).ok:
+                if self.send_receipt(self.receipt_url(message), token, message.id, state).ok:
                     with self._lock:
                         self.receipts_posted += 1
                     return
@@ -167,19 +185,19 @@ class FakeGateway:
             if step and step[0] == "stall":
                 return 504, {"error": "Gateway timeout"}, step[1], None
             if step and step[0] != "hang":
-                default = ({"error": "Invalid recipient", "field": "to"} if step[1] in (400, 422)
-                           else {"error": "Failure"})
-                return step[1], step[2] if step[2] is not None else default, 0, None
-            if self.token is not None and headers.get("Authorization") != f"Bearer {self.token}":
-                return 401, {"error": "Unauthorized"}, 0, None
-            try:
-                payload = json.loads(raw)
-            except ValueError:
-                return 400, {"error": "Body is not JSON", "field": None}, 0, None
-            message = ReceivedMessage(id=f"gw-{len(self.messages) + 1}", payload=payload, headers=headers)
+                status, default = self.dialect.refusal(step[1])
+                return status, step[2] if step[2] is not None else default, 0, None
+            payload = self.dialect.parse(raw)
+            if not self.dialect.authorised(headers, payload):
+                return (*self.dialect.unauthorised(), 0, None)
+            if payload is None:
+                return (*self.dialect.malformed(), 0, None)
+            message = ReceivedMessage(id=self.dialect.message_id(len(self.messages) + 1, payload), payload=payload,
+                                      headers=headers, reference=self.dialect.reference(payload))
             self.messages.append(message)
             self._lock.notify_all()
-            return 201, {"id": message.id, "status": "accepted"}, step[1] if step else 0, message
+            status, answer = self.dialect.accepted(message.id, payload)
+            return status, answer, step[1] if step else 0, message
 
 
 def _handler_for(gateway: FakeGateway) -> type[BaseHTTPRequestHandler]:
@@ -188,7 +206,7 @@ def _handler_for(gateway: FakeGateway) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if self.path.rstrip("/") != "/messages":
+            if self.path.rstrip("/") != gateway.dialect.path:
                 self._answer(404, {"error": "Not found"})
                 return
             status, answer, delay = gateway._handle(CaseInsensitiveDict(self.headers.items()), raw)

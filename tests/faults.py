@@ -6,7 +6,7 @@ reaches the gateway twice, none is lost.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
@@ -55,9 +55,11 @@ def wait_until_final(ids: list[str], timeout: float) -> dict[str, str]:
         raise AssertionError(f"not final after {timeout}s: {dict(stuck)} of {len(ids)}") from None
 
 
-def assert_each_sent_once(gateway: FakeGateway, ids: list[str]) -> None:
-    """Each accepted text reached the gateway exactly once, and nothing else did."""
-    sent = gateway.references()
+def assert_each_sent_once(gateways: FakeGateway | Sequence[FakeGateway], ids: list[str]) -> None:
+    """Each accepted text reached one of the gateways exactly once, and nothing else did."""
+    sent: collections.Counter = collections.Counter()
+    for gateway in [gateways] if isinstance(gateways, FakeGateway) else gateways:
+        sent.update(gateway.references())
     assert sorted(sent) == sorted(ids), f"{len(set(ids) - set(sent))} never reached the gateway"
     assert [ref for ref, times in sent.items() if times > 1] == []
 

@@ -18,6 +18,7 @@ from tests.admin_helpers import admin_headers
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
+from tests.provider_gateways import provider_gateways
 from tests.smtp_server import SmtpServer
 from workers.broker import broker
 
@@ -84,6 +85,32 @@ def test_texts_fail_over_to_the_second_gateway_once_each_and_the_first_comes_bac
     assert {str(n.id): n.sent_by for n in Notification.select()} == {
         **{n: "gw-b" for n in first + second}, **{n: "gw-a" for n in third}}
     assert a.messages[0].payload["callback_url"].endswith("/providers/gw-a/delivery-receipts")
+
+
+def test_failover_and_the_circuit_breaker_across_provider_types(client, live_server, worker):
+    """A Twilio gateway that refuses leaves the rotation; CM.com takes its texts; both report."""
+    with provider_gateways(["twilio", "cm"], priorities=[10, 0], sms_gateway_failure_threshold=3,
+                           sms_gateway_cooldown_seconds=COOLDOWN) as (twilio, cm):
+        service = create_service()
+        template = create_sample_template(service=service, body="Code ((code))")
+        api = NotificationsAPIClient(create_key(service=service), base_url=live_server)
+
+        def send(count: int) -> list[str]:
+            return [api.send_sms_notification("0612345678", str(template.id), {"code": str(n)})["id"]
+                    for n in range(count)]
+
+        twilio.fail_next(3, status=503)
+        ids = send(3)
+        cm.wait_for_messages(3, timeout=15)
+        wait_for(lambda: in_rotation(client) == {"twilio-gw": False, "cm-gw": True})
+        ids += send(2)  # Twilio would take them now, but it is out of rotation until its cool-down ends
+        cm.wait_for_messages(5, timeout=15)
+        assert twilio.messages == [] and twilio.attempts == 3
+        for message in cm.messages:
+            assert cm.send_receipt(cm.receipt_url(message), "", message.id, "delivered").status_code == 200
+        wait_for(lambda: all(status_of(n) == "delivered" for n in ids))
+        assert {n.sent_by for n in Notification.select()} == {"cm-gw"}
+        assert sorted(cm.references()) == sorted(ids)
 
 
 def test_international_texts_go_only_to_a_gateway_that_sends_abroad(client, live_server, worker, two_gateways):

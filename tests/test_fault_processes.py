@@ -23,6 +23,7 @@ from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
 from tests.faults import PHONE, assert_each_sent_once, send_texts, wait_until_final
 from tests.private_servers import private_postgres, private_redis, service_env, service_processes
+from tests.provider_gateways import provider_gateways
 
 
 def _children(pid: int) -> list[int]:
@@ -62,31 +63,35 @@ def _gateway_env(gateway: FakeGateway) -> dict[str, str]:
     return {"SMS_GATEWAY_URL": gateway.url, "SMS_GATEWAY_TOKEN": "gateway-token"}
 
 
-def test_a_killed_worker_process_is_replaced_and_no_text_is_lost_or_sent_twice(live_server, gateway):
+@pytest.mark.parametrize("kinds", [["json"], ["spryng", "cm", "twilio"]], ids="+".join)
+def test_a_killed_worker_process_is_replaced_and_no_text_is_lost_or_sent_twice(live_server, kinds):
     api, template_id = _api(live_server)
-    gateway.hang_next(8, 5.0)  # the first texts are taken but answered late: workers are inside the call
-    with service_processes(service_env(**_gateway_env(gateway)), web=False, scheduler=False,
-                           base_url=live_server) as processes:
-        supervisor = processes.running["worker"]
-        ids, refused = send_texts(api, template_id, 40)
-        wait_for(lambda: len(gateway.messages) >= 8, timeout=30)
-        masters = wait_for(lambda: len(_children(supervisor.pid)) == 2 and _children(supervisor.pid), timeout=30)
-        # A worker process dies in the middle of its provider calls (with any process forked beside it).
-        # Once one dies its parent stops the rest, so a later victim may already be gone.
-        for victim in wait_for(lambda: _children(masters[0]), timeout=30):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(victim, signal.SIGKILL)
+    with provider_gateways(kinds) as fakes:
+        for fake in fakes:
+            fake.report(get_settings().provider_webhook_token)
+            fake.hang_next(8, 5.0)  # the first texts are taken but answered late: workers are inside the call
+        env = service_env(SMS_GATEWAY_URL="", SMS_GATEWAYS=get_settings().sms_gateways or "")
+        with service_processes(env, web=False, scheduler=False, base_url=live_server) as processes:
+            supervisor = processes.running["worker"]
+            ids, refused = send_texts(api, template_id, 40)
+            wait_for(lambda: sum(len(fake.messages) for fake in fakes) >= 8, timeout=30)
+            masters = wait_for(lambda: len(_children(supervisor.pid)) == 2 and _children(supervisor.pid), timeout=30)
+            # A worker process dies in the middle of its provider calls (with any process forked beside it).
+            # Once one dies its parent stops the rest, so a later victim may already be gone.
+            for victim in wait_for(lambda: _children(masters[0]), timeout=30):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(victim, signal.SIGKILL)
 
-        # Its dramatiq parent exits; the supervisor starts another in its place, the other goes on.
-        wait_for(lambda: masters[0] not in _children(supervisor.pid) and len(_children(supervisor.pid)) == 2,
-                 timeout=30)
-        assert supervisor.poll() is None and masters[1] in _children(supervisor.pid)
-        assert refused == []
-        assert set(wait_until_final(ids, timeout=90).values()) == {"delivered"}
-        assert_each_sent_once(gateway, ids)
+            # Its dramatiq parent exits; the supervisor starts another in its place, the other goes on.
+            wait_for(lambda: masters[0] not in _children(supervisor.pid) and len(_children(supervisor.pid)) == 2,
+                     timeout=30)
+            assert supervisor.poll() is None and masters[1] in _children(supervisor.pid)
+            assert refused == []
+            assert set(wait_until_final(ids, timeout=90).values()) == {"delivered"}
+            assert_each_sent_once(fakes, ids)
 
-        os.killpg(supervisor.pid, signal.SIGTERM)  # stopping as honcho does: the whole group
-        assert supervisor.wait(timeout=60) == 0
+            os.killpg(supervisor.pid, signal.SIGTERM)  # stopping as honcho does: the whole group
+            assert supervisor.wait(timeout=60) == 0
 
 
 def test_redis_restarted_during_load(gateway):

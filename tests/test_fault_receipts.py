@@ -20,6 +20,7 @@ from pipeline.receipts import apply_receipts, sweep_held_receipts
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
 from tests.faults import assert_each_sent_once, make_unreadable, send_texts, statuses_of, wait_until_final
+from tests.provider_gateways import provider_gateways
 from workers.periodic import sweep_stuck_notifications, time_out_sending
 
 
@@ -35,34 +36,43 @@ def _settings(**changes: object) -> None:
     config._settings = dataclasses.replace(config.get_settings(), **changes)  # real_providers restores it
 
 
-def test_receipts_that_overtake_the_answer_to_the_send_all_land(texts, real_providers, worker):
-    _, gateway = real_providers
-    gateway.report(config.get_settings().provider_webhook_token, before_answer=True)
+# The JSON gateway alone, and every type at once (texts spread over them by the same priority).
+@pytest.mark.parametrize("kinds", [["json"], ["spryng", "cm", "twilio", "json"]], ids="+".join)
+def test_receipts_that_overtake_the_answer_to_the_send_all_land(texts, kinds, worker):
+    with provider_gateways(kinds) as fakes:
+        for fake in fakes:
+            fake.report(config.get_settings().provider_webhook_token, before_answer=True)
 
-    ids, refused = send_texts(*texts, 40)
+        ids, refused = send_texts(*texts, 40)
 
-    assert refused == []
-    assert set(wait_until_final(ids, timeout=60).values()) == {"delivered"}
-    assert_each_sent_once(gateway, ids)
-    assert {row.provider_reference for row in Notification.select()} == {m.id for m in gateway.messages}
+        assert refused == []
+        assert set(wait_until_final(ids, timeout=60).values()) == {"delivered"}
+        assert_each_sent_once(fakes, ids)
+        assert {row.provider_reference for row in Notification.select()} == {m.id for f in fakes for m in f.messages}
 
 
-def test_a_gateway_that_fails_and_hangs_gets_each_text_once(texts, real_providers, worker):
-    _, gateway = real_providers
-    # One gateway only: the circuit breaker must not take it out of rotation for these few failures,
-    # or the tests' short retries (3 in 200 ms) would run out while it is out.
-    _settings(sms_gateway_timeout_seconds=0.5, sms_gateway_failure_threshold=1000)
-    gateway.report(config.get_settings().provider_webhook_token)
-    gateway.fail_next(3, 500)
-    gateway.fail_next(2, 429)
-    gateway.hang_next(5, 2.0)  # takes the text, answers after our timeout: the outcome is unknown
+# The faults are at the first gateway, which takes every text first; what it refuses goes to the others.
+@pytest.mark.parametrize("kinds", [["json"], ["spryng", "twilio", "cm"]], ids="+".join)
+def test_a_gateway_that_fails_and_hangs_gets_each_text_once(texts, kinds, worker):
+    # The circuit breaker must not take it out of rotation for these few failures, or the tests'
+    # short retries (3 in 200 ms) would run out while it is out.
+    with provider_gateways(kinds, priorities=[10] + [0] * (len(kinds) - 1), sms_gateway_timeout_seconds=0.5,
+                           sms_gateway_failure_threshold=1000) as fakes:
+        for fake in fakes:
+            fake.report(config.get_settings().provider_webhook_token)
+        first = fakes[0]
+        first.fail_next(3, 500)
+        first.fail_next(2, 429)
+        first.hang_next(5, 2.0)  # takes the text, answers after our timeout: the outcome is unknown
 
-    ids, refused = send_texts(*texts, 40)
+        ids, refused = send_texts(*texts, 40)
 
-    assert refused == []
-    assert set(wait_until_final(ids, timeout=60).values()) == {"delivered"}
-    assert_each_sent_once(gateway, ids)
-    assert gateway.attempts == 45  # the 5 refused were sent again, the 5 that hung were not
+        assert refused == []
+        assert set(wait_until_final(ids, timeout=60).values()) == {"delivered"}
+        assert_each_sent_once(fakes, ids)
+        # The 5 refused were sent again (to another gateway when there is one), the 5 that hung were not.
+        assert sum(fake.attempts for fake in fakes) == 45
+        assert sum(len(fake.messages) for fake in fakes[1:]) == (5 if len(fakes) > 1 else 0)
 
 
 def test_an_unknown_outcome_is_sent_again_only_to_a_gateway_that_drops_repeats(texts, real_providers, worker):

@@ -2,11 +2,15 @@
 (the rules are core.sms_gateways).
 
     GET   /admin/sms-gateways
-    POST  /admin/sms-gateways                 {"name", "url", "token", "priority", "supports_international", "active"}
-    PATCH /admin/sms-gateways/<id>            {"priority", "supports_international", "active", "url", "token"}
+    POST  /admin/sms-gateways                 {"name", "type", "url", "token", "account_sid", "messaging_service_sid",
+                                               "priority", "supports_international", "active"}
+    PATCH /admin/sms-gateways/<id>            the same settings but the name
     GET   /admin/sms-gateways/<id>/history    every change, newest first
-The token is stored encrypted and never returned. A configured gateway's URL and token follow its
-configuration (SMS_GATEWAYS), so they are not changed here.
+`type` is json (the default), spryng, cm or twilio; a real provider's url defaults to its API's
+address. The token (the JSON gateway's or Spryng's bearer token, CM's product token, Twilio's
+auth token) is stored encrypted and never returned. A configured gateway's type, URL and
+credentials follow its configuration (SMS_GATEWAYS), so they are not changed here. `webhooks` are the
+addresses to give the provider (docs/providers-sms.md).
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from core.sms_gateways import GatewayState, add_gateway, change_gateway, find_gateway, gateway_history, list_gateways
 from pipeline.formatting import iso
-from pipeline.providers.sms import gateways
+from pipeline.providers.sms import gateways, types
 
 
 @format_checker.checks("gateway-url", raises=FormatProblem)
@@ -32,30 +36,42 @@ def _is_gateway_url(value: object) -> bool:
 
 
 _settings_properties = {
+    "type": {"enum": list(types.TYPES)},
     "url": {"type": "string", "format": "gateway-url", "maxLength": 2000},
     "token": {"type": ["string", "null"], "maxLength": 2000},
+    "account_sid": {"type": ["string", "null"], "pattern": "^AC[0-9a-fA-F]{32}$"},
+    "messaging_service_sid": {"type": ["string", "null"], "pattern": "^MG[0-9a-fA-F]{32}$"},
     "priority": {"type": "integer", "minimum": 0, "maximum": 100},
     "supports_international": {"type": "boolean"},
     "active": {"type": "boolean"},
 }
 create_gateway = {
     "type": "object",
-    "required": ["name", "url"],
+    "required": ["name"],
     "properties": {"name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,62}$"}, **_settings_properties},
     "additionalProperties": False,
+    # A JSON gateway has no address of its own; a real provider's defaults to its API's.
+    "if": {"not": {"required": ["type"], "properties": {"type": {"not": {"const": types.JSON}}}}},
+    "then": {"required": ["url"]},
 }
 update_gateway = {"type": "object", "properties": _settings_properties, "additionalProperties": False}
 gateway_path = {"type": "object", "properties": {"gateway_id": uuid_property()}}
 _datetime = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$"}
 gateway_response = {
     "type": "object",
-    "required": ["id", "name", "url", "priority", "supports_international", "active", "from_configuration",
-                 "in_rotation", "slow_receipts", "created_at", "updated_at"],
+    "required": ["id", "name", "type", "url", "account_sid", "messaging_service_sid", "priority",
+                 "supports_international", "active", "from_configuration", "in_rotation", "slow_receipts", "webhooks",
+                 "created_at", "updated_at"],
     "properties": {
-        "id": uuid_property(), "name": {"type": "string"}, "url": {"type": "string"}, "priority": {"type": "integer"},
+        "id": uuid_property(), "name": {"type": "string"}, "type": {"enum": list(types.TYPES)},
+        "url": {"type": "string"}, "account_sid": {"type": ["string", "null"]},
+        "messaging_service_sid": {"type": ["string", "null"]}, "priority": {"type": "integer"},
         "supports_international": {"type": "boolean"}, "active": {"type": "boolean"},
         "from_configuration": {"type": "boolean"}, "in_rotation": {"type": "boolean"},
-        "slow_receipts": {"type": "boolean"}, "created_at": _datetime,
+        "slow_receipts": {"type": "boolean"},
+        "webhooks": {"type": "object", "required": ["delivery_reports", "received_texts"],
+                     "properties": {"delivery_reports": {"type": "string"}, "received_texts": {"type": "string"}}},
+        "created_at": _datetime,
         "updated_at": {"anyOf": [_datetime, {"type": "null"}]},
     },
     "additionalProperties": False,
@@ -71,10 +87,12 @@ gateway_history_response = {"type": "object", "required": ["changes"], "properti
 def gateway_json(state: GatewayState) -> dict[str, Any]:
     gateway = state.gateway
     return {
-        "id": str(gateway.id), "name": gateway.name, "url": gateway.url, "priority": gateway.priority,
+        "id": str(gateway.id), "name": gateway.name, "type": gateway.type, "url": gateway.url,
+        "account_sid": gateway.account_sid, "messaging_service_sid": gateway.messaging_service_sid,
+        "priority": gateway.priority,
         "supports_international": gateway.supports_international, "active": gateway.active,
         "from_configuration": gateway.from_configuration, "in_rotation": state.in_rotation,
-        "slow_receipts": state.slow_receipts,
+        "slow_receipts": state.slow_receipts, "webhooks": state.webhooks,
         "created_at": iso(gateway.created_at), "updated_at": iso(gateway.updated_at),
     }
 

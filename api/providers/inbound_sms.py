@@ -7,7 +7,7 @@ import re
 
 from flask import Response, jsonify
 
-from api.errors import NoResultFound
+from api.errors import NoResultFound, ValidationError
 from api.openapi import documented
 from api.providers.blueprint import providers_blueprint
 from api.providers.delivery_receipts import success_response
@@ -65,7 +65,16 @@ def _already_stored(number: InboundNumber, provider_reference: str | None) -> bo
 @documented("A text sent to one of our inbound numbers.", {200: success_response}, body=inbound_sms_request)
 def receive_inbound_sms(provider: str) -> Response:
     body = validate(inbound_sms_request, json_body())
-    number = find_inbound_number(body["to"])
+    take_text(provider, to=body["to"], sender=body["from"], message=body["message"], provider_id=body.get("id"))
+    return jsonify({"result": "success"})
+
+
+def take_text(provider: str, *, to: str, sender: str, message: str, provider_id: str | None) -> None:
+    """Store a text sent to one of our numbers and queue its inbound callback, once per provider
+    id; NoResultFound for a number we do not route."""
+    if len(sender) > 255 or (provider_id is not None and len(provider_id) > 255):  # the columns' width
+        raise ValidationError("from or id is longer than 255 characters")
+    number = find_inbound_number(to)
     if number is None:
         # A number we do not route is a gateway misconfiguration: say so, instead of a silent success.
         raise NoResultFound("Inbound number not found")
@@ -73,10 +82,9 @@ def receive_inbound_sms(provider: str) -> Response:
     if not (service.active and service.has_permission("inbound_sms")):
         # Answered as a success all the same, so the gateway does not retry a text we will never take.
         log.info("inbound sms via %s for service %s dropped: receiving is off", provider, service.id)
-        return jsonify({"result": "success"})
+        return
     with database.atomic():
-        if not _already_stored(number, body.get("id")):
+        if not _already_stored(number, provider_id):
             text = ReceivedText.create(service=service, notify_number=number.number, user_number=_SEPARATORS.sub(
-                "", body["from"]), content=body["message"], provider_reference=body.get("id"))
+                "", sender), content=message, provider_reference=provider_id)
             enqueue_inbound_sms(text)  # sent once the text is committed
-    return jsonify({"result": "success"})

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING, TypeVar
 from pipeline.providers.email.smtp import SmtpProvider
 from pipeline.providers.errors import EmailProvider, SmsProvider
 from pipeline.providers.simulated import SimulatedEmailProvider, SimulatedSmsProvider
+from pipeline.providers.sms import types
+from pipeline.providers.sms.cm import CmGateway
+from pipeline.providers.sms.gateways import webhook_urls
 from pipeline.providers.sms.http_gateway import HttpSmsGateway
+from pipeline.providers.sms.spryng import SpryngGateway
+from pipeline.providers.sms.twilio import TwilioGateway
 
 if TYPE_CHECKING:
     from config import Settings
@@ -55,13 +60,25 @@ def email_providers(settings: Settings) -> list[EmailProvider]:
 
 
 def sms_gateway(settings: Settings, gateway: SmsGateway) -> SmsProvider:
-    """The client of one of several gateways (pipeline/providers/sms/gateways.py); its receipts come
-    to a webhook under its own name."""
-    callback_url = f"{settings.base_url}/providers/{gateway.name}/delivery-receipts"
-    timeout, deduplicates = settings.sms_gateway_timeout_seconds, settings.sms_gateway_deduplicates
-    key = ("sms", gateway.name, gateway.url, gateway.token, callback_url, timeout, deduplicates)
-    return _cached(key, lambda: HttpSmsGateway(gateway.url, gateway.token, callback_url=callback_url, timeout=timeout,
-                                               deduplicates=deduplicates, name=gateway.name))
+    """The client of one of several gateways (pipeline/providers/sms/gateways.py), of its type; its
+    receipts come to webhooks under its own name."""
+    callback_url = webhook_urls(settings, gateway)["delivery_reports"]
+    timeout, name, url, token = settings.sms_gateway_timeout_seconds, gateway.name, gateway.url, gateway.token
+    key = ("sms", gateway.type, name, url, token, gateway.account_sid, gateway.messaging_service_sid, callback_url,
+           timeout, settings.sms_gateway_deduplicates)
+
+    def build() -> SmsProvider:
+        if gateway.type == types.SPRYNG:
+            return SpryngGateway(url, token or "", timeout=timeout, name=name)
+        if gateway.type == types.CM:
+            return CmGateway(url, token or "", timeout=timeout, name=name)
+        if gateway.type == types.TWILIO:
+            return TwilioGateway(url, gateway.account_sid or "", token or "", status_callback=callback_url,
+                                 messaging_service_sid=gateway.messaging_service_sid, timeout=timeout, name=name)
+        return HttpSmsGateway(url, token, callback_url=callback_url, timeout=timeout,
+                              deduplicates=settings.sms_gateway_deduplicates, name=name)
+
+    return _cached(key, build)
 
 
 def sms_provider(settings: Settings, *, simulated: bool = False) -> SmsProvider:

@@ -52,12 +52,14 @@ def test_configured_gateways_are_stored_and_changed_without_a_restart(client, co
     assert [c.priority for c in gateways.in_use(configured) if c.name == "gw-b"] == [70]  # what the workers read
     assert errors(client.patch(f"/admin/sms-gateways/{gw_b}", json={"url": "https://elsewhere.example.nl"},
                                headers=admin_headers())) == \
-        (400, [("ValidationError", "url and token of a configured gateway are changed in its configuration")])
+        (400, [("ValidationError",
+                "type, url and credentials of a configured gateway are changed in its configuration")])
 
     history = client.get(f"/admin/sms-gateways/{gw_b}/history", headers=admin_headers()).get_json()["changes"]
     assert [(h["changed_by"], h["changes"]) for h in history] == [
         ("admin-api", {"priority": [30, 70], "supports_international": [False, True]}),
-        ("configuration", {"url": [None, "http://127.0.0.1:9/b"], "token": [None, "***"], "priority": [None, 30],
+        ("configuration", {"type": [None, "json"], "url": [None, "http://127.0.0.1:9/b"], "token": [None, "***"],
+                           "priority": [None, 30],
                            "supports_international": [None, False], "active": [None, True]}),
     ]
 
@@ -83,6 +85,65 @@ def test_operators_add_gateways(client):
     [latest, _] = client.get(f"/admin/sms-gateways/{gw_c}/history", headers=admin_headers()).get_json()["changes"]
     assert latest["changes"] == {"url": ["https://sms.example.nl/api", "https://other.example.nl"],
                                  "token": ["***", "***"]}
+
+
+TWILIO_SID = "AC" + "0123456789abcdef" * 2
+
+
+def test_operators_add_a_gateway_of_each_provider_type_and_no_secret_comes_back(client):
+    def add(body: dict) -> tuple[int, dict]:
+        response = client.post("/admin/sms-gateways", json=body, headers=admin_headers())
+        return response.status_code, response.get_json()
+
+    status, twilio = add({"name": "tw", "type": "twilio", "token": "auth-token", "account_sid": TWILIO_SID,
+                          "messaging_service_sid": "MG" + "0" * 32})
+    base = config.get_settings().base_url
+    assert status == 201 and "auth-token" not in json.dumps(twilio) and "token" not in twilio
+    assert (twilio["type"], twilio["url"], twilio["account_sid"], twilio["webhooks"]) == (
+        "twilio", "https://api.twilio.com", TWILIO_SID,
+        {"delivery_reports": f"{base}/providers/tw/status-reports",
+         "received_texts": f"{base}/providers/tw/received-texts"})
+    status, spryng = add({"name": "sp", "type": "spryng", "token": "api-key"})
+    token = gateways.webhook_token(config.get_settings(), "sp")
+    assert status == 201 and spryng["url"] == "https://rest.spryngsms.com/v1" and spryng["webhooks"] == {
+        "delivery_reports": f"{base}/providers/sp/status-reports/{token}",
+        "received_texts": f"{base}/providers/sp/received-texts/{token}"}
+    assert token != gateways.webhook_token(config.get_settings(), "cm")  # one gateway's address opens no other's
+    assert add({"name": "cm", "type": "cm", "token": "product-token"})[1]["url"] == "https://gw.messaging.cm.com"
+    assert listed(client)["cm"]["type"] == "cm"
+
+    assert errors(client.post("/admin/sms-gateways", json={"name": "sp2", "type": "spryng"}, headers=admin_headers())) \
+        == (400, [("ValidationError", "a spryng gateway needs a token (its API key)")])
+    no_sid = (400, [("ValidationError", "a twilio gateway needs an account_sid")])
+    assert errors(client.post("/admin/sms-gateways", json={"name": "tw2", "type": "twilio", "token": "t"},
+                              headers=admin_headers())) == no_sid
+    assert errors(client.post("/admin/sms-gateways", json={"name": "js"}, headers=admin_headers())) == \
+        (400, [("ValidationError", "url is a required property")])
+    assert errors(client.patch(f"/admin/sms-gateways/{twilio['id']}", json={"account_sid": None},
+                               headers=admin_headers())) == no_sid
+    [first] = client.get(f"/admin/sms-gateways/{twilio['id']}/history", headers=admin_headers()).get_json()["changes"]
+    assert first["changes"]["token"] == [None, "***"]
+
+
+def test_configured_gateways_of_each_type(client):
+    before = config.get_settings()
+    config._settings = dataclasses.replace(before, sms_gateways=json.dumps([
+        {"name": "tw", "type": "twilio", "token": "t", "account_sid": TWILIO_SID},
+        {"name": "cm", "type": "cm", "token": "p", "url": "http://127.0.0.1:9/cm"}]))
+    gateways._synced.clear()
+    try:
+        found = listed(client)
+        assert (found["tw"]["type"], found["tw"]["url"], found["tw"]["from_configuration"]) == \
+            ("twilio", "https://api.twilio.com", True)
+        assert (found["cm"]["type"], found["cm"]["url"]) == ("cm", "http://127.0.0.1:9/cm")
+        for broken, problem in [({"name": "x", "type": "spryng"}, "a spryng gateway needs a token (its API key)"),
+                                ({"name": "x", "type": "sms77", "url": "http://127.0.0.1:9/x"},
+                                 "type must be one of json, spryng, cm, twilio")]:
+            with pytest.raises(ValueError, match=problem.replace("(", r"\(").replace(")", r"\)")):
+                gateways.configured(dataclasses.replace(before, sms_gateways=json.dumps([broken])))
+    finally:
+        config._settings = before
+        gateways._synced.clear()
 
 
 CANDIDATES = [Candidate("a", 70, False), Candidate("b", 30, True), Candidate("c", 0, True),
@@ -152,3 +213,24 @@ def test_a_gateway_slow_with_its_receipts_is_marked_for_every_worker(client, con
     check_slow_receipts()
     assert slow() == {"gw-b"}  # 4 of 10 without a receipt is over 30%; 3 of 10 is not
     assert {name: g["slow_receipts"] for name, g in listed(client).items()} == {"gw-b": True, "http-gateway": False}
+
+
+def test_the_slow_receipt_rule_across_provider_types(client):
+    import datetime
+
+    from models.db import utcnow
+    from tests.factories import create_notification, create_service
+    from tests.provider_gateways import provider_gateways
+    from workers.sms_rotation import check_slow_receipts, slow
+
+    with provider_gateways(["spryng", "twilio", "cm"]):
+        service = create_service()
+        ten_minutes_ago = utcnow() - datetime.timedelta(minutes=10)
+        for n in range(10):
+            for gateway, waiting in (("spryng-gw", n < 4), ("twilio-gw", n < 3), ("cm-gw", n < 5)):
+                create_notification(service=service, status="sending" if waiting else "delivered", sent_by=gateway,
+                                    sent_at=ten_minutes_ago, created_at=ten_minutes_ago)
+        check_slow_receipts()
+        assert slow() == {"spryng-gw", "cm-gw"}
+        assert {name: g["slow_receipts"] for name, g in listed(client).items()} == {
+            "spryng-gw": True, "twilio-gw": False, "cm-gw": True}
