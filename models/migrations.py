@@ -104,6 +104,17 @@ def _api_key_creator_and_last_use() -> None:
             apply(migrator.add_column(table, field.column_name, field))
 
 
+def _api_key_expiry() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table = ApiKey._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (ApiKey.expires_at, ApiKey.expiry_warned_at):
+        if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
 def _appearance() -> None:
     from playhouse.migrate import SchemaMigrator, migrate as apply
 
@@ -314,6 +325,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
+    (160, "api keys: an optional expiry date, and when its warning went out", _api_key_expiry),
 ]
 
 
