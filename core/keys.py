@@ -3,6 +3,7 @@ rotate one (a new key, the old one working on for an overlap), with an optional 
 from __future__ import annotations
 
 import datetime
+from zoneinfo import ZoneInfo
 
 from core.ids import checked_uuid
 from core.services import find_service
@@ -17,6 +18,12 @@ NOT_IN_USE = "This API key has been revoked or has expired"
 # by "rotating" it.
 MAX_OVERLAP = datetime.timedelta(days=30)
 OVERLAP_OUT_OF_RANGE = f"overlap_seconds must be from 0 to {int(MAX_OVERLAP.total_seconds())}"
+
+
+def end_of_day(day: datetime.date, zone: str) -> datetime.datetime:
+    """The moment (naive UTC) a key "valid until" this day stops working: the next midnight in zone."""
+    midnight = datetime.datetime.combine(day + datetime.timedelta(days=1), datetime.time(), ZoneInfo(zone))
+    return midnight.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
 def _checked_expiry(expires_at: datetime.datetime | None) -> datetime.datetime | None:
