@@ -61,6 +61,7 @@ def create_console_app() -> Flask:
 
     from console import auth, security_headers
     from console.accounts.views import bp as accounts_bp
+    from console.api_integration.views import bp as api_integration_bp
     from console.api_keys.views import bp as api_keys_bp
     from console.appearance.views import bp as appearance_bp
     from console.cli import register_console_cli
@@ -82,6 +83,7 @@ def create_console_app() -> Flask:
     for blueprint in (
         main_bp, accounts_bp,
         services_bp, api_keys_bp, team_bp, settings_bp, go_live_bp, history_bp,  # a service's set-up
+        api_integration_bp,  # what the API keys sent and how callbacks were answered
         dashboard_bp,  # dashboard and usage
         appearance_bp,  # what citizens see: language and brands
         delivery_events_bp,  # complaints, returned letters, unsubscribe requests
