@@ -71,6 +71,7 @@ def create_console_app() -> Flask:
     from console.go_live.views import bp as go_live_bp
     from console.history.views import bp as history_bp
     from console.jobs.views import bp as jobs_bp
+    from console.letter_upload.views import bp as letter_upload_bp
     from console.main.views import bp as main_bp
     from console.messages.views import bp as messages_bp
     from console.ops.views import bp as ops_bp
@@ -89,6 +90,7 @@ def create_console_app() -> Flask:
         delivery_events_bp,  # complaints, returned letters, unsubscribe requests
         template_editor_bp,  # templates in folders
         jobs_bp,  # bulk sending from a spreadsheet
+        letter_upload_bp,  # a letter sent as the service's own PDF
         messages_bp,  # messages, their report, cancelling
         send_one_bp, conversations_bp,  # one-off sends; received texts and replies
         ops_bp,  # the worker dashboard (platform admins)
