@@ -33,8 +33,8 @@ def latest_api_messages(service_id: str, limit: int) -> list[ApiMessage]:
         .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)) for key_type in KEY_TYPES]
     latest = list(heapq.merge(*per_type, key=lambda n: (n.created_at, str(n.id)), reverse=True))[:limit]
     key_ids = {n.api_key_id for n in latest}
-    names: dict[uuid.UUID, str] = {k.id: k.name for k in ApiKey.select(ApiKey.id, ApiKey.name)
-                                   .where(ApiKey.id.in_(list(key_ids)))} if key_ids else {}
+    names: dict[uuid.UUID | None, str] = {k.id: k.name for k in ApiKey.select(ApiKey.id, ApiKey.name)
+                                          .where(ApiKey.id.in_(list(key_ids)))} if key_ids else {}
     return [ApiMessage(n, names.get(n.api_key_id, "")) for n in latest]
 
 

@@ -51,7 +51,7 @@ def create_key(service_id: str, *, name: str, key_type: str,
 
 
 def _record_creation(key: ApiKey) -> None:
-    after = {"name": key.name, "key_type": key.key_type}
+    after: dict[str, object] = {"name": key.name, "key_type": key.key_type}
     if key.expires_at is not None:
         after["expires_at"] = key.expires_at
     audit.record(key.service_id, "api_key.create", subject_id=key.id, after=after)

@@ -35,6 +35,12 @@ def keys_due(now: datetime.datetime) -> list[uuid.UUID]:
         & (ApiKey.expires_at > now) & (ApiKey.expires_at <= now + EXPIRY_WARNING))]
 
 
+def _expiry_of(key: ApiKey) -> datetime.datetime:
+    if key.expires_at is None:  # the claim's condition: a claimed key has one
+        raise ValueError(f"key {key.id} has no expiry")
+    return key.expires_at
+
+
 def claim(key_id: uuid.UUID, now: datetime.datetime) -> ExpiryWarning | None:
     """Mark the key warned and say whom to tell what; None when another run claimed it first (or it
     was revoked or given another expiry meanwhile). Call inside the transaction that sends."""
@@ -45,10 +51,10 @@ def claim(key_id: uuid.UUID, now: datetime.datetime) -> ExpiryWarning | None:
         return None
     key = ApiKey.get_by_id(key_id)
     service = Service.get_by_id(key.service_id)
-    members = (User.select(User.email_address, ServiceUser.permissions).join(ServiceUser)
-               .where(ServiceUser.service == service.id).order_by(User.email_address).objects())
-    to = [m.email_address for m in members if set(m.permissions or []) & set(MANAGING)]
-    expires = key.expires_at.replace(tzinfo=datetime.UTC).astimezone(SHOWN_ZONE)
+    members = (ServiceUser.select(ServiceUser.permissions, User.email_address).join(User)
+               .where(ServiceUser.service == service.id).order_by(User.email_address))
+    to = [m.user.email_address for m in members if set(m.permissions or []) & set(MANAGING)]
+    expires = _expiry_of(key).replace(tzinfo=datetime.UTC).astimezone(SHOWN_ZONE)
     return ExpiryWarning(to=to, personalisation={
         "service_name": service.name, "key_name": key.name,
         "expires": f"{expires:%d-%m-%Y %H:%M} ({SHOWN_ZONE.key})",

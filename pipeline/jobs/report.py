@@ -24,7 +24,7 @@ _COLUMNS = (Notification.id, Notification.to, Notification.reference, Notificati
 
 
 def _row(n: Notification, template_name: str) -> list[object]:
-    return [n.job_row_number + 2,  # as the spreadsheet numbers it: its header is row 1
+    return [(n.job_row_number or 0) + 2,  # as the spreadsheet numbers it: its header is row 1
             recipient(n), n.reference, template_name, n.notification_type,
             public_status(n.notification_type, n.status), iso(n.created_at), iso(n.sent_at),
             iso(n.completed_at), str(n.id)]
@@ -42,4 +42,4 @@ def stream_job_report(job: Job, template_name: str) -> Iterator[str]:
             yield csv_text(_row(n, template_name) for n in chunk)
         if len(chunk) < CHUNK:
             return
-        after = chunk[-1].job_row_number
+        after = chunk[-1].job_row_number or 0
