@@ -116,3 +116,33 @@ def test_another_services_upload_is_not_found(page, sender, service):
     upload_id = page.url.rsplit("/", 1)[1]
     assert page.goto(f"/services/{other.id}/upload-letter/{upload_id}").status in (403, 404)
     assert page.goto(f"/services/{service.id}/upload-letter/not-an-id").status == 404
+
+
+def test_an_unreachable_scanner_refuses_the_upload_rather_than_passing_it(service):
+    import dataclasses
+    import socket
+
+    import config
+    from core.letter_uploads import SCANNER_DOWN, check_letter_upload
+    from core.sender import Sender
+    from pipeline.errors import BadRequestError
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    before = config.get_settings()
+    config._settings = dataclasses.replace(before, clamd_url=f"tcp://127.0.0.1:{port}")
+    try:
+        with pytest.raises(BadRequestError) as refused:
+            check_letter_upload(Sender(service, "live"), a_letter())
+    finally:
+        config._settings = before
+    assert (refused.value.status_code, refused.value.messages) == (503, [SCANNER_DOWN])
+
+
+def test_the_print_checks_findings_are_those_of_the_letter_stage(service):
+    from core.letter_uploads import check_letter_upload
+    from core.sender import Sender
+
+    checked = check_letter_upload(Sender(service, "live"), a_letter(3, in_margin=True))
+    assert (checked.pages, checked.sheets, checked.problems) == (3, 2, ["content outside the printable area on page 2"])
