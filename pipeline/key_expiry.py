@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from config import get_settings
+from models import cache
 from models.api_key import EXPIRY_WARNING, ApiKey
 from models.service import Service
 from models.user import ServiceUser, User
@@ -44,9 +45,10 @@ def _expiry_of(key: ApiKey) -> datetime.datetime:
 def claim(key_id: uuid.UUID, now: datetime.datetime) -> ExpiryWarning | None:
     """Mark the key warned and say whom to tell what; None when another run claimed it first (or it
     was revoked or given another expiry meanwhile). Call inside the transaction that sends."""
-    claimed = ApiKey.update(expiry_warned_at=now).where(
-        (ApiKey.id == key_id) & ApiKey.expiry_warned_at.is_null() & ApiKey.revoked_at.is_null()
-        & (ApiKey.expires_at > now) & (ApiKey.expires_at <= now + EXPIRY_WARNING)).execute()
+    with cache.bookkeeping():  # the warning changes nothing the API checks: cached keys stay valid
+        claimed = ApiKey.update(expiry_warned_at=now).where(
+            (ApiKey.id == key_id) & ApiKey.expiry_warned_at.is_null() & ApiKey.revoked_at.is_null()
+            & (ApiKey.expires_at > now) & (ApiKey.expires_at <= now + EXPIRY_WARNING)).execute()
     if claimed != 1:
         return None
     key = ApiKey.get_by_id(key_id)
