@@ -18,6 +18,7 @@ from core.limits import CountedAhead, observe_settings
 from models import crypto
 from models.api_key import ApiKey, record_key_use
 from models.cache import cached
+from models.db import utcnow
 from models.service import Service
 from observability import logs
 
@@ -169,7 +170,9 @@ def authenticate_service() -> Caller:
     counted = observe_settings(_live_send(token))
     try:
         service, key = _authenticate(token)
-        if key.revoked_at is not None:
+        # An expired key is refused as a revoked one: Notify's keys are revoked by setting their expiry.
+        # Checked on every request, a token remembered in _verified included.
+        if key.revoked_at is not None or key.expired(utcnow()):
             raise AuthError("Invalid token: API key revoked")
         record_key_use(key.id)
     except BaseException:

@@ -61,6 +61,7 @@ def create_console_app() -> Flask:
 
     from console import auth, security_headers
     from console.accounts.views import bp as accounts_bp
+    from console.api_integration.views import bp as api_integration_bp
     from console.api_keys.views import bp as api_keys_bp
     from console.appearance.views import bp as appearance_bp
     from console.cli import register_console_cli
@@ -70,6 +71,7 @@ def create_console_app() -> Flask:
     from console.go_live.views import bp as go_live_bp
     from console.history.views import bp as history_bp
     from console.jobs.views import bp as jobs_bp
+    from console.letter_upload.views import bp as letter_upload_bp
     from console.main.views import bp as main_bp
     from console.messages.views import bp as messages_bp
     from console.ops.views import bp as ops_bp
@@ -82,11 +84,13 @@ def create_console_app() -> Flask:
     for blueprint in (
         main_bp, accounts_bp,
         services_bp, api_keys_bp, team_bp, settings_bp, go_live_bp, history_bp,  # a service's set-up
+        api_integration_bp,  # what the API keys sent and how callbacks were answered
         dashboard_bp,  # dashboard and usage
         appearance_bp,  # what citizens see: language and brands
         delivery_events_bp,  # complaints, returned letters, unsubscribe requests
         template_editor_bp,  # templates in folders
         jobs_bp,  # bulk sending from a spreadsheet
+        letter_upload_bp,  # a letter sent as the service's own PDF
         messages_bp,  # messages, their report, cancelling
         send_one_bp, conversations_bp,  # one-off sends; received texts and replies
         ops_bp,  # the worker dashboard (platform admins)

@@ -3,14 +3,16 @@ not started. The stages a job runs through are pipeline/jobs; the actor that sta
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
 
 from core.ids import checked_uuid
 from core.services import find_service
 from models.job import Job
-from models.template import find_version
+from models.template import TemplateVersion, find_version
 from pipeline.errors import NoResultFound
 from pipeline.jobs import lifecycle
 from pipeline.jobs.checking import CheckedSheet
+from pipeline.jobs.report import stream_job_report
 from workers.jobs import enqueue_start
 
 
@@ -45,3 +47,17 @@ def cancel_job(service_id: str, job_id: str) -> Job:
     """Cancel a job that has not started; refused once it has."""
     job = find_job(service_id, job_id)
     return lifecycle.cancel_job(job.service_id, job.id)
+
+
+def job_template_name(job: Job) -> str:
+    """The name of the template version the job sent."""
+    version = (TemplateVersion.select(TemplateVersion.name)
+               .where((TemplateVersion.template == job.template_id)
+                      & (TemplateVersion.version == job.template_version)).first())
+    return version.name if version else ""
+
+
+def job_report(service_id: str, job_id: str) -> tuple[Job, Iterator[str]]:
+    """The job and its report (CSV text pieces, to stream): each row's recipient, status and times."""
+    job = find_job(service_id, job_id)
+    return job, stream_job_report(job, job_template_name(job))

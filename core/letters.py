@@ -37,6 +37,7 @@ Enqueue = Callable[[Notification], None]
 # As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
 PRECOMPILED_RECIPIENT = "Provided as PDF"
 PRECOMPILED_SUBJECT = "Pre-compiled PDF"
+NOT_A_PDF = "Letter content is not a valid PDF"
 _WHITESPACE = re.compile(rb"\s+")
 
 
@@ -44,10 +45,21 @@ def _check_can_send_letters(sender: Sender) -> None:
     service = sender.service
     send_checks.check_permission(service, "letter")
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
+    _check_key_and_mode(sender)
+
+
+def _check_key_and_mode(sender: Sender) -> None:
     if sender.key_type == "team":
         raise BadRequestError("Cannot send letters with a team api key", status_code=403)
-    if service.trial_mode and sender.key_type != "test":
+    if sender.service.trial_mode and sender.key_type != "test":
         raise BadRequestError(trial_letters_message())
+
+
+def check_may_send_letters(sender: Sender) -> None:
+    """What the send checks of the sender before the letter itself, without counting a request
+    against the rate limit: a console upload is refused before its file is looked at."""
+    send_checks.check_permission(sender.service, "letter")
+    _check_key_and_mode(sender)
 
 
 def _reserve_daily(sender: Sender) -> list[str]:
@@ -119,8 +131,16 @@ def _decode_pdf(content: str) -> bytes:
         data = base64.b64decode(_WHITESPACE.sub(b"", content.encode("ascii")), validate=True)
         check_is_pdf(data)
     except (UnicodeEncodeError, binascii.Error, NotAPdf):
-        raise BadRequestError("Letter content is not a valid PDF") from None
+        raise BadRequestError(NOT_A_PDF) from None
     return data
+
+
+def checked_pdf(data: bytes) -> int:
+    """The page count of a PDF the letter stages can read; refused as the API refuses its content."""
+    try:
+        return check_is_pdf(data)
+    except NotAPdf:
+        raise BadRequestError(NOT_A_PDF) from None
 
 
 def send_precompiled_letter(sender: Sender, reference: str, content: str, postage: str | None,
@@ -128,11 +148,24 @@ def send_precompiled_letter(sender: Sender, reference: str, content: str, postag
     """Check, store and record a precompiled letter (content: the PDF in base64), for the virus scan
     to take on; raises pipeline.errors' refusals."""
     _check_can_send_letters(sender)
-    data = _decode_pdf(content)
+    return _record_precompiled(sender, reference, _decode_pdf(content), postage, enqueue_scan)
+
+
+def send_precompiled_pdf(sender: Sender, reference: str, data: bytes, postage: str | None,
+                         enqueue_scan: Enqueue) -> Notification:
+    """send_precompiled_letter for the PDF's bytes (a console upload): the same checks, the same scan."""
+    _check_can_send_letters(sender)
+    checked_pdf(data)
+    return _record_precompiled(sender, reference, data, postage, enqueue_scan)
+
+
+def _record_precompiled(sender: Sender, reference: str, data: bytes, postage: str | None,
+                        enqueue_scan: Enqueue) -> Notification:
     notification = new_notification(
         sender.service, "letter", PRECOMPILED_RECIPIENT, body="", subject=PRECOMPILED_SUBJECT,
-        key_type=sender.key_type, api_key_id=sender.api_key_id, reference=reference,
-        status=statuses.PENDING_VIRUS_CHECK, postage=postage or DEFAULT_POSTAGE, precompiled=True)
+        key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
+        reference=reference, status=statuses.PENDING_VIRUS_CHECK, postage=postage or DEFAULT_POSTAGE,
+        precompiled=True)
     storage = letter_storage()
     counted = _reserve_daily(sender)
     try:

@@ -1,6 +1,7 @@
 """API keys: the secret is shown once at creation and stored encrypted."""
 from __future__ import annotations
 
+import datetime
 import time
 import uuid
 
@@ -11,6 +12,8 @@ from models.db import BaseModel, utcnow, uuid_pk
 from models.service import Service
 
 KEY_TYPES = ("live", "team", "test")
+# How long before a key expires its service's managers are warned, by email and in the console.
+EXPIRY_WARNING = datetime.timedelta(days=14)
 
 
 @cache.settings_table
@@ -26,16 +29,24 @@ class ApiKey(BaseModel):
     created_by = peewee.CharField(null=True)  # who made it, as the audit trail names them
     # Written at most once a minute per key and web process (record_key_use), never per request.
     last_used_at = peewee.DateTimeField(null=True)
+    # After this moment (UTC) the key is refused; None: it never expires. A rotation sets it on the
+    # key it replaces, so the old key keeps working for the chosen overlap.
+    expires_at = peewee.DateTimeField(null=True)
+    # When the service's managers were told the key expires soon: at most once per key.
+    expiry_warned_at = peewee.DateTimeField(null=True)
+
+    def expired(self, now: datetime.datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= now
 
 
-def create_api_key(service: Service, *, name: str, key_type: str,
-                   created_by: str | None = None) -> tuple[ApiKey, str]:
+def create_api_key(service: Service, *, name: str, key_type: str, created_by: str | None = None,
+                   expires_at: datetime.datetime | None = None) -> tuple[ApiKey, str]:
     """Create a key; returns it with the full key string, which is never shown again."""
     from models import crypto
 
     secret = str(uuid.uuid4())
     key = ApiKey.create(service=service, name=name, key_type=key_type, secret_encrypted=crypto.encrypt(secret),
-                        created_by=created_by)
+                        created_by=created_by, expires_at=expires_at)
     return key, f"{name}-{service.id}-{secret}"
 
 

@@ -104,6 +104,17 @@ def _api_key_creator_and_last_use() -> None:
             apply(migrator.add_column(table, field.column_name, field))
 
 
+def _api_key_expiry() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table = ApiKey._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in (ApiKey.expires_at, ApiKey.expiry_warned_at):
+        if field.column_name not in present:  # step 1 made it already from today's model
+            apply(migrator.add_column(table, field.column_name, field))
+
+
 def _appearance() -> None:
     from playhouse.migrate import SchemaMigrator, migrate as apply
 
@@ -328,6 +339,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
     (135, "sms gateways have a type (json, spryng, cm, twilio) and its account settings", _sms_gateway_types),
     (145, "letter batches held until the print provider may be sent to", _held_print_batches),
+    (160, "api keys: an optional expiry date, and when its warning went out", _api_key_expiry),
 ]
 
 

@@ -39,6 +39,14 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "Heeft u dit niet gevraagd? Dan kunt u deze e-mail negeren. / "
         "Did not ask for this? Then ignore this email.",
     ),
+    # An API key about to expire (pipeline/key_expiry.py), to the managers of its service.
+    "api-key-expiring": (
+        "API-sleutel ((key_name)) verloopt binnenkort / API key ((key_name)) expires soon",
+        "De API-sleutel ((key_name)) van ((service_name)) verloopt op ((expires)). Daarna weigert Notify NL "
+        "hem. Maak op tijd een nieuwe sleutel (\"Vervangen\"):\n\n((url))\n\n"
+        "The API key ((key_name)) of ((service_name)) expires on ((expires)). After that Notify NL refuses it. "
+        "Make a new key in time (\"Rotate\"):\n\n((url))",
+    ),
     # Go-live decisions (core/go_live.py), to the requester and the service's team.
     "go-live-approved": (
         "((service_name)) is live",

@@ -58,6 +58,17 @@ def test_create_api_key_that_works(cli, client):
     assert client.get("/v2/templates", headers=service_headers(body["key"])).status_code == 200
 
 
+def test_a_key_with_an_expiry_is_rotated_from_the_cli(cli, client):
+    service = cli("create-service", "--name", "Tax office")
+    old = cli("create-api-key", "--service-id", service["id"], "--name", "ops", "--key-type", "live",
+              "--expires-at", "2099-01-01T00:00:00Z")
+    assert old["expires_at"] == "2099-01-01T00:00:00.000000Z"
+    rotated = cli("rotate-api-key", "--service-id", service["id"], "--key-id", old["id"], "--overlap-seconds", "60")
+    assert rotated["old_key"]["id"] == old["id"] and rotated["new_key"]["name"] == "ops"
+    for key in (old["key"], rotated["new_key"]["key"]):
+        assert client.get("/v2/templates", headers=service_headers(key)).status_code == 200
+
+
 def test_create_api_key_validation(cli):
     service = cli("create-service", "--name", "Tax office")
     assert cli("create-api-key", "--service-id", service["id"], "--name", "k", "--key-type", "root", ok=False)[

@@ -174,3 +174,13 @@ def test_the_purges_daily_tables_move_into_the_rollups_and_every_days_figures_st
         == figures
     assert sum(figures[0].values()) == 6 * 4  # every notification made, once
     assert migrate() == []
+
+
+def test_api_keys_from_before_expiry_dates_get_the_columns():
+    for name in ("expires_at", "expiry_warned_at"):
+        database.execute_sql(f'ALTER TABLE "apikey" DROP COLUMN "{name}"')
+    SchemaVersion.delete().where(SchemaVersion.version == 160).execute()
+
+    assert migrate() == [160]
+    assert {"expires_at", "expiry_warned_at"} <= {c.name for c in database.get_columns("apikey")}
+    assert migrate() == []

@@ -174,3 +174,7 @@ SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_
 from workers.jobs import sweep_jobs  # noqa: E402
 
 SCHEDULE.append(("sweep-jobs", _settings.sweep_interval_seconds, sweep_jobs))
+# API keys (workers/key_expiry.py): their managers are told 14 days before a key expires.
+from workers.key_expiry import warn_expiring_keys  # noqa: E402
+
+SCHEDULE.append(("warn-expiring-keys", _settings.slow_sweep_interval_seconds, warn_expiring_keys))

@@ -5,8 +5,10 @@ schema built per call could collide with a freed one.
 """
 from __future__ import annotations
 
+import datetime
+
 from api.schema import INT_MAX, FormatProblem, format_checker, uuid_property
-from core import callbacks, senders
+from core import callbacks, keys, senders
 from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
@@ -36,6 +38,24 @@ def _is_non_blank(value: object) -> bool:
     if isinstance(value, str) and not value.strip():
         raise FormatProblem(BLANK)
     return True
+
+
+@format_checker.checks("iso-datetime", raises=FormatProblem)
+def _is_iso_datetime(value: object) -> bool:
+    if isinstance(value, str) and parse_datetime(value) is None:
+        raise FormatProblem(f"{value} is not a valid date-time")
+    return True
+
+
+def parse_datetime(value: str) -> datetime.datetime | None:
+    """An ISO 8601 date-time as naive UTC (one without a zone is UTC); None when it is not one."""
+    try:
+        when = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(datetime.UTC).replace(tzinfo=None)
+    return when
 
 
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
@@ -75,10 +95,25 @@ update_service = {
     "additionalProperties": False,
 }
 
+_expires_at = {"type": ["string", "null"], "format": "iso-datetime",
+               "description": "after this moment (ISO 8601, UTC when no zone is given) the key is refused; "
+                              "null: never"}
+
 create_api_key = {
     "type": "object",
     "required": ["name", "key_type"],
-    "properties": {"name": _name, "key_type": {"enum": list(KEY_TYPES)}},
+    "properties": {"name": _name, "key_type": {"enum": list(KEY_TYPES)}, "expires_at": _expires_at},
+    "additionalProperties": False,
+}
+
+rotate_api_key = {
+    "type": "object",
+    "required": ["overlap_seconds"],
+    "properties": {
+        "overlap_seconds": {"type": "integer", "minimum": 0, "maximum": int(keys.MAX_OVERLAP.total_seconds()),
+                            "description": "how long the old key keeps working"},
+        "expires_at": _expires_at,
+    },
     "additionalProperties": False,
 }
 

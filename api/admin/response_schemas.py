@@ -55,9 +55,10 @@ template_versions = _list_of("versions", template)
 _key_members = {"id": uuid_property(), "name": {"type": "string"}, "key_type": {"enum": list(KEY_TYPES)},
                 "created_at": DATETIME}
 api_key = _record({**_key_members, "created_by": _nullable_string, "last_used_at": NULLABLE_DATETIME,
-                   "revoked_at": NULLABLE_DATETIME})
-created_api_key = _record({**_key_members, "created_by": _nullable_string,
+                   "revoked_at": NULLABLE_DATETIME, "expires_at": NULLABLE_DATETIME})
+created_api_key = _record({**_key_members, "created_by": _nullable_string, "expires_at": NULLABLE_DATETIME,
                            "key": {"type": "string", "description": "shown only once"}})
+rotated_api_key = _record({"old_key": api_key, "new_key": created_api_key})
 api_keys = _list_of("api_keys", api_key)
 
 

@@ -20,6 +20,7 @@ ACTIONS = {
     "service.appearance": _l("Appearance changed"),
     "api_key.create": _l("API key created"),
     "api_key.revoke": _l("API key revoked"),
+    "api_key.rotate": _l("API key rotated"),
     "template.create": _l("Template created"),
     "template.update": _l("Template changed"),
     "template.archive": _l("Template deleted"),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, redirect, render_template, request, url_for
+from flask import Response, abort, redirect, render_template, request, stream_with_context, url_for
 
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.jobs.blueprint import bp
-from core.jobs import cancel_job, find_job, list_jobs
+from core.jobs import cancel_job, find_job, job_report, job_template_name, list_jobs
 from models.job import WAITING, Job
 from models.notification import Notification
 from models.template import Template, TemplateVersion
@@ -48,15 +48,27 @@ def job(service_id: str, job_id: str) -> Any:
                     .where((Notification.job_id == found.id)
                            & Notification.job_row_number.between(first, first + MESSAGES_PER_PAGE - 1))
                     .order_by(Notification.job_row_number))
-    version = (TemplateVersion.select(TemplateVersion.name)
-               .where((TemplateVersion.template == found.template_id)
-                      & (TemplateVersion.version == found.template_version)).first())
     return render_template(
         "jobs/job.html", service=current_service(), job=found, progress=job_progress(found),
-        template_name=version.name if version else "",
+        template_name=job_template_name(found),
         messages=messages, outcome=outcome, page=page, first_row=first,
         has_next=first + MESSAGES_PER_PAGE < found.rows_processed, cancellable=found.status in WAITING,
     )
+
+
+@bp.get("/services/<service_id>/jobs/<job_id>/report.csv")
+@service_permission_required("view_activity")
+def report(service_id: str, job_id: str) -> Response:
+    found = _job(service_id, job_id)
+    _, pieces = job_report(service_id, str(found.id))
+    name = f"report-{found.original_file_name.rsplit('.', 1)[0]}-{found.id}.csv"
+    return Response(stream_with_context(pieces), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{_safe_filename(name)}"'})
+
+
+def _safe_filename(name: str) -> str:
+    # The upload's name is the user's: only characters that cannot break out of the header's quotes.
+    return "".join(c if (c.isascii() and c.isalnum()) or c in "-_." else "_" for c in name)
 
 
 @bp.post("/services/<service_id>/jobs/<job_id>/cancel")

@@ -17,7 +17,7 @@ def service(client):
 @pytest.mark.parametrize("key_type", ["live", "team", "test"])
 def test_create_key(client, service, key_type):
     body = post_key(client, service["id"], key_type=key_type, name="main")
-    assert set(body) == {"id", "name", "key_type", "key", "created_at", "created_by"}
+    assert set(body) == {"id", "name", "key_type", "key", "created_at", "created_by", "expires_at"}
     assert body["created_by"] == "notify-admin"  # the admin client made it
     assert (body["name"], body["key_type"]) == ("main", key_type)
     name, service_id, secret = body["key"][:4], body["key"][5:41], body["key"][42:]
@@ -58,9 +58,11 @@ def test_list_never_shows_secrets(client, service):
     assert response.status_code == 200
     assert response.get_json() == {"api_keys": [
         {"id": first["id"], "name": "first", "key_type": "live", "created_at": first["created_at"],
-         "created_by": "notify-admin", "last_used_at": None, "revoked_at": None},
+         "created_by": "notify-admin", "last_used_at": None, "revoked_at": None,
+         "expires_at": None},
         {"id": second["id"], "name": "second", "key_type": "test", "created_at": second["created_at"],
-         "created_by": "notify-admin", "last_used_at": None, "revoked_at": None},
+         "created_by": "notify-admin", "last_used_at": None, "revoked_at": None,
+         "expires_at": None},
     ]}
     assert first["key"][-36:] not in response.get_data(as_text=True)
 

@@ -106,6 +106,21 @@ def test_a_revoked_key_is_refused_by_every_process_at_once(web):
     _both_processes(log, read, _refused((403, "Invalid token: API key revoked")))
 
 
+def test_a_key_rotated_without_overlap_is_refused_by_every_process_at_once(web):
+    url, log = web
+    service = create_service()
+    key = create_key(service=service)
+    read = lambda: requests.get(f"{url}/v2/templates", headers=auth_headers(key), timeout=10)  # noqa: E731
+    _both_processes(log, read, _status(200))
+    rotated = requests.post(f"{url}/admin/services/{service.id}/api-keys/{ApiKey.get().id}/rotate",
+                            json={"overlap_seconds": 0}, headers=admin_headers(), timeout=10)
+    assert rotated.status_code == 201, rotated.text
+    _both_processes(log, read, _refused((403, "Invalid token: API key revoked")))
+    new_key = rotated.json()["new_key"]["key"]
+    _both_processes(log, lambda: requests.get(f"{url}/v2/templates", headers=auth_headers(new_key), timeout=10),
+                    _status(200))
+
+
 def test_going_live_counts_from_the_next_request(web):
     url, log = web
     service = create_service(trial_mode=True)

@@ -1,0 +1,1 @@
+"""Uploading a precompiled letter (PDF): check, preview page by page, send."""
