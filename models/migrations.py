@@ -287,6 +287,36 @@ def _sealed(value: str) -> bool:
     return True
 
 
+def _add_columns(model: type[BaseModel], *fields: peewee.Field) -> None:
+    """Columns a table lacks (a table step 1 or a later step made from today's model has them)."""
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table = model._meta.table_name
+    present = {c.name for c in database.get_columns(table)}
+    migrator = SchemaMigrator.from_database(database.obj)
+    for field in fields:
+        if field.column_name not in present:
+            apply(migrator.add_column(table, field.column_name, field))
+
+
+def _organisations() -> None:
+    from models.go_live import GoLiveRequest
+    from models.organisation import ORGANISATION_TABLES
+    from models.rate import Rate
+
+    database.create_tables(ORGANISATION_TABLES)
+    _add_columns(Service, Service.time_zone)
+    _add_columns(GoLiveRequest, GoLiveRequest.expected_volumes, GoLiveRequest.recipients,
+                 GoLiveRequest.organisation_id, GoLiveRequest.organisation_approved_by_name,
+                 GoLiveRequest.organisation_approved_at)
+    _add_columns(Rate, Rate.rate_table)
+    # One price per table, kind and day: the unique index gains the table's name.
+    for index in database.get_indexes(Rate._meta.table_name):
+        if index.unique and index.columns == ["notification_type", "postage", "valid_from"]:
+            database.execute_sql(f'DROP INDEX "{index.name}"')
+    database.create_tables([Rate])  # the table is there: only its new unique index is made
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -314,6 +344,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
+    (165, "organisations: domains, members, services, brands, rate agreements, two-step go-live", _organisations),
 ]
 
 
