@@ -6,8 +6,8 @@ from typing import Any
 from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import TextAreaField
-from wtforms.validators import DataRequired, Length
+from wtforms import IntegerField, TextAreaField
+from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from console.acting import perform, user_actor
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
@@ -34,6 +34,24 @@ class ConfirmForm(FlaskForm):
     """A button alone: only the CSRF token is checked."""
 
 
+def _volume(label: str) -> IntegerField:
+    return IntegerField(label, validators=[Optional(), NumberRange(min=0, max=2**31 - 1, message=_l(
+        "Enter a whole number of messages"))])
+
+
+class RequestForm(FlaskForm):
+    """The team's answers the organisation's admin judges the request by."""
+    email_volume = _volume(_l("Emails a year"))
+    sms_volume = _volume(_l("Text messages a year"))
+    letter_volume = _volume(_l("Letters a year"))
+    recipients = TextAreaField(_l("Who receives the messages"), validators=[Length(max=2000)])
+
+    def answers(self) -> dict[str, object]:
+        volumes = {"email": self.email_volume.data, "sms": self.sms_volume.data, "letter": self.letter_volume.data}
+        return {"expected_volumes": {c: n for c, n in volumes.items() if n is not None},
+                "recipients": self.recipients.data}
+
+
 class RejectForm(FlaskForm):
     reason = TextAreaField(_l("Why the service cannot go live yet"), validators=[
         DataRequired(_l("Enter the reason, it is sent to the service's team")), Length(max=2000)])
@@ -47,9 +65,9 @@ def _status(service_id: str) -> GoLiveStatus:
 @bp.route("/services/<service_id>/service-settings/request-to-go-live", methods=["GET", "POST"])
 @service_permission_required("manage_service")
 def request_page(service_id: str) -> Any:
-    form = ConfirmForm()
+    form = RequestForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: request_go_live(service_id), form)
+        done, _ = perform(lambda: request_go_live(service_id, **form.answers()), form)
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
@@ -59,8 +77,11 @@ def request_page(service_id: str) -> Any:
 @bp.get("/platform-admin/go-live-requests")
 @platform_admin_required
 def requests() -> Any:
+    # A request its organisation's admin has not approved yet is not the platform admin's to decide.
     pending = (GoLiveRequest.select(GoLiveRequest, Service).join(Service)
-               .where(GoLiveRequest.status == "pending").order_by(GoLiveRequest.requested_at))
+               .where((GoLiveRequest.status == "pending") & (GoLiveRequest.organisation_id.is_null()
+                                                             | GoLiveRequest.organisation_approved_at.is_null(False)))
+               .order_by(GoLiveRequest.requested_at))
     return render_template("go_live/requests.html", pending=list(pending))
 
 
