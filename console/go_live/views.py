@@ -1,7 +1,8 @@
 """Going live: a service member's request from the checklist, a platform admin's decision."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
@@ -11,7 +12,17 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from console.acting import perform, user_actor
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
-from core.go_live import CHECKLIST, GoLiveStatus, approve_go_live, go_live_status, reject_go_live, request_go_live
+from console.services.refusals import translated
+from core.go_live import (
+    ANSWERS_NEEDED,
+    AWAITS_ORGANISATION,
+    CHECKLIST,
+    GoLiveStatus,
+    approve_go_live,
+    go_live_status,
+    reject_go_live,
+    request_go_live,
+)
 from core.services import find_service
 from models import audit
 from models.go_live import GoLiveRequest
@@ -21,6 +32,7 @@ from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
 
 bp = Blueprint("go_live", __name__)
+T = TypeVar("T")
 
 CHECKLIST_LABELS = {
     "reply_to_address": _l("Add a reply-to email address"),
@@ -28,6 +40,21 @@ CHECKLIST_LABELS = {
     "team_member": _l("Add a team member other than you"),
 }
 assert set(CHECKLIST_LABELS) == set(CHECKLIST)
+
+
+# The refusals of the two-step go-live, in the page's language; any other as the service pages show it.
+REFUSALS = {
+    ANSWERS_NEEDED: _l("Say how many messages you expect per channel and who receives them"),
+    AWAITS_ORGANISATION: _l("The organisation's admin has not approved this request yet"),
+}
+
+
+def _translated(message: str) -> str:
+    return str(REFUSALS[message]) if message in REFUSALS else translated(message)
+
+
+def _perform(operation: Callable[[], T], form: FlaskForm) -> tuple[bool, T | None]:
+    return perform(operation, form, translate=_translated)
 
 
 class ConfirmForm(FlaskForm):
@@ -67,7 +94,7 @@ def _status(service_id: str) -> GoLiveStatus:
 def request_page(service_id: str) -> Any:
     form = RequestForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: request_go_live(service_id, **form.answers()), form)
+        done, _ = _perform(lambda: request_go_live(service_id, **form.answers()), form)
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
@@ -108,7 +135,7 @@ def decide(service_id: str) -> Any:
 def approve(service_id: str) -> Any:
     service, form = _service_or_404(service_id), ConfirmForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form)
+        done, _ = _perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form)
         if done:
             return redirect(url_for("go_live.requests"))
     return _decide_page(service, form, RejectForm(formdata=None))
@@ -119,7 +146,7 @@ def approve(service_id: str) -> Any:
 def reject(service_id: str) -> Any:
     service, form = _service_or_404(service_id), RejectForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: reject_go_live(service_id, form.reason.data,
+        done, _ = _perform(lambda: reject_go_live(service_id, form.reason.data,
                                                  send_email=send_platform_email), form)
         if done:
             return redirect(url_for("go_live.requests"))

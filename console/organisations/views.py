@@ -7,7 +7,8 @@ A user who is not a member of an organisation (nor a platform admin) gets 404 on
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from flask_babel import format_currency, format_date, gettext as _, lazy_gettext as _l
@@ -15,8 +16,9 @@ from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from console.acting import perform
+from console import acting
 from console.auth import current_user, login_required, platform_admin_required
+from console.organisations.refusals import translated
 from core import organisation_members as members, organisations as orgs
 from core.go_live import approve_for_organisation, may_approve_for_organisation, reject_go_live
 from core.organisation_usage import CSV_HEADER, organisation_usage, usage_rows
@@ -29,6 +31,7 @@ from pipeline.errors import NoResultFound, ValidationError
 from workers.platform_email import send_platform_email
 
 bp = Blueprint("organisations", __name__)
+T = TypeVar("T")
 
 KIND_NAMES = {"gemeente": _l("Municipality"), "provincie": _l("Province"), "waterschap": _l("Water board"),
               "rijksoverheid": _l("Central government"), "zbo": _l("Independent administrative body"),
@@ -61,6 +64,10 @@ class ConfirmForm(FlaskForm):
 class RejectForm(FlaskForm):
     reason = TextAreaField(_l("Why the service cannot go live yet"), validators=[
         DataRequired(_l("Enter the reason, it is sent to the service's team")), Length(max=2000)])
+
+
+def perform(operation: Callable[[], T], form: FlaskForm | None = None) -> tuple[bool, T | None]:
+    return acting.perform(operation, form, translate=translated)
 
 
 def _visible(organisation_id: str, *, manage: bool = False) -> Organisation:
