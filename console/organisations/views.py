@@ -23,9 +23,11 @@ from core import organisation_members as members, organisations as orgs
 from core.go_live import approve_for_organisation, may_approve_for_organisation, reject_go_live
 from core.organisation_usage import CSV_HEADER, organisation_usage, usage_rows
 from core.search import search
+from models.appearance import EmailBrand, LetterBrand
+from models.db import is_uuid
 from models.go_live import GoLiveRequest
 from models.organisation import ADMIN, ORGANISATION_KINDS, Organisation, role_in
-from models.service import Service
+from models.service import Service, find_service_by_name
 from pipeline.csv_output import csv_text
 from pipeline.errors import NoResultFound, ValidationError
 from workers.platform_email import send_platform_email
@@ -55,6 +57,15 @@ class MemberForm(FlaskForm):
     email_address = StringField(_l("Email address"), validators=[
         DataRequired(_l("Enter an email address")), Length(max=255)])
     role = SelectField(_l("Role"), choices=list(ROLE_NAMES.items()))
+
+
+class BrandForm(FlaskForm):
+    brand = SelectField(_l("Brand"))
+
+
+class ServiceForm(FlaskForm):
+    service = StringField(_l("Name or id of the service"), validators=[
+        DataRequired(_l("Enter the name or id of a service")), Length(max=255)])
 
 
 class ConfirmForm(FlaskForm):
@@ -112,9 +123,27 @@ def new() -> Any:
     return render_template("organisations/new.html", form=form)
 
 
+def _brand_choices(organisation: Organisation) -> list[tuple[str, str]]:
+    """The brands not offered yet, as "email:<id>" or "letter:<id>"."""
+    email, letter = members.brands_of(organisation)
+    offered = {b.id for b in email} | {b.id for b in letter}
+    return ([(f"email:{b.id}", _("Email: %(name)s", name=b.name))
+             for b in EmailBrand.select().order_by(EmailBrand.name) if b.id not in offered]
+            + [(f"letter:{b.id}", _("Letter: %(name)s", name=b.name))
+               for b in LetterBrand.select().order_by(LetterBrand.name) if b.id not in offered])
+
+
+def _brand_form(organisation: Organisation, formdata: bool = True) -> BrandForm:
+    form = BrandForm() if formdata else BrandForm(formdata=None)
+    form.brand.choices = _brand_choices(organisation)
+    return form
+
+
 def _page(organisation: Organisation, **forms: FlaskForm) -> Any:
     email_brands, letter_brands = members.brands_of(organisation)
-    forms = {"domain_form": DomainForm(formdata=None), "member_form": MemberForm(formdata=None), **forms}
+    forms = {"domain_form": DomainForm(formdata=None), "member_form": MemberForm(formdata=None),
+             "brand_form": _brand_form(organisation, formdata=False), "service_form": ServiceForm(formdata=None),
+             **forms}
     return render_template("organisations/show.html", organisation=organisation, kinds=KIND_NAMES,
                            roles=ROLE_NAMES, services=orgs.services_in(organisation),
                            members=members.members_of(organisation), domains=orgs.domains_of(organisation),
@@ -133,7 +162,7 @@ def show(organisation_id: str) -> Any:
 def add_domain(organisation_id: str) -> Any:
     organisation, form = _visible(organisation_id, manage=True), DomainForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: orgs.add_domain(organisation_id, form.domain.data), form)
+        done = perform(lambda: orgs.add_domain(organisation_id, form.domain.data), form)[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _page(organisation, domain_form=form)
@@ -153,7 +182,7 @@ def remove_domain(organisation_id: str, domain: str) -> Any:
 def add_member(organisation_id: str) -> Any:
     organisation, form = _visible(organisation_id, manage=True), MemberForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: members.add_member(organisation_id, form.email_address.data, form.role.data), form)
+        done = perform(lambda: members.add_member(organisation_id, form.email_address.data, form.role.data), form)[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _page(organisation, member_form=form)
@@ -166,6 +195,45 @@ def remove_member(organisation_id: str, user_id: str) -> Any:
     if ConfirmForm().validate_on_submit():
         perform(lambda: members.remove_member(organisation_id, user_id))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
+
+
+@bp.post("/organisations/<organisation_id>/brands")
+@login_required
+def add_brand(organisation_id: str) -> Any:
+    organisation = _visible(organisation_id, manage=True)
+    form = _brand_form(organisation)
+    if form.validate_on_submit():
+        kind, _colon, brand_id = form.brand.data.partition(":")
+        done = perform(lambda: members.add_brand(organisation_id, kind, brand_id), form)[0]
+        if done:
+            return redirect(url_for("organisations.show", organisation_id=organisation_id))
+    return _page(organisation, brand_form=form)
+
+
+@bp.post("/organisations/<organisation_id>/brands/<kind>/<brand_id>/remove")
+@login_required
+def remove_brand(organisation_id: str, kind: str, brand_id: str) -> Any:
+    _visible(organisation_id, manage=True)
+    if ConfirmForm().validate_on_submit():
+        perform(lambda: members.remove_brand(organisation_id, kind, brand_id))
+    return redirect(url_for("organisations.show", organisation_id=organisation_id))
+
+
+@bp.post("/organisations/<organisation_id>/services")
+@platform_admin_required
+def add_service(organisation_id: str) -> Any:
+    organisation, form = _visible(organisation_id), ServiceForm()
+    if form.validate_on_submit():
+        wanted = form.service.data.strip()
+        found = find_service_by_name(wanted) or (Service.get_or_none(Service.id == wanted) if is_uuid(wanted)
+                                                 else None)
+        if found is None:
+            form.service.errors = [_("There is no service with this name or id")]
+        else:
+            done = perform(lambda: orgs.add_service(organisation_id, str(found.id)), form)[0]
+            if done:
+                return redirect(url_for("organisations.show", organisation_id=organisation_id))
+    return _page(organisation, service_form=form)
 
 
 def _month() -> tuple[int, int]:
@@ -231,7 +299,7 @@ def approve(organisation_id: str, service_id: str) -> Any:
     organisation = _visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), ConfirmForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: approve_for_organisation(service_id), form)
+        done = perform(lambda: approve_for_organisation(service_id), form)[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _decide_page(organisation, row, form, RejectForm(formdata=None))
@@ -243,7 +311,7 @@ def reject(organisation_id: str, service_id: str) -> Any:
     organisation = _visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), RejectForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: reject_go_live(service_id, form.reason.data, send_email=send_platform_email), form)
+        done = perform(lambda: reject_go_live(service_id, form.reason.data, send_email=send_platform_email), form)[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _decide_page(organisation, row, ConfirmForm(formdata=None), form)
