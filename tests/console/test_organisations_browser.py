@@ -177,6 +177,18 @@ def test_a_service_joins_its_municipality_and_goes_live_in_two_steps(page, brows
     assert admin_page.inner_text("h1").startswith("Usage in")
     assert_accessible(admin_page)
 
+    page.get_by_role("link", name="English").click()
+    page.get_by_role("link", name="Find users and services").click()
+    page.fill("#q", "utrecht")
+    _submit(page, "Search")
+    page.wait_for_url("**/platform-admin/search?q=utrecht")
+    assert "Maker (maker@utrecht.nl)" in page.inner_text("main")
+    assert_accessible(page)
+    _open(page, "/organisations?search=utrecht.nl")
+    page.get_by_role("link", name="Gemeente Utrecht").click()
+    assert "Parkeervergunning" in page.inner_text("main") and "Afvalkalender" in page.inner_text("main")
+    assert_accessible(page)
+
     outsider_page = _new_page(browser, console_server, outsider)
     for path in (f"/organisations/{organisation.id}", usage, f"{usage}.csv",
                  f"/organisations/{organisation.id}/go-live/{service.id}"):
