@@ -317,6 +317,36 @@ def reject(organisation_id: str, service_id: str) -> Any:
     return _decide_page(organisation, row, ConfirmForm(formdata=None), form)
 
 
+ACTIONS = {
+    "organisation.create": _l("Organisation made"),
+    "organisation.update": _l("Settings changed"),
+    "domain.add": _l("Email domain added"),
+    "domain.remove": _l("Email domain removed"),
+    "member.add": _l("Member added"),
+    "member.role": _l("Member's role changed"),
+    "member.remove": _l("Member removed"),
+    "email_brand.add": _l("Email brand offered"),
+    "email_brand.remove": _l("Email brand no longer offered"),
+    "letter_brand.add": _l("Letter brand offered"),
+    "letter_brand.remove": _l("Letter brand no longer offered"),
+    "service.join": _l("Service joined"),
+    "service.leave": _l("Service left"),
+}
+
+
+def _shown(values: dict[str, Any] | None) -> str:
+    return ", ".join(f"{key}: {value}" for key, value in (values or {}).items())
+
+
+@bp.get("/organisations/<organisation_id>/history")
+@login_required
+def history(organisation_id: str) -> Any:
+    organisation = _visible(organisation_id, manage=True)
+    rows = [(event, ACTIONS.get(event.action, event.action), _shown(event.before), _shown(event.after))
+            for event in members.organisation_history(str(organisation.id), limit=200)]
+    return render_template("organisations/history.html", organisation=organisation, rows=rows)
+
+
 @bp.get("/platform-admin/search")
 @platform_admin_required
 def find() -> Any:

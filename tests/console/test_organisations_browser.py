@@ -176,6 +176,9 @@ def test_a_service_joins_its_municipality_and_goes_live_in_two_steps(page, brows
     admin_page.wait_for_url(f"**{usage}")
     assert admin_page.inner_text("h1").startswith("Usage in")
     assert_accessible(admin_page)
+    _open(admin_page, f"/organisations/{organisation.id}/history")
+    history = admin_page.inner_text("main")
+    assert "Email domain added" in history and "Service joined" in history and "Member added" in history
 
     page.get_by_role("link", name="English").click()
     page.get_by_role("link", name="Find users and services").click()
@@ -190,8 +193,8 @@ def test_a_service_joins_its_municipality_and_goes_live_in_two_steps(page, brows
     assert_accessible(page)
 
     outsider_page = _new_page(browser, console_server, outsider)
-    for path in (f"/organisations/{organisation.id}", usage, f"{usage}.csv",
-                 f"/organisations/{organisation.id}/go-live/{service.id}"):
+    base = f"/organisations/{organisation.id}"
+    for path in (base, usage, f"{usage}.csv", f"{base}/history", f"{base}/go-live/{service.id}"):
         assert outsider_page.goto(path).status == 404, path
     _open(outsider_page, "/organisations")
     assert "Gemeente Utrecht" not in outsider_page.inner_text("main")
