@@ -75,6 +75,7 @@ def create_console_app() -> Flask:
     from console.main.views import bp as main_bp
     from console.messages.views import bp as messages_bp
     from console.ops.views import bp as ops_bp
+    from console.organisations.views import bp as organisations_bp
     from console.send_one.views import bp as send_one_bp
     from console.services.views import bp as services_bp
     from console.settings.views import bp as settings_bp
@@ -94,6 +95,7 @@ def create_console_app() -> Flask:
         messages_bp,  # messages, their report, cancelling
         send_one_bp, conversations_bp,  # one-off sends; received texts and replies
         ops_bp,  # the worker dashboard (platform admins)
+        organisations_bp,  # public bodies and their services; the platform admin's search
     ):
         app.register_blueprint(blueprint)
     register_console_cli(app)

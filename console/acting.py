@@ -21,14 +21,16 @@ def user_actor(user: User) -> audit.Actor:
     return audit.Actor("user", str(user.id), user.email_address)
 
 
-def perform(operation: Callable[[], T], form: FlaskForm | None = None) -> tuple[bool, T | None]:
+def perform(operation: Callable[[], T], form: FlaskForm | None = None, *,
+            translate: Callable[[str], str] = translated) -> tuple[bool, T | None]:
     """Run a business function as the signed-in user: (True, its result), or (False, None) with
-    its refusal added to the form's errors (or flashed, for a button without a form)."""
+    its refusal, in the page's language (`translate`: an area's own texts), added to the form's
+    errors (or flashed, for a button without a form)."""
     try:
         with audit.acting_as(user_actor(current_user())):
             return True, operation()
     except ApiError as error:
-        messages = [translated(message) for message in error.messages]
+        messages = [translate(message) for message in error.messages]
         if form is not None:
             form.form_errors.extend(messages)
         else:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from core.brands import BrandT, find_brand
+from core.organisations import offered_brand_ids
 from core.services import find_service
 from core.templates import find_template
 from models import audit
@@ -53,6 +54,20 @@ def _brand_or_none(model: type[BrandT], brand_id: str | None, field: str) -> Bra
         raise ValidationError(f"{field} is not {'an email' if model is EmailBrand else 'a letter'} brand") from None
 
 
+NOT_OFFERED = "{field} is not a brand of the service's organisation"
+
+
+def _offered(service_id: object, values: dict[str, Any]) -> None:
+    """A service in an organisation chooses among the brands the organisation offers."""
+    offered = offered_brand_ids(service_id)
+    if offered is None:
+        return
+    for field, allowed in zip(("email_brand", "letter_brand"), offered, strict=True):
+        brand = values.get(field)
+        if brand is not None and brand.id not in allowed:
+            raise ValidationError(NOT_OFFERED.format(field=f"{field}_id"))
+
+
 def change_appearance(service_id: str, **changes: str | None) -> Appearance:
     """Set what is given of language, email_brand_id and letter_brand_id (None: no brand)."""
     unknown = set(changes) - _FIELDS
@@ -66,6 +81,7 @@ def change_appearance(service_id: str, **changes: str | None) -> Appearance:
         values["email_brand"] = _brand_or_none(EmailBrand, changes["email_brand_id"], "email_brand_id")
     if "letter_brand_id" in changes:
         values["letter_brand"] = _brand_or_none(LetterBrand, changes["letter_brand_id"], "letter_brand_id")
+    _offered(service.id, values)
     before = appearance_values(appearance_of(service.id))
     with database.atomic():
         set_appearance(service, **values)

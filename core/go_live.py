@@ -1,16 +1,19 @@
-"""Going live: a service member asks from a checklist, a platform admin approves or rejects, the
-service is told by email. The one place that decides what "go live" means, for the admin API, the
-CLI and the console.
+"""Going live: a service member asks from a checklist, with the team's answers (expected volumes per
+channel, who the recipients are); the admin of the service's organisation approves first, when the
+body has one; then a platform admin approves or rejects, and the service is told by email. The one
+place that decides what "go live" means, for the admin API, the CLI and the console.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from core.organisation_members import has_admin
 from core.services import find_service
 from models import audit
 from models.db import database, utcnow
 from models.go_live import GoLiveRequest, latest_request, pending_request
+from models.organisation import ADMIN, OrganisationUser, organisation_of
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
@@ -30,6 +33,10 @@ CHECKLIST = {
 ALREADY_LIVE = "Service is already live"
 ALREADY_REQUESTED = "Going live has already been requested for this service"
 NOTHING_TO_DECIDE = "There is no request to go live waiting for a decision"
+ANSWERS_NEEDED = "Say how many messages you expect per channel and who receives them"
+AWAITS_ORGANISATION = "The organisation's admin has not approved this request yet"
+NOT_FOR_ORGANISATION = "There is no request to go live waiting for the organisation's approval"
+VOLUME_CHANNELS = ("email", "sms", "letter")
 
 
 def unfinished(item: str) -> str:
@@ -79,8 +86,19 @@ def go_live_status(service_id: str) -> GoLiveStatus:
     return GoLiveStatus(service.trial_mode, checklist(service, asking), latest)
 
 
-def request_go_live(service_id: str) -> GoLiveRequest:
-    """Ask to go live, as the current actor; refused while the checklist is incomplete."""
+def _answers(expected_volumes: dict[str, int] | None, recipients: str | None,
+             required: bool) -> tuple[dict[str, int] | None, str | None]:
+    volumes = {c: int(n) for c, n in (expected_volumes or {}).items() if c in VOLUME_CHANNELS and n is not None}
+    who = (recipients or "").strip() or None
+    if required and (not volumes or who is None):
+        raise BadRequestError(ANSWERS_NEEDED)
+    return volumes or None, who
+
+
+def request_go_live(service_id: str, *, expected_volumes: dict[str, int] | None = None,
+                    recipients: str | None = None) -> GoLiveRequest:
+    """Ask to go live, as the current actor; refused while the checklist is incomplete. A service of an
+    organisation with an admin needs the team's answers: that admin decides first."""
     service = find_service(service_id)
     if not service.trial_mode:
         raise BadRequestError(ALREADY_LIVE)
@@ -88,13 +106,42 @@ def request_go_live(service_id: str) -> GoLiveRequest:
     missing = [unfinished(item) for item, done in checklist(service, requester).items() if not done]
     if missing:
         raise BadRequestError(*missing)
+    organisation = organisation_of(service.id)
+    approver = organisation if organisation is not None and has_admin(organisation.id) else None
+    volumes, who = _answers(expected_volumes, recipients, required=approver is not None)
     with database.atomic():
         if pending_request(service) is not None:
             raise BadRequestError(ALREADY_REQUESTED)
         row = GoLiveRequest.create(service=service, requested_by_kind=requester.kind,
-                                   requested_by_id=requester.id, requested_by_name=requester.name)
-        audit.record(service.id, "go_live.request", subject_id=row.id, after={"status": "pending"})
+                                   requested_by_id=requester.id, requested_by_name=requester.name,
+                                   expected_volumes=volumes, recipients=who,
+                                   organisation_id=approver.id if approver else None)
+        audit.record(service.id, "go_live.request", subject_id=row.id,
+                     after={"status": "pending", "expected_volumes": volumes, "recipients": who,
+                            "organisation": approver.name if approver else None})
     return row
+
+
+def may_approve_for_organisation(user: User, service_id: object) -> bool:
+    """Whether the user is an admin of the organisation whose approval the service's request awaits."""
+    row = pending_request(service_id)
+    return row is not None and row.organisation_id is not None and OrganisationUser.select().where(
+        (OrganisationUser.organisation == row.organisation_id) & (OrganisationUser.user == user)
+        & (OrganisationUser.role == ADMIN)).exists()
+
+
+def approve_for_organisation(service_id: str) -> GoLiveStatus:
+    """The organisation admin's approval: the request goes on to the platform admin."""
+    service = find_service(service_id)
+    with database.atomic():
+        row = pending_request(service)
+        if row is None or not row.awaits_organisation:
+            raise BadRequestError(NOT_FOR_ORGANISATION)
+        row.organisation_approved_by_name, row.organisation_approved_at = audit.current_actor().name, utcnow()
+        row.save()
+        audit.record(service.id, "go_live.organisation_approve", subject_id=row.id,
+                     before={"status": "pending"}, after={"status": "pending", "organisation_approved": True})
+    return go_live_status(service_id)
 
 
 def _decide(service: Service, status: str, reason: str | None) -> GoLiveRequest | None:
@@ -117,6 +164,9 @@ def approve_go_live(service_id: str, *, send_email: EmailSender) -> GoLiveStatus
     service = find_service(service_id)
     if not service.trial_mode:
         raise BadRequestError(ALREADY_LIVE)
+    waiting = pending_request(service)
+    if waiting is not None and waiting.awaits_organisation:
+        raise BadRequestError(AWAITS_ORGANISATION)
     with database.atomic():
         Service.update(trial_mode=False, updated_at=utcnow()).where(Service.id == service.id).execute()
         row = _decide(service, "approved", None)

@@ -10,6 +10,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from core.daily_figures import billing_counts
+from models.organisation import rate_table_of
 from pipeline.prices import letter_cost, sms_cost
 
 
@@ -52,6 +53,7 @@ def monthly_usage(service_id: object, year: int, month: int) -> MonthlyUsage:
     start, end = _month(year, month)
     usage = MonthlyUsage(service_id=str(service_id), month=f"{year:04d}-{month:02d}")
     sms, email, letter = usage.sms, usage.email, usage.letter
+    rates = rate_table_of(service_id)  # the service's organisation's agreement, or the standard table
     target: SmsUsage | LetterUsage
     for (_, day, kind, postage, multiplier, units), n in billing_counts(service_id, start, end).items():
         if kind == "email":
@@ -60,13 +62,13 @@ def monthly_usage(service_id: object, year: int, month: int) -> MonthlyUsage:
         if kind == "sms":
             sms.notifications += n
             sms.billable_units += n * units * multiplier
-            priced = sms_cost(units, multiplier, day)
+            priced = sms_cost(units, multiplier, day, rates)
             cost = priced[0] if priced else None
             target = sms
         else:
             letter.notifications += n
             letter.billable_sheets += n * units
-            cost = letter_cost(postage, units, day)
+            cost = letter_cost(postage, units, day, rates)
             target = letter
         if cost is None:
             usage.unpriced_notifications += n

@@ -80,16 +80,16 @@ class AuditEvent(BaseModel):
         indexes = ((("service_id", "created_at"), False),)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """JSON-able form of a recorded value (dates as ISO text, ids as strings)."""
     if isinstance(value, datetime.datetime):
         return value.isoformat()
     if isinstance(value, uuid.UUID):
         return str(value)
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 
@@ -101,7 +101,7 @@ def record(service_id: uuid.UUID | str, action: str, *, before: dict[str, Any] |
         service_id=uuid.UUID(str(service_id)), action=action,
         subject_id=None if subject_id is None else str(subject_id),
         actor_kind=actor.kind, actor_id=actor.id, actor_name=actor.name,
-        before=_plain(before), after=_plain(after),
+        before=plain(before), after=plain(after),
     )
 
 

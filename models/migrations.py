@@ -105,14 +105,7 @@ def _api_key_creator_and_last_use() -> None:
 
 
 def _api_key_expiry() -> None:
-    from playhouse.migrate import SchemaMigrator, migrate as apply
-
-    table = ApiKey._meta.table_name
-    present = {c.name for c in database.get_columns(table)}
-    migrator = SchemaMigrator.from_database(database.obj)
-    for field in (ApiKey.expires_at, ApiKey.expiry_warned_at):
-        if field.column_name not in present:  # step 1 made it already from today's model
-            apply(migrator.add_column(table, field.column_name, field))
+    _add_missing_columns(ApiKey.expires_at, ApiKey.expiry_warned_at)
 
 
 def _appearance() -> None:
@@ -308,6 +301,22 @@ def _held_print_batches() -> None:
     from models.held_print_batch import HeldPrintBatch
 
     database.create_tables([HeldPrintBatch])
+def _organisations() -> None:
+    from models.go_live import GoLiveRequest
+    from models.organisation import ORGANISATION_TABLES
+    from models.rate import Rate
+
+    database.create_tables(ORGANISATION_TABLES)
+    _add_missing_columns(Service.time_zone)
+    _add_missing_columns(GoLiveRequest.expected_volumes, GoLiveRequest.recipients,
+                         GoLiveRequest.organisation_id, GoLiveRequest.organisation_approved_by_name,
+                         GoLiveRequest.organisation_approved_at)
+    _add_missing_columns(Rate.rate_table)
+    # One price per table, kind and day: the unique index gains the table's name.
+    for index in database.get_indexes(Rate._meta.table_name):
+        if index.unique and index.columns == ["notification_type", "postage", "valid_from"]:
+            database.execute_sql(f'DROP INDEX "{index.name}"')
+    database.create_tables([Rate])  # the table is there: only its new unique index is made
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
@@ -340,6 +349,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (135, "sms gateways have a type (json, spryng, cm, twilio) and its account settings", _sms_gateway_types),
     (145, "letter batches held until the print provider may be sent to", _held_print_batches),
     (160, "api keys: an optional expiry date, and when its warning went out", _api_key_expiry),
+    (165, "organisations: domains, members, services, brands, rate agreements, two-step go-live", _organisations),
 ]
 
 

@@ -13,6 +13,7 @@ import peewee
 from models.db import BaseModel, utcnow, uuid_pk
 
 SMS, LETTER = "sms", "letter"
+STANDARD_RATES = "standard"  # the rate table of every service without an agreement of its own
 # What the table is seeded with (models/migrations.py): list prices before any free allowance.
 DEFAULT_VALID_FROM = datetime.date(2020, 1, 1)
 DEFAULT_SMS_RATE = "0.0227"
@@ -27,6 +28,9 @@ DEFAULT_LETTER_RATES = {  # postage: (first sheet, each further sheet)
 
 class Rate(BaseModel):
     id = uuid_pk()
+    # Which table the price belongs to: STANDARD_RATES, or the name of an organisation's agreement
+    # (models/organisation.py); a kind an agreement does not price is priced from the standard table.
+    rate_table = peewee.CharField(default=STANDARD_RATES)
     notification_type = peewee.CharField()  # SMS or LETTER
     postage = peewee.CharField(null=True)  # letters: the postage class; None for sms
     valid_from = peewee.DateField()  # the price applies to notifications created on this UTC day and after
@@ -38,7 +42,7 @@ class Rate(BaseModel):
 
     class Meta:
         table_name = "rate"
-        indexes = ((("notification_type", "postage", "valid_from"), True),)
+        indexes = ((("rate_table", "notification_type", "postage", "valid_from"), True),)
 
 
 def seed_default_rates() -> None:

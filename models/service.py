@@ -36,6 +36,7 @@ class Service(BaseModel):
     file_download_contact = peewee.CharField(null=True)
     # One-click unsubscribe hosted by us (RFC 8058) for emails sent without a URL of their own.
     hosted_unsubscribe = peewee.BooleanField(default=False)
+    time_zone = peewee.CharField(default="Europe/Amsterdam")
     created_at = peewee.DateTimeField(default=utcnow)
     updated_at = peewee.DateTimeField(null=True)
 

@@ -137,3 +137,18 @@ def test_set_appearance_and_its_refusals(cli):
         "errors"] == [{"error": "ValidationError", "message": "letter_brand_id is not a letter brand"}]
     assert cli("set-appearance", "--service-id", service["id"], "--language", "fr", ok=False)["errors"] == [
         {"error": "ValidationError", "message": "language fr is not one of [nl, en]"}]
+
+
+def test_organisations_are_made_listed_and_their_history_shown(cli):
+    made = cli("create-organisation", "--name", "Gemeente Utrecht", "--kind", "gemeente")
+    assert cli("add-organisation-domain", "--organisation-id", made["id"], "--domain", "utrecht.nl")["domains"] == [
+        "utrecht.nl"]
+    other = cli("create-organisation", "--name", "Gemeente Zeist", "--kind", "gemeente")
+    refused = cli("add-organisation-domain", "--organisation-id", other["id"], "--domain", "utrecht.nl", ok=False)
+    assert refused["errors"] == [{"error": "BadRequestError",
+                                  "message": "The email domain utrecht.nl already belongs to Gemeente Utrecht"}]
+    listed = cli("list-organisations", "--search", "utrecht")
+    assert [o["name"] for o in listed["organisations"]] == ["Gemeente Utrecht"]
+    history = cli("organisation-history", "--organisation-id", made["id"])
+    assert [(e["action"], e["actor"]["kind"]) for e in history["events"]] == [("domain.add", "cli"),
+                                                                            ("organisation.create", "cli")]

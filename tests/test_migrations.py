@@ -184,3 +184,32 @@ def test_api_keys_from_before_expiry_dates_get_the_columns():
     assert migrate() == [160]
     assert {"expires_at", "expiry_warned_at"} <= {c.name for c in database.get_columns("apikey")}
     assert migrate() == []
+
+
+def test_a_database_from_before_organisations_gets_their_tables_and_columns():
+    from models.go_live import GoLiveRequest
+    from models.organisation import ORGANISATION_TABLES
+    from models.rate import Rate
+    from models.service import Service
+
+    database.drop_tables(ORGANISATION_TABLES)
+    for model, fields in ((Service, ["time_zone"]), (Rate, ["rate_table"]),
+                          (GoLiveRequest, ["expected_volumes", "recipients", "organisation_id",
+                                           "organisation_approved_by_name", "organisation_approved_at"])):
+        for index in database.get_indexes(model._meta.table_name):
+            if any(name in index.columns for name in fields):
+                database.execute_sql(f'DROP INDEX "{index.name}"')
+        for name in fields:
+            database.execute_sql(f'ALTER TABLE "{model._meta.table_name}" DROP COLUMN "{name}"')
+    database.execute_sql('CREATE UNIQUE INDEX "rate_notification_type_postage_valid_from" ON "rate"'
+                         ' ("notification_type", "postage", "valid_from")')
+    SchemaVersion.delete().where(SchemaVersion.version == 165).execute()
+
+    assert migrate() == [165]
+    assert {m._meta.table_name for m in ORGANISATION_TABLES} <= set(database.get_tables())
+    assert "time_zone" in {c.name for c in database.get_columns("service")}
+    rate_indexes = {tuple(i.columns) for i in database.get_indexes("rate") if i.unique}
+    assert ("rate_table", "notification_type", "postage", "valid_from") in rate_indexes
+    assert ("notification_type", "postage", "valid_from") not in rate_indexes
+    assert Service.create(name="After").time_zone == "Europe/Amsterdam"
+    assert migrate() == []

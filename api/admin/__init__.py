@@ -11,6 +11,7 @@ from api.admin import (  # noqa: F401  (each module adds its routes to admin_blu
     history,
     jobs,
     notifications,
+    organisations,
     rates,
     senders,
     services,

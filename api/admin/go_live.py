@@ -7,6 +7,7 @@ from flask import Response, jsonify
 
 from api.admin import admin_schemas, response_schemas as responses
 from api.admin.blueprint import admin_blueprint
+from api.admin.organisation_schemas import request_go_live as request_answers
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
@@ -22,7 +23,10 @@ def request_json(row: GoLiveRequest | None) -> dict[str, Any] | None:
         return None
     return {"id": str(row.id), "status": row.status, "requested_by": row.requested_by_name,
             "requested_at": iso(row.requested_at), "decided_by": row.decided_by_name,
-            "decided_at": iso(row.decided_at), "reason": row.reason}
+            "decided_at": iso(row.decided_at), "reason": row.reason, "expected_volumes": row.expected_volumes,
+            "recipients": row.recipients, "awaits_organisation": row.awaits_organisation,
+            "organisation_approved_by": row.organisation_approved_by_name,
+            "organisation_approved_at": iso(row.organisation_approved_at)}
 
 
 def status_json(status: GoLiveStatus) -> dict[str, Any]:
@@ -38,11 +42,14 @@ def get_go_live(service_id: str) -> Response:
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/request")
-@documented("Ask to go live (the checklist must be complete).", {201: responses.go_live_request},
-            body={"type": "object"}, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
+@documented("Ask to go live (the checklist must be complete), with the team's answers: expected messages per "
+            "channel and who receives them (required when the service's organisation has an admin, who "
+            "approves first).", {201: responses.go_live_request},
+            body=request_answers, path={"service_id": admin_schemas.service_path["properties"]["service_id"]})
 def post_go_live_request(service_id: str) -> tuple[Response, int]:
-    json_body()  # a body, if any, must still be JSON
-    return jsonify(request_json(request_go_live(service_id))), 201
+    find_service(service_id)
+    answers = validate(request_answers, json_body())
+    return jsonify(request_json(request_go_live(service_id, **answers))), 201
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")

@@ -46,6 +46,8 @@ create_rate = {
         "valid_from": {"type": "string", "format": "day"},
         "rate": _price,  # sms: one domestic fragment; letters: the first sheet, postage included
         "sheet_rate": _price,  # letters: each further sheet
+        # "standard", or the name of a rate agreement (organisations name the one they pay)
+        "rate_table": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[a-z0-9][a-z0-9-]*$"},
     },
     "additionalProperties": False,
     "if": {"required": ["notification_type"], "properties": {"notification_type": {"const": LETTER}}},
@@ -54,9 +56,10 @@ create_rate = {
 rate_path = {"type": "object", "properties": {"rate_id": uuid_property()}}
 rate_response = {
     "type": "object",
-    "required": ["id", "notification_type", "postage", "valid_from", "rate", "sheet_rate"],
-    "properties": {"id": uuid_property(), "notification_type": {"enum": [SMS, LETTER]},
-                   "postage": {"enum": [*POSTAGE, None]}, "valid_from": {"type": "string", "format": "date"},
+    "required": ["id", "rate_table", "notification_type", "postage", "valid_from", "rate", "sheet_rate"],
+    "properties": {"id": uuid_property(), "rate_table": {"type": "string"},
+                   "notification_type": {"enum": [SMS, LETTER]}, "postage": {"enum": [*POSTAGE, None]},
+                   "valid_from": {"type": "string", "format": "date"},
                    "rate": {"type": "number"}, "sheet_rate": {"type": ["number", "null"]}},
     "additionalProperties": False,
 }
@@ -72,7 +75,8 @@ usage_query = {
 
 
 def rate_json(rate: Rate) -> dict[str, Any]:
-    return {"id": str(rate.id), "notification_type": rate.notification_type, "postage": rate.postage,
+    return {"id": str(rate.id), "rate_table": rate.rate_table, "notification_type": rate.notification_type,
+            "postage": rate.postage,
             "valid_from": rate.valid_from.isoformat(), "rate": float(rate.rate),
             "sheet_rate": float(rate.sheet_rate) if rate.sheet_rate is not None else None}
 

@@ -106,7 +106,13 @@ callback_attempts = _list_of("callback_attempts", callback_attempt)
 go_live_request = _record({"id": uuid_property(), "status": {"enum": ["pending", "approved", "rejected"]},
                            "requested_by": {"type": "string"}, "requested_at": DATETIME,
                            "decided_by": _nullable_string, "decided_at": NULLABLE_DATETIME,
-                           "reason": _nullable_string})
+                           "reason": _nullable_string,
+                           "expected_volumes": {"type": ["object", "null"],
+                                                "additionalProperties": {"type": "integer"}},
+                           "recipients": _nullable_string,
+                           "awaits_organisation": {"type": "boolean"},
+                           "organisation_approved_by": _nullable_string,
+                           "organisation_approved_at": NULLABLE_DATETIME})
 go_live_status = _record({
     "trial_mode": {"type": "boolean"},
     "checklist": {"type": "object", "additionalProperties": {"type": "boolean"}},

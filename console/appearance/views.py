@@ -18,6 +18,7 @@ from console.acting import perform
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
 from core.appearance import change_appearance, sample_email, sample_letter
 from core.brands import create_email_brand, create_letter_brand
+from core.organisations import offered_brand_ids
 from models.appearance import EmailBrand, LetterBrand, appearance_of
 
 bp = Blueprint("appearance", __name__)
@@ -52,8 +53,13 @@ def _settings_row() -> dict[str, Any]:
     return {"appearance_row": {"label": _l("What recipients see"), "value": _l("Language and brands")}}
 
 
-def _choices(model: type[EmailBrand] | type[LetterBrand]) -> list[tuple[str, Any]]:
-    return [(NONE, _l("None"))] + [(str(b.id), b.name) for b in model.select().order_by(model.name)]
+def _choices(model: type[EmailBrand] | type[LetterBrand], offered: set[Any] | None,
+             current: Any) -> list[tuple[str, Any]]:
+    """Every brand; for a service of an organisation, the brands it offers (and the one in use)."""
+    brands = model.select().order_by(model.name)
+    if offered is not None:
+        brands = brands.where(model.id.in_(list(offered | ({current.id} if current else set()))))
+    return [(NONE, _l("None"))] + [(str(b.id), b.name) for b in brands]
 
 
 def _uploaded(field: FileField) -> bytes | None:
@@ -68,7 +74,9 @@ def settings(service_id: str) -> Any:
         "language": current.language,
         "email_brand": str(current.email_brand.id) if current.email_brand else NONE,
         "letter_brand": str(current.letter_brand.id) if current.letter_brand else NONE})
-    form.email_brand.choices, form.letter_brand.choices = _choices(EmailBrand), _choices(LetterBrand)
+    offered = offered_brand_ids(service_id)
+    form.email_brand.choices = _choices(EmailBrand, offered[0] if offered else None, current.email_brand)
+    form.letter_brand.choices = _choices(LetterBrand, offered[1] if offered else None, current.letter_brand)
     if form.validate_on_submit():
         done, _ = perform(lambda: change_appearance(
             service_id, language=form.language.data, email_brand_id=form.email_brand.data or None,

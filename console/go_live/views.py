@@ -1,17 +1,28 @@
 """Going live: a service member's request from the checklist, a platform admin's decision."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import TextAreaField
-from wtforms.validators import DataRequired, Length
+from wtforms import IntegerField, TextAreaField
+from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from console.acting import perform, user_actor
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
-from core.go_live import CHECKLIST, GoLiveStatus, approve_go_live, go_live_status, reject_go_live, request_go_live
+from console.services.refusals import translated
+from core.go_live import (
+    ANSWERS_NEEDED,
+    AWAITS_ORGANISATION,
+    CHECKLIST,
+    GoLiveStatus,
+    approve_go_live,
+    go_live_status,
+    reject_go_live,
+    request_go_live,
+)
 from core.services import find_service
 from models import audit
 from models.go_live import GoLiveRequest
@@ -21,6 +32,7 @@ from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
 
 bp = Blueprint("go_live", __name__)
+T = TypeVar("T")
 
 CHECKLIST_LABELS = {
     "reply_to_address": _l("Add a reply-to email address"),
@@ -30,8 +42,41 @@ CHECKLIST_LABELS = {
 assert set(CHECKLIST_LABELS) == set(CHECKLIST)
 
 
+# The refusals of the two-step go-live, in the page's language; any other as the service pages show it.
+REFUSALS = {
+    ANSWERS_NEEDED: _l("Say how many messages you expect per channel and who receives them"),
+    AWAITS_ORGANISATION: _l("The organisation's admin has not approved this request yet"),
+}
+
+
+def _translated(message: str) -> str:
+    return str(REFUSALS[message]) if message in REFUSALS else translated(message)
+
+
+def _perform(operation: Callable[[], T], form: FlaskForm) -> tuple[bool, T | None]:
+    return perform(operation, form, translate=_translated)
+
+
 class ConfirmForm(FlaskForm):
     """A button alone: only the CSRF token is checked."""
+
+
+def _volume(label: str) -> IntegerField:
+    return IntegerField(label, validators=[Optional(), NumberRange(min=0, max=2**31 - 1, message=_l(
+        "Enter a whole number of messages"))])
+
+
+class RequestForm(FlaskForm):
+    """The team's answers the organisation's admin judges the request by."""
+    email_volume = _volume(_l("Emails a year"))
+    sms_volume = _volume(_l("Text messages a year"))
+    letter_volume = _volume(_l("Letters a year"))
+    recipients = TextAreaField(_l("Who receives the messages"), validators=[Length(max=2000)])
+
+    def answers(self) -> dict[str, object]:
+        volumes = {"email": self.email_volume.data, "sms": self.sms_volume.data, "letter": self.letter_volume.data}
+        return {"expected_volumes": {c: n for c, n in volumes.items() if n is not None},
+                "recipients": self.recipients.data}
 
 
 class RejectForm(FlaskForm):
@@ -47,9 +92,9 @@ def _status(service_id: str) -> GoLiveStatus:
 @bp.route("/services/<service_id>/service-settings/request-to-go-live", methods=["GET", "POST"])
 @service_permission_required("manage_service")
 def request_page(service_id: str) -> Any:
-    form = ConfirmForm()
+    form = RequestForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: request_go_live(service_id), form)
+        done, _ = _perform(lambda: request_go_live(service_id, **form.answers()), form)
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
@@ -59,8 +104,11 @@ def request_page(service_id: str) -> Any:
 @bp.get("/platform-admin/go-live-requests")
 @platform_admin_required
 def requests() -> Any:
+    # A request its organisation's admin has not approved yet is not the platform admin's to decide.
     pending = (GoLiveRequest.select(GoLiveRequest, Service).join(Service)
-               .where(GoLiveRequest.status == "pending").order_by(GoLiveRequest.requested_at))
+               .where((GoLiveRequest.status == "pending") & (GoLiveRequest.organisation_id.is_null()
+                                                             | GoLiveRequest.organisation_approved_at.is_null(False)))
+               .order_by(GoLiveRequest.requested_at))
     return render_template("go_live/requests.html", pending=list(pending))
 
 
@@ -87,7 +135,7 @@ def decide(service_id: str) -> Any:
 def approve(service_id: str) -> Any:
     service, form = _service_or_404(service_id), ConfirmForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form)
+        done, _ = _perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form)
         if done:
             return redirect(url_for("go_live.requests"))
     return _decide_page(service, form, RejectForm(formdata=None))
@@ -98,7 +146,7 @@ def approve(service_id: str) -> Any:
 def reject(service_id: str) -> Any:
     service, form = _service_or_404(service_id), RejectForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: reject_go_live(service_id, form.reason.data,
+        done, _ = _perform(lambda: reject_go_live(service_id, form.reason.data,
                                                  send_email=send_platform_email), form)
         if done:
             return redirect(url_for("go_live.requests"))

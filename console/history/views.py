@@ -50,6 +50,8 @@ ACTIONS = {
     "go_live.request": _l("Asked to go live"),
     "go_live.approve": _l("Went live"),
     "go_live.reject": _l("Request to go live turned down"),
+    "go_live.organisation_approve": _l("Request to go live approved by the organisation"),
+    "service.organisation": _l("Organisation changed"),
     "notification.cancel": _l("Message cancelled"),
     "job.create": _l("Spreadsheet sent or scheduled"),
     "job.cancel": _l("Spreadsheet send cancelled"),

@@ -11,6 +11,7 @@ from wtforms.validators import DataRequired, Length
 
 from console.acting import perform
 from console.auth import current_permissions, current_service, current_user, login_required, service_permission_required
+from core.organisations import join_by_domain
 from core.service_users import add_creator
 from core.services import create_service, update_service
 from models.db import database
@@ -29,6 +30,7 @@ def _create(name: str) -> Service:
     with database.atomic():
         service = create_service(name)
         add_creator(service.id, current_user())
+        join_by_domain(service, current_user().email_address)
     return service
 
 

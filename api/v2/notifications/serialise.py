@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from config import get_settings
 from models.notification import Notification
+from models.organisation import rate_table_of
 from pipeline.formatting import iso
 from pipeline.prices import letter_cost, sms_cost
 from pipeline.statuses import public_status
@@ -73,13 +74,14 @@ def _cost(notification: Notification) -> tuple[bool, float | None, dict[str, Any
         return False, None, {}
     if kind == "sms":
         multiplier = notification.rate_multiplier or 1
-        priced = sms_cost(units, multiplier, notification.created_at)
+        priced = sms_cost(units, multiplier, notification.created_at, rate_table_of(notification.service_id))
         if priced is None:
             return False, None, {}
         details = {"billable_sms_fragments": units, "international_rate_multiplier": multiplier,
                    "sms_rate": priced[1]}
         return True, priced[0], details
-    cost = letter_cost(notification.postage or "", units, notification.created_at)
+    cost = letter_cost(notification.postage or "", units, notification.created_at,
+                       rate_table_of(notification.service_id))
     if cost is None:
         return False, None, {}
     return True, cost, {"billable_sheets_of_paper": units, "postage": notification.postage}

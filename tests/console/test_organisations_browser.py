@@ -1,0 +1,202 @@
+"""Organisations in a real browser, every page checked with axe-core: a platform admin makes a
+municipality with its domain and admin; a user on that domain makes a service and lands in it; the
+organisation's admin approves its go-live, then the platform admin does; the usage page and its CSV
+show each service's figures, which match what `GET /v2/notifications` reports for that service."""
+from __future__ import annotations
+
+import csv
+import io
+
+from notifications_python_client.notifications import NotificationsAPIClient
+
+from core.organisations import add_service
+from core.templates import add_template
+from models.audit import AuditEvent
+from models.db import utcnow
+from models.organisation import Organisation, organisation_of
+from models.service import ReplyToAddress, Service
+from tests.console.browser import assert_accessible, sign_in
+from tests.console.users import create_console_user
+from tests.factories import create_key, create_notification, create_sample_template
+
+
+def _submit(page, label: str) -> None:
+    page.locator("main").get_by_role("button", name=label, exact=True).click()
+
+
+def _open(page, path: str) -> None:
+    response = page.goto(path)
+    assert response.status == 200, path
+    assert_accessible(page)
+
+
+def _new_page(browser, console_server, user):
+    page = browser.new_context(base_url=console_server).new_page()
+    page.set_default_timeout(15000)
+    sign_in(page, user)
+    return page
+
+
+def _make_municipality(page, admin_email: str) -> Organisation:
+    _open(page, "/organisations")
+    page.get_by_role("link", name="Organisatie toevoegen").click()
+    assert_accessible(page)
+    page.fill("#name", "Gemeente Utrecht")
+    page.select_option("#kind", "gemeente")
+    _submit(page, "Organisatie toevoegen")
+    page.wait_for_url("**/organisations/*")
+    organisation = Organisation.get(Organisation.name == "Gemeente Utrecht")
+    page.fill("#domain", "utrecht.nl")
+    _submit(page, "Domein toevoegen")
+    page.wait_for_url(f"**/organisations/{organisation.id}")
+    page.fill("#domain", "utrecht.nl")  # a second claim, here by the same body: refused with the reason
+    _submit(page, "Domein toevoegen")
+    assert "Het e-maildomein utrecht.nl hoort al bij Gemeente Utrecht" in page.inner_text("main")
+    assert_accessible(page)
+    page.goto(f"/organisations/{organisation.id}")
+    page.fill("#email_address", admin_email)
+    page.select_option("#role", "admin")
+    _submit(page, "Lid toevoegen")
+    page.wait_for_url(f"**/organisations/{organisation.id}")
+    assert "Beheerder van de organisatie" in page.inner_text("main")
+    assert_accessible(page)
+    return organisation
+
+
+def _request_go_live(page, service: Service) -> None:
+    ReplyToAddress.create(service=service, email_address="loket@utrecht.nl", is_default=True)
+    add_template(str(service.id), template_type="sms", name="hi", body="Hallo")
+    create_console_user(service=service, permissions=["view_activity"], email_address="collega@utrecht.nl")
+    go_live = f"/services/{service.id}/service-settings/request-to-go-live"
+    _open(page, go_live)
+    _submit(page, "Live gaan aanvragen")
+    assert "Geef aan hoeveel berichten u per kanaal verwacht en wie ze ontvangt" in page.inner_text("main")
+    assert_accessible(page)
+    page.fill("#sms_volume", "12000")
+    page.fill("#email_volume", "3000")
+    page.fill("#recipients", "Inwoners met een parkeervergunning")
+    _submit(page, "Live gaan aanvragen")
+    page.wait_for_url(f"**{go_live}")
+    assert "Eerst keurt de beheerder van uw organisatie het goed" in page.inner_text("main")
+    assert_accessible(page)
+
+
+def _v2_totals(live_server: str, key: str) -> tuple[int, float]:
+    """(text-message fragments, cost) summed over what GET /v2/notifications answers."""
+    answer = NotificationsAPIClient(key, base_url=live_server).get_all_notifications()
+    fragments = sum(n["cost_details"].get("billable_sms_fragments", 0) for n in answer["notifications"])
+    return fragments, round(sum(n["cost_in_pounds"] or 0 for n in answer["notifications"]), 4)
+
+
+def test_a_service_joins_its_municipality_and_goes_live_in_two_steps(page, browser, console_server, live_server,
+                                                                   platform_admin):
+    org_admin = create_console_user(email_address="beheer@utrecht.nl", name="Org Admin")
+    maker = create_console_user(email_address="maker@utrecht.nl", name="Maker")
+    outsider = create_console_user(email_address="iemand@zeist.nl", name="Outsider")
+
+    sign_in(page, platform_admin)
+    organisation = _make_municipality(page, org_admin.email_address)
+
+    maker_page = _new_page(browser, console_server, maker)
+    _open(maker_page, "/services/new")
+    maker_page.fill("#name", "Parkeervergunning")
+    _submit(maker_page, "Dienst toevoegen")
+    maker_page.wait_for_url("**/services/*")
+    service = Service.get(Service.name == "Parkeervergunning")
+    assert organisation_of(service.id).id == organisation.id
+    _request_go_live(maker_page, service)
+
+    _open(page, "/platform-admin/go-live-requests")
+    assert "Parkeervergunning" not in page.inner_text("main")  # the organisation's admin decides first
+
+    admin_page = _new_page(browser, console_server, org_admin)
+    admin_page.get_by_role("link", name="Organisaties").click()
+    admin_page.get_by_role("link", name="Gemeente Utrecht").click()
+    assert_accessible(admin_page)
+    admin_page.get_by_role("link", name="Parkeervergunning").click()
+    assert "Inwoners met een parkeervergunning" in admin_page.inner_text("main")
+    assert "12.000" in admin_page.inner_text("main")
+    assert_accessible(admin_page)
+    _submit(admin_page, "Goedkeuren namens de organisatie")
+    admin_page.wait_for_url(f"**/organisations/{organisation.id}")
+    assert "Er wachten geen verzoeken op uw goedkeuring." in admin_page.inner_text("main")
+
+    _open(page, "/platform-admin/go-live-requests")
+    page.get_by_role("link", name="Parkeervergunning").click()
+    assert "Goedgekeurd namens de organisatie door beheer@utrecht.nl." in page.inner_text("main")
+    assert_accessible(page)
+    _submit(page, "Goedkeuren: de dienst live zetten")
+    page.wait_for_url("**/platform-admin/go-live-requests")
+    assert Service.get_by_id(service.id).trial_mode is False
+    steps = [(e.action, e.actor_name) for e in AuditEvent.select().where(AuditEvent.service_id == service.id)
+             .order_by(AuditEvent.created_at) if e.action.startswith("go_live")]
+    assert steps == [("go_live.request", "maker@utrecht.nl"), ("go_live.organisation_approve", "beheer@utrecht.nl"),
+                     ("go_live.approve", platform_admin.email_address)]
+
+    # A second service of the body, and messages of both.
+    other = Service.create(name="Afvalkalender", trial_mode=False)
+    add_service(str(organisation.id), str(other.id))
+    now, keys = utcnow(), {}
+    for each, texts, letters in ((service, (1, 2, 3), 1), (other, (1,), 0)):
+        sms, letter = create_sample_template(service=each), create_sample_template(service=each,
+                                                                                    template_type="letter")
+        for units in texts:
+            create_notification(service=each, template=sms, status="delivered", billable_units=units,
+                                created_at=now)
+        for _ in range(letters):
+            create_notification(service=each, template=letter, status="delivered", billable_units=2,
+                                created_at=now)
+        keys[each.id] = create_key(service=each)
+
+    usage = f"/organisations/{organisation.id}/usage"
+    admin_page.get_by_role("link", name="Gebruik en kosten").click()
+    admin_page.wait_for_url(f"**{usage}")
+    assert_accessible(admin_page)
+    rows = {}
+    for each in (service, other):
+        cells = [c.strip() for c in admin_page.locator(f'tr[data-service="{each.id}"] td').all_inner_texts()]
+        rows[each.id] = cells
+    assert rows[service.id][:5] == ["0", "3", "6", "1", "2"]
+    assert rows[other.id][:5] == ["0", "1", "1", "0", "0"]
+
+    with admin_page.expect_download() as download:
+        admin_page.get_by_role("link", name="Downloaden als CSV").click()
+    lines = list(csv.DictReader(io.StringIO(download.value.path().read_text())))
+    by_service = {line["service_id"]: line for line in lines if line["service_id"]}
+    for each in (service, other):
+        fragments, cost = _v2_totals(live_server, keys[each.id])
+        line = by_service[str(each.id)]
+        assert (int(line["text_message_fragments"]), float(line["total_cost"])) == (fragments, cost)
+        assert rows[each.id][2] == str(fragments)
+    assert lines[-1]["service_name"] == "Totaal"
+    assert float(lines[-1]["total_cost"]) == round(sum(float(by_service[str(s.id)]["total_cost"])
+                                                       for s in (service, other)), 4)
+
+    admin_page.get_by_role("link", name="English").click()
+    admin_page.wait_for_url(f"**{usage}")
+    assert admin_page.inner_text("h1").startswith("Usage in")
+    assert_accessible(admin_page)
+    _open(admin_page, f"/organisations/{organisation.id}/history")
+    history = admin_page.inner_text("main")
+    assert "Email domain added" in history and "Service joined" in history and "Member added" in history
+
+    page.get_by_role("link", name="English").click()
+    page.get_by_role("link", name="Find users and services").click()
+    page.fill("#q", "utrecht")
+    _submit(page, "Search")
+    page.wait_for_url("**/platform-admin/search?q=utrecht")
+    assert "Maker (maker@utrecht.nl)" in page.inner_text("main")
+    assert_accessible(page)
+    _open(page, "/organisations?search=utrecht.nl")
+    page.get_by_role("link", name="Gemeente Utrecht").click()
+    assert "Parkeervergunning" in page.inner_text("main") and "Afvalkalender" in page.inner_text("main")
+    assert_accessible(page)
+
+    outsider_page = _new_page(browser, console_server, outsider)
+    base = f"/organisations/{organisation.id}"
+    for path in (base, usage, f"{usage}.csv", f"{base}/history", f"{base}/go-live/{service.id}"):
+        assert outsider_page.goto(path).status == 404, path
+    _open(outsider_page, "/organisations")
+    assert "Gemeente Utrecht" not in outsider_page.inner_text("main")
+    for opened in (maker_page, admin_page, outsider_page):
+        opened.context.close()
