@@ -42,12 +42,6 @@ provider_calls = prom.Histogram(
     ["provider", "channel", "outcome"], buckets=SECONDS)
 callback_attempts = prom.Counter(
     "notify_callback_attempts_total", "Callbacks to services by kind and outcome.", ["kind", "outcome"])
-sms_reports_unknown = prom.Counter(
-    "notify_sms_reports_unknown_status_total", "SMS delivery reports in a status we do not know (nothing changed).",
-    ["gateway_type"])
-sms_webhooks_refused = prom.Counter(
-    "notify_sms_webhooks_refused_total", "SMS provider webhooks refused for a bad or missing signature or token.",
-    ["gateway_type"])
 limit_refusals = prom.Counter(
     "notify_limit_refusals_total", "Sends refused by the rate limit or a daily limit.", ["limit"])
 provider_webhook_refusals = prom.Counter(

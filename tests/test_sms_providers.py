@@ -121,7 +121,7 @@ def test_a_report_in_a_status_we_do_not_know_is_counted_and_changes_nothing(prov
 
     assert status_of(notification_id) == "sending"
     metrics = client.get("/metrics").get_data(as_text=True)
-    assert f'notify_sms_reports_unknown_status_total{{gateway_type="{kind}"}} 1.0' in metrics
+    assert f'notify_provider_webhook_refusals_total{{provider="{kind}",reason="unknown-status"}} 1.0' in metrics
 
 
 def test_a_received_text_reaches_the_service_s_inbound_callback(provider, receiver, worker):  # noqa: F811

@@ -29,7 +29,7 @@ from api.providers.inbound_sms import take_text
 from api.request_body import json_body
 from config import get_settings
 from models.sms_gateway import SmsGateway
-from observability.metrics import sms_reports_unknown, sms_webhooks_refused
+from observability.metrics import provider_webhook_refusals
 from pipeline.providers.sms import cm, gateways, spryng, twilio, types
 from pipeline.providers.sms.incoming import InboundText, Report, Unreadable
 from workers.receipts import apply_posted_receipts
@@ -67,7 +67,7 @@ def _checked(name: str, token: str | None) -> SmsGateway:
     gateway = _gateway(name)
     if gateway is None or not _authentic(gateway, token):
         kind = gateway.type if gateway is not None else "unknown"
-        sms_webhooks_refused.labels(kind).inc()
+        provider_webhook_refusals.labels(kind, "bad-signature").inc()
         log.warning("SMS webhook %s for gateway %r (%s) refused: bad or missing signature or token",
                     request.endpoint, name, kind)
         raise AuthError("Invalid signature")
@@ -93,7 +93,7 @@ def _apply(gateway: SmsGateway, reports: list[Report]) -> None:
     known = []
     for report in reports:
         if report.state is None:
-            sms_reports_unknown.labels(gateway.type).inc()
+            provider_webhook_refusals.labels(gateway.type, "unknown-status").inc()
             log.warning("delivery report from %s (%s) in a status we do not know, nothing changed: %s for %s",
                         gateway.name, gateway.type, report.provider_status, report.provider_id)
         else:
