@@ -108,6 +108,9 @@ class Settings:
     # The largest request the console takes (a spreadsheet upload and its form): 100,000 rows of a
     # CSV of 100 bytes each; zipped XLSX and ODS files of as many rows are smaller still.
     console_max_upload_bytes: int = 10_000_000
+    # dev.py run's local mailbox (local_mailbox.py): where its catcher keeps the mail the console
+    # shows; None in every other set-up.
+    local_mailbox_dir: Path | None = None
 
 
 def load_settings() -> Settings:
@@ -173,6 +176,7 @@ def load_settings() -> Settings:
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
         message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
         console_max_upload_bytes=int(os.environ.get("CONSOLE_MAX_UPLOAD_BYTES", "10000000")),
+        local_mailbox_dir=Path(os.environ["LOCAL_MAILBOX_DIR"]) if os.environ.get("LOCAL_MAILBOX_DIR") else None,
     )
 
 
@@ -185,6 +189,15 @@ def get_settings() -> Settings:
     if _settings is None:
         _settings = load_settings()
     return _settings
+
+
+def email_goes_nowhere(settings: Settings) -> str | None:
+    """What the console and the workers say at start-up when no email provider is configured (dev.py
+    run sets SMTP_URL to its local mailbox, so this is a deployment without one)."""
+    if settings.smtp_url:
+        return None
+    return ("SMTP_URL is not set: every email, including the console's invitations, password reset links "
+            "and sign-in codes, goes to the simulated provider and reaches nobody")
 
 
 def redis_url(settings: Settings) -> str:

@@ -6,6 +6,7 @@ blueprint per area (`console/<area>/views.py`), each registered by one line belo
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from flask import Flask, g, render_template, request, session
 from flask_babel import Babel, format_decimal, format_percent
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
-from config import get_settings
+from config import email_goes_nowhere, get_settings
 from console.request_size import limit_requests
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
@@ -37,6 +38,8 @@ def select_language() -> str:
 def create_console_app() -> Flask:
     settings = get_settings()
     logs.configure("console")
+    if warning := email_goes_nowhere(settings):
+        logging.getLogger("console").warning(warning)
     if database.obj is None:
         init_database(settings.database_url)
     app = Flask(__name__)

@@ -1,0 +1,71 @@
+"""`python3 dev.py run` as a newcomer runs it: a SQLite file, the embedded Redis and the local mailbox,
+all under its instance directory, and nothing of it left running after Ctrl-C."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _running(pid: int) -> bool:
+    """True while the process exists and is not a zombie (a daemon's parent may be slow to reap it)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_ctrl_c_stops_the_embedded_redis_and_the_local_mailbox(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SMTP_URL", "ADMIN_URL",
+                                                            "BASE_URL", "LOCAL_MAILBOX_DIR")}
+    env.update(INSTANCE_DIR=str(tmp_path), PORT=str(_free_port()), CONSOLE_PORT=str(_free_port()),
+               WEB_CONCURRENCY="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"))
+    (tmp_path / "metrics").mkdir()
+    log = (tmp_path / "dev.log").open("w+")
+    # A session of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
+    run = subprocess.Popen([sys.executable, "dev.py", "run"], cwd=ROOT, env=env, stdout=log,
+                           stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while "console.1" not in (tmp_path / "dev.log").read_text() and time.monotonic() < deadline:
+            assert run.poll() is None, (tmp_path / "dev.log").read_text()
+            time.sleep(0.2)
+        output = (tmp_path / "dev.log").read_text()
+        assert "local mailbox at" in output and "web console at" in output
+        redis_pid = int((tmp_path / "embedded-redis.pid").read_text())
+        mailbox_port = int(output.split("local mailbox at      smtp://127.0.0.1:")[1].split()[0])
+        assert _running(redis_pid) and _listening(mailbox_port)
+
+        os.killpg(run.pid, signal.SIGINT)
+        assert run.wait(timeout=60) is not None
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    deadline = time.monotonic() + 10
+    while _running(redis_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(redis_pid), "the embedded Redis outlived dev.py run"
+    assert not _listening(mailbox_port), "the local mailbox outlived dev.py run"
+    assert not (tmp_path / "embedded-redis.url").exists()
