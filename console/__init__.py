@@ -73,6 +73,7 @@ def create_console_app() -> Flask:
     from console.go_live.views import bp as go_live_bp
     from console.history.views import bp as history_bp
     from console.jobs.views import bp as jobs_bp
+    from console.mailbox.views import bp as mailbox_bp
     from console.main.views import bp as main_bp
     from console.messages.views import bp as messages_bp
     from console.ops.views import bp as ops_bp
@@ -93,6 +94,7 @@ def create_console_app() -> Flask:
         messages_bp,  # messages, their report, cancelling
         send_one_bp, conversations_bp,  # one-off sends; received texts and replies
         ops_bp,  # the worker dashboard (platform admins)
+        mailbox_bp,  # dev.py run's local mailbox (platform admins)
     ):
         app.register_blueprint(blueprint)
     register_console_cli(app)
