@@ -63,6 +63,7 @@ def create_console_app() -> Flask:
     Babel(app, locale_selector=select_language)
 
     from console import auth, security_headers
+    from console.account_settings.views import bp as account_settings_bp
     from console.accounts.views import bp as accounts_bp
     from console.api_keys.views import bp as api_keys_bp
     from console.appearance.views import bp as appearance_bp
@@ -84,7 +85,7 @@ def create_console_app() -> Flask:
     from console.template_editor.views import bp as template_editor_bp
 
     for blueprint in (
-        main_bp, accounts_bp,
+        main_bp, accounts_bp, account_settings_bp,
         services_bp, api_keys_bp, team_bp, settings_bp, go_live_bp, history_bp,  # a service's set-up
         dashboard_bp,  # dashboard and usage
         appearance_bp,  # what citizens see: language and brands

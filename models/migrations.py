@@ -279,6 +279,18 @@ def _received_texts_encrypted() -> None:
         after = rows[-1][0]
 
 
+def _account_settings() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models.user import EmailChange, User
+
+    table = User._meta.table_name
+    if User.mobile_number.column_name not in {c.name for c in database.get_columns(table)}:  # step 1 made it
+        apply(SchemaMigrator.from_database(database.obj).add_column(table, User.mobile_number.column_name,
+                                                                    User.mobile_number))
+    database.create_tables([EmailChange])
+
+
 def _sealed(value: str) -> bool:
     try:
         crypto.decrypt(value)
@@ -314,6 +326,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
+    (155, "account settings: a verified mobile number, email changes waiting for their link", _account_settings),
 ]
 
 
