@@ -160,7 +160,7 @@ def test_a_mobile_number_is_confirmed_by_a_texted_code_then_signs_in(page, make_
     assert User.get_by_id(user.user.id).mobile_number == "+31612345678"
 
     # The second factor by text message, now that there is a number.
-    page.click("main a:has-text('wijzigen') >> nth=-1")
+    page.click("main a[href='/two-factor/set-up']")
     page.wait_for_url("**/two-factor/set-up")
     assert page.locator("input[name=auth_type]").count() == 3
     page.check("input[name=auth_type][value=sms]")
