@@ -1,5 +1,6 @@
 """`python3 dev.py run` as a newcomer runs it: a SQLite file, the embedded Redis and the local mailbox,
-all under its instance directory, and nothing of it left running after Ctrl-C."""
+all under its instance directory, and nothing of it left running after Ctrl-C. Deployed without
+SMTP_URL (no dev.py), the processes say at start-up that email goes nowhere."""
 from __future__ import annotations
 
 import os
@@ -69,3 +70,22 @@ def test_ctrl_c_stops_the_embedded_redis_and_the_local_mailbox(tmp_path):
     assert not _running(redis_pid), "the embedded Redis outlived dev.py run"
     assert not _listening(mailbox_port), "the local mailbox outlived dev.py run"
     assert not (tmp_path / "embedded-redis.url").exists()
+
+
+def test_deployed_without_smtp_url_the_console_and_workers_say_email_goes_nowhere(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("SMTP_URL", "LOCAL_MAILBOX_DIR")}
+    env["INSTANCE_DIR"] = str(tmp_path)
+    # The console's app as gunicorn builds it, and the worker supervisor up to where it would start workers.
+    start = ("from console import create_console_app; create_console_app()\n"
+             "from workers import supervise; supervise.supervise = lambda slots, stop: None; supervise.main([])")
+    quiet = subprocess.run([sys.executable, "-c", start], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=120)
+    said = quiet.stdout + quiet.stderr
+    assert quiet.returncode == 0, said
+    assert said.count("SMTP_URL is not set: every email, including the console's invitations, password reset "
+                      "links and sign-in codes, goes to the simulated provider and reaches nobody") == 2, said
+
+    env["SMTP_URL"] = "smtp://127.0.0.1:2525"
+    configured = subprocess.run([sys.executable, "-c", start], cwd=ROOT, env=env, capture_output=True, text=True,
+                                timeout=120)
+    assert configured.returncode == 0 and "SMTP_URL is not set" not in configured.stdout + configured.stderr
