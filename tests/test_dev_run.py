@@ -73,8 +73,11 @@ def test_ctrl_c_stops_the_embedded_redis_and_the_local_mailbox(tmp_path):
 
 
 def test_deployed_without_smtp_url_the_console_and_workers_say_email_goes_nowhere(tmp_path):
+    from config import get_settings, redis_url
+
     env = {k: v for k, v in os.environ.items() if k not in ("SMTP_URL", "LOCAL_MAILBOX_DIR")}
-    env["INSTANCE_DIR"] = str(tmp_path)
+    # The tests' own Redis: with none named, the processes would start an embedded one and leave it.
+    env.update(INSTANCE_DIR=str(tmp_path), REDIS_URL=redis_url(get_settings()))
     # The console's app as gunicorn builds it, and the worker supervisor up to where it would start workers.
     start = ("from console import create_console_app; create_console_app()\n"
              "from workers import supervise; supervise.supervise = lambda slots, stop: None; supervise.main([])")
