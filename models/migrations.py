@@ -289,6 +289,13 @@ def _account_settings() -> None:
         apply(SchemaMigrator.from_database(database.obj).add_column(table, User.mobile_number.column_name,
                                                                     User.mobile_number))
     database.create_tables([EmailChange])
+    # The platform service now also sends texts (codes to a mobile number); one made before says so too.
+    from models.platform import PLATFORM_SERVICE_ID
+    from models.service import Service
+
+    platform = Service.get_or_none(Service.id == PLATFORM_SERVICE_ID)
+    if platform is not None and "sms" not in platform.permissions:
+        Service.update(permissions=[*platform.permissions, "sms"]).where(Service.id == PLATFORM_SERVICE_ID).execute()
 
 
 def _sealed(value: str) -> bool:

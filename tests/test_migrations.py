@@ -174,3 +174,20 @@ def test_the_purges_daily_tables_move_into_the_rollups_and_every_days_figures_st
         == figures
     assert sum(figures[0].values()) == 6 * 4  # every notification made, once
     assert migrate() == []
+
+
+def test_a_database_from_before_account_settings_gets_the_mobile_number_and_email_changes():
+    from models.platform import PLATFORM_SERVICE_ID, PLATFORM_SERVICE_NAME
+    from models.service import Service
+    from models.user import EmailChange, User
+
+    database.execute_sql(f'ALTER TABLE "{User._meta.table_name}" DROP COLUMN "mobile_number"')
+    database.execute_sql(f'DROP TABLE "{EmailChange._meta.table_name}"')
+    Service.create(id=PLATFORM_SERVICE_ID, name=PLATFORM_SERVICE_NAME, trial_mode=False, permissions=["email"])
+    SchemaVersion.delete().where(SchemaVersion.version == 155).execute()
+
+    assert migrate() == [155]
+    assert "mobile_number" in {c.name for c in database.get_columns(User._meta.table_name)}
+    assert EmailChange._meta.table_name in database.get_tables()
+    assert Service.get_by_id(PLATFORM_SERVICE_ID).permissions == ["email", "sms"]
+    assert migrate() == []

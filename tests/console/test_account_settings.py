@@ -233,3 +233,21 @@ def test_send_to_yourself_in_trial_mode_once_the_account_has_a_mobile_number(sig
     assert_accessible(page)
     [message] = gateway.wait_for_messages(1, timeout=15)
     assert (message.payload["to"], message.payload["body"]) == ("+31612345678", "Uw afspraak is morgen.")
+
+
+def test_names_and_mobile_numbers_are_stored_normalised(make_user):
+    from core.account_settings import change_name, normalised_mobile_number
+
+    user = make_user().user
+    change_name(user, "  Piet \t Jansen ")
+    assert User.get_by_id(user.id).name == "Piet Jansen"
+    for raw, stored in (("06 12 34 56 78", "+31612345678"), ("+31 (0)6-12345678", "+31612345678"),
+                        ("+32 470 12 34 56", "+32470123456")):
+        assert normalised_mobile_number(raw) == stored
+    for bad in ("06 1234", "020 123 4567", "not a number"):
+        try:
+            normalised_mobile_number(bad)
+        except AccountError as error:
+            assert error.kind == "mobile"
+        else:
+            raise AssertionError(f"{bad!r} was taken as a mobile number")

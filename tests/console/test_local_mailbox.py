@@ -95,3 +95,26 @@ def test_a_message_id_names_only_a_message_of_the_mailbox(console_app, platform_
     (local_mailbox.parent / "secret.eml").write_text("Subject: not mail\n\nsecret")
     for mail_id in ("../secret", "..%2Fsecret", "00000000000000000000-" + "0" * 32):
         assert console_client.get(f"/platform-admin/local-mailbox/{mail_id}").status_code == 404
+
+
+def test_the_mailbox_lists_the_newest_first_and_reads_plain_and_html_parts(local_mailbox):
+    import smtplib
+    from email.message import EmailMessage
+
+    import local_mailbox as mailbox
+
+    port = int(config.get_settings().smtp_url.rsplit(":", 1)[1])
+    for subject, html in (("Eerste", None), ("Tweede", "<p>Hallo <b>daar</b></p>")):
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = "a@example.nl", "b@example.nl", subject
+        message.set_content(f"{subject} in tekst")
+        if html:
+            message.add_alternative(html, subtype="html")
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            smtp.send_message(message)
+    _wait_for_mail(local_mailbox, 2)
+    newest, oldest = mailbox.messages(local_mailbox)
+    assert (newest.subject, newest.text.strip(), newest.html.strip()) == ("Tweede", "Tweede in tekst",
+                                                                          "<p>Hallo <b>daar</b></p>")
+    assert (oldest.subject, oldest.to, oldest.html) == ("Eerste", "b@example.nl", None)
+    assert mailbox.message(local_mailbox, oldest.id) == oldest
