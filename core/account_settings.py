@@ -10,6 +10,7 @@ import peewee
 from core.accounts import close_resets, link, set_password
 from core.passwords import verify_password
 from models.db import database, utcnow
+from models.notification import Notification
 from models.user import EmailChange, User, find_user_by_email, new_token, token_hash
 
 EMAIL_CHANGE_VALID = datetime.timedelta(hours=1)  # as a password reset link: the mailbox may be shared
@@ -30,6 +31,23 @@ def texts_reach_people() -> bool:
     from pipeline.failover import only_simulated
 
     return not only_simulated("sms", get_settings())
+
+
+def codes_by_text_readable() -> bool:
+    """Whether a code texted to a number can be read: it reaches the phone, or (`dev.py run` without an
+    SMS gateway) the local mailbox shows the platform's texts to the platform admin."""
+    from config import get_settings
+
+    return texts_reach_people() or get_settings().local_mailbox_dir is not None
+
+
+def platform_texts(limit: int = 50) -> list[Notification]:
+    """The platform's own texts (codes), newest first, for the local mailbox."""
+    from models.platform import PLATFORM_SERVICE_ID
+
+    return list(Notification.select().where((Notification.service == PLATFORM_SERVICE_ID)
+                                            & (Notification.notification_type == "sms"))
+                .order_by(Notification.created_at.desc()).limit(limit))
 
 
 def change_name(user: User, name: str) -> None:

@@ -89,7 +89,7 @@ def email_confirm(token: str) -> Any:
 @auth.login_required
 def mobile() -> Any:
     user = auth.current_user()
-    texts_arrive = account_settings.texts_reach_people()
+    texts_arrive = account_settings.codes_by_text_readable()
     form = MobileForm()
     if texts_arrive and form.validate_on_submit():
         try:
@@ -104,7 +104,7 @@ def mobile() -> Any:
                 session["new_mobile_number"] = number
                 return redirect(url_for("account_settings.mobile_confirm"))
     return render_template("account_settings/mobile.html", form=form, user=user, texts_arrive=texts_arrive,
-                           remove_form=EmptyForm())
+                           in_local_mailbox=not account_settings.texts_reach_people())
 
 
 @bp.route("/account/mobile/confirm", methods=["GET", "POST"])

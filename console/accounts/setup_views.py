@@ -48,7 +48,7 @@ def two_factor_setup() -> Any:
     # user out, so only the app is offered.
     email_possible = get_settings().smtp_url is not None
     # A text needs a confirmed number (account settings) and a gateway that delivers it.
-    sms_possible = user.mobile_number is not None and account_settings.texts_reach_people()
+    sms_possible = user.mobile_number is not None and account_settings.codes_by_text_readable()
     form.auth_type.choices = [c for c in form.auth_type.choices
                               if (c.value != "email" or email_possible) and (c.value != "sms" or sms_possible)]
     if form.validate_on_submit():

@@ -1,5 +1,6 @@
 """The local mailbox (local_mailbox.py) for platform admins: what `dev.py run` without SMTP_URL caught
-of the emails sent, the console's own among them. The pages exist only in that mode."""
+of the emails sent, the console's own among them, and (without an SMS gateway) the platform's own
+texts. The pages exist only in that mode."""
 from __future__ import annotations
 
 import datetime
@@ -12,6 +13,7 @@ import local_mailbox
 from config import get_settings
 from console import security_headers
 from console.auth import platform_admin_required
+from core import account_settings
 
 bp = Blueprint("mailbox", __name__)
 
@@ -35,7 +37,11 @@ def _received(mail: local_mailbox.Mail) -> datetime.datetime:
 @bp.get("/platform-admin/local-mailbox")
 @platform_admin_required
 def inbox() -> Any:
-    return render_template("mailbox/inbox.html", mails=local_mailbox.messages(_directory()), received=_received)
+    # Without an SMS gateway the platform's texts (codes to confirm a number or sign in) reach no phone:
+    # they are shown here beside the emails, so a first run has no dead end there either.
+    texts = [] if account_settings.texts_reach_people() else account_settings.platform_texts()
+    return render_template("mailbox/inbox.html", mails=local_mailbox.messages(_directory()), received=_received,
+                           texts=texts)
 
 
 @bp.get("/platform-admin/local-mailbox/<mail_id>")

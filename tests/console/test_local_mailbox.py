@@ -118,3 +118,29 @@ def test_the_mailbox_lists_the_newest_first_and_reads_plain_and_html_parts(local
                                                                           "<p>Hallo <b>daar</b></p>")
     assert (oldest.subject, oldest.to, oldest.html) == ("Eerste", "b@example.nl", None)
     assert mailbox.message(local_mailbox, oldest.id) == oldest
+
+
+def test_without_an_sms_gateway_the_code_for_a_mobile_number_is_in_the_local_mailbox(page, platform_admin,
+                                                                                    local_mailbox):
+    from models.user import User
+    from tests.console.browser import code_in
+
+    sign_in(page, platform_admin)
+    page.goto("/account/mobile")
+    assert "de code verschijnt in de lokale mailbox" in page.inner_text("main")
+    page.fill("#mobile_number", "06 12345678")
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/account/mobile/confirm")
+
+    page.locator("nav.notify-nav").get_by_role("link", name="Lokale mailbox").click()
+    texts = page.locator("main table").last
+    assert "Sms-berichten van het platform" in page.inner_text("main h2")
+    assert "+31612345678" in texts.inner_text()
+    assert_accessible(page)
+    code = code_in(texts.locator("tbody tr").first.inner_text())
+
+    page.goto("/account/mobile/confirm")
+    page.fill("#code", code)
+    page.click("main form button[type=submit]")
+    page.wait_for_url("**/account")
+    assert User.get_by_id(platform_admin.user.id).mobile_number == "+31612345678"
