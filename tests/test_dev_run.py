@@ -37,38 +37,57 @@ def _listening(port: int) -> bool:
         return False
 
 
-def test_ctrl_c_stops_the_embedded_redis_and_the_local_mailbox(tmp_path):
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except FileNotFoundError:
+            continue
+        for child in map(int, children):
+            found |= {child, *_descendants(child)}
+    return found
+
+
+def test_ctrl_c_stops_everything_it_started_with_the_embedded_redis_and_the_local_mailbox(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SMTP_URL", "ADMIN_URL",
                                                             "BASE_URL", "LOCAL_MAILBOX_DIR")}
-    env.update(INSTANCE_DIR=str(tmp_path), PORT=str(_free_port()), CONSOLE_PORT=str(_free_port()),
+    web_port, console_port = _free_port(), _free_port()
+    env.update(INSTANCE_DIR=str(tmp_path), PORT=str(web_port), CONSOLE_PORT=str(console_port),
                WEB_CONCURRENCY="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"))
     (tmp_path / "metrics").mkdir()
-    log = (tmp_path / "dev.log").open("w+")
-    # A session of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
-    run = subprocess.Popen([sys.executable, "dev.py", "run"], cwd=ROOT, env=env, stdout=log,
-                           stderr=subprocess.STDOUT, start_new_session=True)
+    log_path = tmp_path / "dev.log"
+    with log_path.open("w") as log:
+        # A session of its own, as a terminal's foreground job: Ctrl-C signals the whole group.
+        run = subprocess.Popen([sys.executable, "dev.py", "run"], cwd=ROOT, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while "console.1" not in (tmp_path / "dev.log").read_text() and time.monotonic() < deadline:
-            assert run.poll() is None, (tmp_path / "dev.log").read_text()
-            time.sleep(0.2)
-        output = (tmp_path / "dev.log").read_text()
+        # Stopped once everything is up, as a person would: the two worker processes and the jobs one
+        # ready, the web and the console answering.
+        deadline = time.monotonic() + 180
+        while (log_path.read_text().count("Worker process is ready for action.") < 3
+               or not _listening(web_port) or not _listening(console_port)):
+            assert run.poll() is None and time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.5)
+        output = log_path.read_text()
         assert "local mailbox at" in output and "web console at" in output
         redis_pid = int((tmp_path / "embedded-redis.pid").read_text())
         mailbox_port = int(output.split("local mailbox at      smtp://127.0.0.1:")[1].split()[0])
-        assert _running(redis_pid) and _listening(mailbox_port)
+        started = _descendants(run.pid) | {redis_pid}
+        assert _running(redis_pid) and _listening(mailbox_port) and len(started) > 10
 
         os.killpg(run.pid, signal.SIGINT)
         assert run.wait(timeout=60) is not None
     finally:
         if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
+            os.killpg(run.pid, signal.SIGTERM)
             run.wait()
     deadline = time.monotonic() + 10
-    while _running(redis_pid) and time.monotonic() < deadline:
+    while any(map(_running, started)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _running(redis_pid), "the embedded Redis outlived dev.py run"
     assert not _listening(mailbox_port), "the local mailbox outlived dev.py run"
+    assert [pid for pid in started if _running(pid)] == []
     assert not (tmp_path / "embedded-redis.url").exists()
 
 
