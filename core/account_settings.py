@@ -1,6 +1,7 @@
 """A console user's own settings: name, email address (verified by a link sent to the new address),
-mobile number (verified by a code, core of it here, the code's storage in the console) and password
-(the current one required). Rules shared with the invitation and reset links are in core/accounts.py."""
+mobile number (stored once a texted code came back; the codes live with the console's other sign-in
+codes, console/accounts/second_factor.py) and password (the current one required). Rules shared
+with the invitation and reset links are in core/accounts.py."""
 from __future__ import annotations
 
 import datetime
