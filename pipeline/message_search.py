@@ -25,6 +25,10 @@ from pipeline.recipients import InvalidRecipient, validate_email_address, valida
 from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
 
 LETTER_ONLY_FILTERS = frozenset(LETTER_PUBLIC.values())  # as the API: only letters are "accepted" or "received"
+# The list's "sent with" choices: one key type, or live and team together (what reached real people).
+LIVE_AND_TEAM = "live-team"
+KEY_TYPE_CHOICES: dict[str, tuple[str, ...]] = {LIVE_AND_TEAM: ("live", "team"), "live": ("live",),
+                                                "team": ("team",), "test": ("test",)}
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class MessageSearch:
     statuses: tuple[str, ...] = ()  # public filter names (pipeline.statuses.FILTER_VALUES)
     date_from: datetime.date | None = None
     date_to: datetime.date | None = None  # inclusive
-    key_type: str = "live"
+    key_type: str = LIVE_AND_TEAM  # a key of KEY_TYPE_CHOICES
     created_before: datetime.datetime | None = None  # a report holds the messages accepted until it was asked for
 
     def as_dict(self) -> dict[str, Any]:
@@ -77,6 +81,7 @@ def _filters(search: MessageSearch) -> NotificationFilters:
         statuses=expand([name for name in search.statuses if name not in LETTER_ONLY_FILTERS]),
         letter_statuses=expand([name for name in search.statuses if name in LETTER_ONLY_FILTERS]),
         notification_types=search.channels,
+        include_jobs=True,  # unlike the API's list: a spreadsheet's messages are the service's messages too
     )
 
 
@@ -87,7 +92,7 @@ def _midnight(day: datetime.date) -> datetime.datetime:
 def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
                  limit: int) -> peewee.Select | None:
     """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
-    query = notifications_page_query(service, search.key_type, _filters(search), older_than, limit=limit)
+    query = notifications_page_query(service, KEY_TYPE_CHOICES[search.key_type], _filters(search), older_than, limit=limit)
     if query is None:
         return None
     text = search.text.strip()
