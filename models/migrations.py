@@ -258,6 +258,15 @@ def _send_retry_at() -> None:
     _add_missing_columns(Notification.retry_at)
 
 
+def _service_time_zone() -> None:
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    table, name = Service._meta.table_name, Service.time_zone.column_name
+    if name in {c.name for c in database.get_columns(table)}:
+        return  # made by step 1 from today's model
+    apply(SchemaMigrator.from_database(database.obj).add_column(table, name, Service.time_zone))
+
+
 RECEIVED_TEXT_BATCH = 500
 
 
@@ -314,6 +323,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (120, "one daily store: the purge's counts and billable units kept in the rollup's tables", _one_daily_store),
     (125, "a send waiting out a provider outage says when it is tried again", _send_retry_at),
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
+    (150, "a service's time zone, for the console's times and schedules", _service_time_zone),
 ]
 
 

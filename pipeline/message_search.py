@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
+import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -85,14 +86,17 @@ def _filters(search: MessageSearch) -> NotificationFilters:
     )
 
 
-def _midnight(day: datetime.date) -> datetime.datetime:
-    return datetime.datetime.combine(day, datetime.time())
+def _midnight(day: datetime.date, time_zone: str) -> datetime.datetime:
+    """Midnight on the service's clock, as stored (naive UTC): a day of the list is the service's day."""
+    wall_clock = datetime.datetime.combine(day, datetime.time(), tzinfo=zoneinfo.ZoneInfo(time_zone))
+    return wall_clock.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
 def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
                  limit: int) -> peewee.Select | None:
     """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
-    query = notifications_page_query(service, KEY_TYPE_CHOICES[search.key_type], _filters(search), older_than, limit=limit)
+    query = notifications_page_query(service, KEY_TYPE_CHOICES[search.key_type], _filters(search), older_than,
+                                     limit=limit)
     if query is None:
         return None
     text = search.text.strip()
@@ -100,9 +104,10 @@ def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID 
         query = query.where((fn.LOWER(Notification.normalised_to).in_(recipient_forms(text)))
                             | (Notification.reference == text))
     if search.date_from:
-        query = query.where(Notification.created_at >= _midnight(search.date_from))
+        query = query.where(Notification.created_at >= _midnight(search.date_from, service.time_zone))
     if search.date_to:
-        query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1)))
+        query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1),
+                                                                 service.time_zone))
     if search.created_before:
         query = query.where(Notification.created_at <= search.created_before)
     return query

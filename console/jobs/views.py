@@ -11,6 +11,7 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import SelectField
 
+from console import times
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.found import template_or_404
@@ -37,11 +38,12 @@ class UploadForm(FlaskForm):
 
 
 def schedule_choices(now: datetime.datetime) -> list[tuple[str, str]]:
-    """Now, or each whole hour of the next 7 days (UTC, as every time in the console)."""
-    first = now.replace(minute=0, second=0, microsecond=0) + datetime.timedelta(hours=1)
+    """Now, or each whole hour of the service's clock in the next 7 days. The values are UTC, as stored;
+    the hours are counted in UTC, so a change to or from summer time neither skips nor repeats one."""
+    on_the_wall = times.local(now).replace(minute=0, second=0, microsecond=0) + datetime.timedelta(hours=1)
+    first = times.to_utc(on_the_wall.replace(tzinfo=None))
     slots = [first + datetime.timedelta(hours=n) for n in range(7 * 24)]
-    return [("now", str(_l("Now")))] + [(slot.strftime("%Y-%m-%dT%H:%M"), slot.strftime("%Y-%m-%d %H:%M UTC"))
-                                        for slot in slots]
+    return [("now", str(_l("Now")))] + [(slot.strftime("%Y-%m-%dT%H:%M"), times.when(slot)) for slot in slots]
 
 
 class SendForm(FlaskForm):
