@@ -20,7 +20,7 @@ from console.jobs import (
     uploads,
 )
 from console.jobs.blueprint import bp
-from console.jobs.refusals import translated_problem
+from console.jobs.refusals import problem_kinds
 from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
@@ -30,7 +30,7 @@ from pipeline.letters.content import letter_texts
 from pipeline.rendering import normalise_key, placeholder_names
 
 PREVIEW_ROWS = 5
-SHOWN_PROBLEMS = 500  # a file of many bad rows: the first 500 problems, and how many more there are
+SHOWN_PROBLEMS = 500  # kinds of problem: the first 500, and how many more there are
 
 
 class UploadForm(FlaskForm):
@@ -88,7 +88,7 @@ def upload(service_id: str, template_id: str) -> Any:
                                                                 version.version, checked))
             return redirect(url_for("jobs.check", service_id=service_id, template_id=template_id,
                                     upload_id=upload_id))
-    problems = [(p.row, p.column, translated_problem(p.message)) for p in (checked.problems if checked else [])]
+    problems = problem_kinds(checked.problems if checked else [])
     return render_template(
         "jobs/upload.html", service=current_service(), version=version, form=form, columns=_columns(version),
         problems=problems[:SHOWN_PROBLEMS], more_problems=max(0, len(problems) - SHOWN_PROBLEMS),
