@@ -69,6 +69,8 @@ def test_a_bad_row_is_refused_then_1000_rows_are_all_delivered(signed_in_member,
 
     # The spreadsheet's messages are the service's messages: in the list, its search and its CSV.
     page.get_by_role("link", name="Berichten", exact=True).click()
+    page.wait_for_url("**/notifications")
+    page.locator("table.notify-messages").wait_for()
     assert page.locator("table.notify-messages tbody tr").count() == 50
     assert page.get_by_role("link", name="Oudere berichten").is_visible()
     assert_accessible(page)
