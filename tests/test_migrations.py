@@ -174,3 +174,16 @@ def test_the_purges_daily_tables_move_into_the_rollups_and_every_days_figures_st
         == figures
     assert sum(figures[0].values()) == 6 * 4  # every notification made, once
     assert migrate() == []
+
+
+def test_a_database_from_before_time_zones_gets_the_column_with_amsterdam_for_every_service():
+    from tests.factories import create_service
+
+    create_service()
+    database.execute_sql('ALTER TABLE "service" DROP COLUMN "time_zone"')
+    SchemaVersion.delete().where(SchemaVersion.version == 150).execute()
+
+    assert migrate() == [150]
+    assert [row[0] for row in database.execute_sql('SELECT "time_zone" FROM "service"').fetchall()] == [
+        "Europe/Amsterdam"]
+    assert migrate() == []
