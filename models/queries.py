@@ -72,14 +72,12 @@ def _retention(service: Service, now: datetime.datetime) -> peewee.Expression:
     return condition
 
 
-def notifications_page_query(service: Service, key_type: str | tuple[str, ...], filters: NotificationFilters,
+def notifications_page_query(service: Service, key_type: str, filters: NotificationFilters,
                              older_than: uuid.UUID | None = None, *, limit: int = PAGE_SIZE,
                              now: datetime.datetime | None = None) -> peewee.Select | None:
-    """The page's query, or None when the cursor is unknown (the page is then empty). The API reads one
-    key type, its caller's; the console may read several (live and team together)."""
+    """The page's query, or None when the cursor is unknown (the page is then empty)."""
     now = now or utcnow()
-    keys = Notification.key_type == key_type if isinstance(key_type, str) else Notification.key_type.in_(key_type)
-    conditions = [Notification.service == service, keys, _retention(service, now)]
+    conditions = [Notification.service == service, Notification.key_type == key_type, _retention(service, now)]
     if older_than is not None:
         # Only the caller's own notifications serve as cursors: another service's id is unknown here.
         cursor = (Notification.select(Notification.created_at, Notification.id)

@@ -10,6 +10,8 @@ newest first however many the service has.
 from __future__ import annotations
 
 import datetime
+import functools
+import operator
 import uuid
 import zoneinfo
 from collections.abc import Iterator
@@ -92,11 +94,9 @@ def _midnight(day: datetime.date, time_zone: str) -> datetime.datetime:
     return wall_clock.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
-def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
-                 limit: int) -> peewee.Select | None:
-    """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
-    query = notifications_page_query(service, KEY_TYPE_CHOICES[search.key_type], _filters(search), older_than,
-                                     limit=limit)
+def _one_key_type(service: Service, search: MessageSearch, key_type: str, older_than: uuid.UUID | None, *,
+                  limit: int) -> peewee.Select | None:
+    query = notifications_page_query(service, key_type, _filters(search), older_than, limit=limit)
     if query is None:
         return None
     text = search.text.strip()
@@ -113,6 +113,27 @@ def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID 
     return query
 
 
+def _per_key_type(service: Service, search: MessageSearch, older_than: uuid.UUID | None, *,
+                  limit: int) -> list[peewee.Select] | None:
+    parts = [_one_key_type(service, search, key_type, older_than, limit=limit)
+             for key_type in KEY_TYPE_CHOICES[search.key_type]]
+    return None if any(part is None for part in parts) else [part for part in parts if part is not None]
+
+
+def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
+                 limit: int) -> peewee.SelectBase | None:
+    """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
+    parts = _per_key_type(service, search, older_than, limit=limit)
+    if parts is None:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    # Live and team together: each key type's page is one index range read newest first, and only
+    # those pages are sorted into one; `key_type IN (...)` would have the database sort every match.
+    union = functools.reduce(operator.add, parts)
+    return union.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)
+
+
 def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
                 limit: int) -> list[Notification]:
     query = search_query(service, search, older_than, limit=limit)
@@ -121,10 +142,10 @@ def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID |
 
 def count_matches(service: Service, search: MessageSearch, *, at_most: int | None = None) -> int:
     """How many messages match; counting stops past at_most (enough to choose how to build a report)."""
-    query = search_query(service, search, limit=1)
-    if query is None:
-        return 0
-    return query.select(Notification.id).order_by().limit(None if at_most is None else at_most + 1).count()
+    parts = _per_key_type(service, search, None, limit=1) or []
+    cap = None if at_most is None else at_most + 1
+    total = sum(part.select(Notification.id).order_by().limit(cap).count() for part in parts)
+    return total if cap is None else min(total, cap)
 
 
 def all_matches(service: Service, search: MessageSearch, *, chunk: int = 1000) -> Iterator[list[Notification]]:
