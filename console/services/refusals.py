@@ -14,7 +14,7 @@ from flask import url_for
 from flask_babel import format_decimal, gettext as _, lazy_gettext as _l
 from markupsafe import Markup
 
-from core import go_live, senders
+from core import brands, go_live, senders
 from core.send_checks import TEAM_KEY_REFUSAL
 from core.service_users import LAST_MANAGER
 from pipeline import outbound, refusals, trial
@@ -54,6 +54,8 @@ PROBLEMS = {
     outbound.HAS_CREDENTIALS: _l("Enter a URL without a user name or password"),
     outbound.NOT_PUBLIC: _l("Enter a URL of a server on the public internet"),
     senders.SMS_SENDER_PROBLEM: _l("Use up to 11 letters, digits and spaces, or a phone number"),
+    senders.INBOUND_NUMBER_PROBLEM: _l("Enter a phone number of 3 to 15 digits, optionally starting with +"),
+    brands.COLOUR_PROBLEM: _l("Enter a colour written #rrggbb, like #154273"),
     BLANK: _l("Fill this in"),
     postal_address.NOT_REAL_POSTCODE: _l("Enter a real Dutch postcode"),
 }
