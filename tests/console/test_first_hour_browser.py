@@ -243,6 +243,9 @@ def test_favicon_figures_postage_and_pages_that_fit_a_phone(browser, console_ser
         table_box = page.locator(".notify-table-scroll").first
         assert table_box.evaluate("box => box.scrollWidth > box.clientWidth")  # the table scrolls in its box
 
+        page.goto("/platform-admin/workers")
+        cells = page.locator("#queues tbody td").all_inner_texts()
+        assert cells and not [cell for cell in cells if re.fullmatch(r"\d+\.\d+", cell)]  # "0", not "0.0"
         page.goto(f"/services/{service.id}/service-settings")
         assert "250.000" in page.locator("main").inner_text()
         page.goto(f"/services/{service.id}/notifications/{letter.id}")
