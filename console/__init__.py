@@ -62,7 +62,7 @@ def create_console_app() -> Flask:
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)
 
-    from console import auth, security_headers
+    from console import auth, security_headers, times
     from console.account_settings.views import bp as account_settings_bp
     from console.accounts.views import bp as accounts_bp
     from console.api_integration.views import bp as api_integration_bp
@@ -129,6 +129,9 @@ def create_console_app() -> Flask:
     # Figures in the reader's language: 1.234 and 12,5% in Dutch, 1,234 and 12.5% in English.
     app.jinja_env.filters["number"] = format_decimal
     app.jinja_env.filters["percent"] = lambda value: format_percent(value, "#,##0.0%")
+    # Times in the service's zone, named ("26 nov 2026 07:00 CET"): console/times.py.
+    app.jinja_env.filters["when"] = times.when
+    app.jinja_env.filters["day"] = times.day
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)

@@ -230,3 +230,16 @@ def test_a_database_from_before_account_settings_gets_the_mobile_number_and_emai
     assert EmailChange._meta.table_name in database.get_tables()
     assert Service.get_by_id(PLATFORM_SERVICE_ID).permissions == ["email", "sms"]
     assert migrate() == []
+
+
+def test_a_database_from_before_time_zones_gets_the_column_with_amsterdam_for_every_service():
+    from tests.factories import create_service
+
+    create_service()
+    database.execute_sql('ALTER TABLE "service" DROP COLUMN "time_zone"')
+    SchemaVersion.delete().where(SchemaVersion.version == 150).execute()
+
+    assert migrate() == [150]
+    assert [row[0] for row in database.execute_sql('SELECT "time_zone" FROM "service"').fetchall()] == [
+        "Europe/Amsterdam"]
+    assert migrate() == []
