@@ -19,8 +19,6 @@ from models.user import ServiceUser, User
 
 TEMPLATE = "api-key-expiring"
 MANAGING = ("manage_api_keys", "manage_service")
-# Named in the email: the service's own zone is not known to a key's row, the Dutch one is the default.
-SHOWN_ZONE = ZoneInfo("Europe/Amsterdam")
 
 
 @dataclass(frozen=True)
@@ -56,9 +54,10 @@ def claim(key_id: uuid.UUID, now: datetime.datetime) -> ExpiryWarning | None:
     members = (ServiceUser.select(ServiceUser.permissions, User.email_address).join(User)
                .where(ServiceUser.service == service.id).order_by(User.email_address))
     to = [m.user.email_address for m in members if set(m.permissions or []) & set(MANAGING)]
-    expires = _expiry_of(key).replace(tzinfo=datetime.UTC).astimezone(SHOWN_ZONE)
+    zone = ZoneInfo(service.time_zone)  # the service's clock, as its console shows the expiry
+    expires = _expiry_of(key).replace(tzinfo=datetime.UTC).astimezone(zone)
     return ExpiryWarning(to=to, personalisation={
         "service_name": service.name, "key_name": key.name,
-        "expires": f"{expires:%d-%m-%Y %H:%M} ({SHOWN_ZONE.key})",
+        "expires": f"{expires:%d-%m-%Y %H:%M} ({zone.key})",
         "url": f"{get_settings().admin_url}/services/{service.id}/api-keys",
     })

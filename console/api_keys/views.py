@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flask import Blueprint, abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
@@ -13,6 +12,7 @@ from flask_wtf import FlaskForm
 from wtforms import DateField, RadioField, StringField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError as FieldError
 
+from console import times
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from core.keys import create_key, end_of_day, expiring_keys, find_key, in_use, revoke_key, rotate_key
@@ -22,14 +22,12 @@ from pipeline.errors import NoResultFound, ValidationError
 
 bp = Blueprint("api_keys", __name__)
 
-# Until services have a time zone setting of their own, the console's default zone.
-ZONE = "Europe/Amsterdam"
 OVERLAPS = {"0": datetime.timedelta(0), "1h": datetime.timedelta(hours=1), "1d": datetime.timedelta(days=1),
             "7d": datetime.timedelta(days=7), "30d": datetime.timedelta(days=30)}
 
 
 def _future_day(form: FlaskForm, field: DateField) -> None:
-    if field.data and end_of_day(field.data, ZONE) <= utcnow():
+    if field.data and end_of_day(field.data, times.zone_name()) <= utcnow():
         raise FieldError(_l("Enter today's date or a date in the future"))
 
 
@@ -60,19 +58,13 @@ class ConfirmForm(FlaskForm):
 
 
 def _expiry(form: CreateKeyForm | RotateKeyForm) -> datetime.datetime | None:
-    return end_of_day(form.last_day.data, ZONE) if form.last_day.data else None
-
-
-def local_time(moment: datetime.datetime) -> str:
-    """A stored UTC moment as the console shows it, its zone named."""
-    shown = moment.replace(tzinfo=datetime.UTC).astimezone(ZoneInfo(ZONE))
-    return f"{shown:%Y-%m-%d %H:%M} ({ZONE})"
+    return end_of_day(form.last_day.data, times.zone_name()) if form.last_day.data else None
 
 
 @bp.app_context_processor
 def _expiry_warnings() -> dict[str, Any]:
     # A function, so only the pages that show the warning (this area's and the dashboard) query.
-    return {"expiring_api_keys": lambda service: expiring_keys(str(service.id)), "key_expiry_time": local_time}
+    return {"expiring_api_keys": lambda service: expiring_keys(str(service.id))}
 
 
 def _key(service_id: str, key_id: str) -> ApiKey:

@@ -4,8 +4,10 @@ chosen overlap, both keys tried with the official Python client."""
 from __future__ import annotations
 
 import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
+from babel.dates import format_date
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
 
@@ -39,7 +41,9 @@ def test_a_key_with_a_last_day_is_warned_of_and_rotated_with_an_overlap(page, se
     page.fill("#last_day", last_day)
     _submit(page, "Doorgaan")
     old_key = page.inner_text("#api-key").strip()
-    assert f"werkt tot {(datetime.date.today() + datetime.timedelta(days=11)).isoformat()} 00:00 (Europe/Amsterdam)" \
+    midnight = datetime.datetime.combine(datetime.date.today() + datetime.timedelta(days=11), datetime.time(),
+                                         ZoneInfo("Europe/Amsterdam"))
+    assert f"werkt tot {format_date(midnight, 'd MMM y', locale='nl')} 00:00 {midnight.tzname()}" \
         in page.inner_text("main")
     assert_accessible(page)
     stored = ApiKey.get(ApiKey.name == "website")
