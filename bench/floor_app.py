@@ -1,15 +1,15 @@
 """The accept floor: the least any accepted send costs, served exactly like the service's web process.
 
-A WSGI endpoint without Flask that does only what no accept can skip: it takes the caller's key
-from a cache of tokens already verified (as the service does for a repeated token), parses the
-body, checks the phone number with phonenumbers and fills the template, INSERTs the row into the
+A WSGI endpoint without Flask that does only what no accept can skip: it verifies the caller's
+token (the official clients send a new one with every request, so no cache of verified tokens
+helps them), parses the body, checks the phone number with phonenumbers and fills the template, INSERTs the row into the
 notification table (the rows of requests waiting at the same moment in one statement, through the
 service's own Batcher), pushes a queue message per row to Redis in one pipeline once the INSERT
 has returned, and answers the 201 body. The row holds what the service's would, its content encrypted
 as the service keeps it (the service reads it back). Nothing else: no schema validation, limits,
-idempotency, metrics, logs or Flask. No real accept can be cheaper, so its rate against the bare
-endpoint is the most R1 can reach on this machine and server, and its CPU per request the least R2
-can be (bench/accept.py serves it beside them).
+idempotency, metrics, logs of its own or Flask (gunicorn's access log is on, as for the service).
+No real accept can be cheaper, so its rate is the most the service's can reach on this machine and
+server, and its CPU per request the least the service's can be (bench/accept.py serves it beside them).
 
 Configured by environment (bench/accept.py sets it): DATABASE_URL (bench/floor_db.py), REDIS_URL,
 QUEUE_NAMESPACE, FLOOR_SERVICE_ID, FLOOR_TEMPLATE_ID, FLOOR_TEMPLATE_BODY, FLOOR_KEY_SECRET.
@@ -38,7 +38,6 @@ QUEUE = f"{os.environ['QUEUE_NAMESPACE']}:floor"
 PLACEHOLDER = re.compile(r"\(\(([^)]+)\)\)")
 
 _redis = redis.Redis.from_url(os.environ["REDIS_URL"])
-_verified: dict[str, str] = {}  # token -> issuer, as api.auth remembers tokens it verified
 
 
 def _write(rows: list[tuple]) -> list[tuple]:
@@ -56,9 +55,7 @@ _writer = Batcher("floor-writer", _write, linger_seconds=0.002)
 
 
 def _authenticate(environ: dict) -> None:
-    token = environ.get("HTTP_AUTHORIZATION", "").partition(" ")[2]
-    if token not in _verified:
-        _verified[token] = jwt.decode(token, KEY_SECRET, algorithms=["HS256"])["iss"]
+    jwt.decode(environ.get("HTTP_AUTHORIZATION", "").partition(" ")[2], KEY_SECRET, algorithms=["HS256"])
 
 
 def app(environ: dict, start_response: Callable) -> Iterable[bytes]:
