@@ -1,7 +1,7 @@
 """Accept-path benchmark: the accept targets of issue #34 against the floor, in interleaved rounds of one run.
 
 Every request carries a token of its own, as the official clients send them: signed with the live
-key's secret, a current iat, and a jti so that no two are alike (bench/harness.py's fresh_token; the
+key's secret, a current iat, and a jti so that no two are alike (core.tokens.create_token's unique; the
 clients' own repeat within a second, which would let the service's cache of verified tokens skip
 verification). The tokens of a load are made just before it, within their 30 s of validity, and wrk
 sends each once (a load that would need more stops the run; `--max-rate` sets how many are made).
@@ -48,7 +48,6 @@ from bench.harness import (  # noqa: E402
     ROOT,
     drop_queues,
     free_port,
-    fresh_token,
     gunicorn_process,
     provision,
     remove_sends,
@@ -57,6 +56,7 @@ from bench.harness import (  # noqa: E402
     wrk_post,
 )
 from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
+from core.tokens import create_token  # noqa: E402
 
 R1_CONCURRENCY = 2  # the web process's default (gunicorn.conf.py)
 
@@ -103,7 +103,7 @@ def measure(side: Side, args: argparse.Namespace, made: dict, env_base: dict[str
         def run(seconds: float) -> tuple[Figures, dict]:
             tokens = None
             if side.app != "bare":  # a new token for every request, minted just before the load (they live 30 s)
-                tokens = [fresh_token(made["key"][-73:-37], made["key"][-36:])
+                tokens = [create_token(made["key"][-73:-37], made["key"][-36:], unique=True)
                           for _ in range(int(args.max_rate * seconds))]
             return _load(url, path, body, headers, seconds, args.connections, pid, tokens)
 

@@ -16,7 +16,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import jwt
 import redis
 import requests
 
@@ -68,14 +67,6 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
         process.terminate()
         process.wait(timeout=30)
         log.close()
-
-
-def fresh_token(issuer: str, secret: str) -> str:
-    """A token as the official clients make one for each request (HS256, iss, the current iat), with a
-    jti of its own: the clients' tokens repeat within a second, and a benchmark sending thousands a
-    second must not let the service's cache of verified tokens skip a single verification."""
-    return jwt.encode({"iss": issuer, "iat": int(time.time()), "jti": uuid.uuid4().hex}, secret,
-                      algorithm="HS256", headers={"typ": "JWT"})
 
 
 _TOKEN_SCRIPT = """

@@ -227,7 +227,7 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
         session = requests.Session()
 
         def send(_: int) -> None:
-            token = create_token(made["key"][-73:-37], made["key"][-36:])
+            token = create_token(made["key"][-73:-37], made["key"][-36:], unique=True)
             response = session.post(f"{url}/v2/notifications/sms", json=body,
                                     headers={"Authorization": f"Bearer {token}"}, timeout=30)
             response.raise_for_status()
