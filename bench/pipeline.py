@@ -180,7 +180,9 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
         gateway_process = subprocess.Popen(
             [sys.executable, "bench/gateway.py", "--port", str(gateway_port), "--webhook-token", webhook_token,
              "--delay-ms", str(gateway.gateway_delay_ms), "--receipt-batch", str(gateway.receipt_batch)], cwd=ROOT)
-        extra["SMS_GATEWAY_URL"] = f"http://127.0.0.1:{gateway_port}"
+        # The benchmark's gateway listens on this machine over plain HTTP, which the service refuses
+        # for a gateway unless loopback is allowed (pipeline/outbound.py).
+        extra.update(SMS_GATEWAY_URL=f"http://127.0.0.1:{gateway_port}", CALLBACKS_ALLOW_HTTP_LOOPBACK="1")
         _wait_for(f"{extra['SMS_GATEWAY_URL']}/stats")
     # A namespace per run: circuit breaker and outboxes start empty.
     env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
