@@ -54,15 +54,21 @@ def _write(rows: list[tuple]) -> list[tuple]:
 _writer = Batcher("floor-writer", _write, linger_seconds=0.002)
 
 
-def _authenticate(environ: dict) -> None:
-    jwt.decode(environ.get("HTTP_AUTHORIZATION", "").partition(" ")[2], KEY_SECRET, algorithms=["HS256"])
+def _authenticated(environ: dict) -> bool:
+    try:
+        jwt.decode(environ.get("HTTP_AUTHORIZATION", "").partition(" ")[2], KEY_SECRET, algorithms=["HS256"])
+    except jwt.PyJWTError:
+        return False
+    return True
 
 
 def app(environ: dict, start_response: Callable) -> Iterable[bytes]:
     if environ["REQUEST_METHOD"] != "POST":
         start_response("404 NOT FOUND", [("Content-Length", "0")])
         return [b""]
-    _authenticate(environ)
+    if not _authenticated(environ):
+        start_response("403 FORBIDDEN", [("Content-Length", "0")])
+        return [b""]
     body = json.loads(environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)))
     number = phonenumbers.parse(body["phone_number"], "NL")
     if not phonenumbers.is_valid_number(number):
