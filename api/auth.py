@@ -1,8 +1,12 @@
 """Bearer JWT authentication for the v2 API (service keys) and the admin API (admin client)."""
 from __future__ import annotations
 
+import base64
 import functools
+import hmac
+import json
 import math
+import re
 import threading
 import time
 import uuid
@@ -103,21 +107,80 @@ def _secret(encrypted: str) -> str:
     return crypto.decrypt(encrypted)
 
 
-# Tokens already verified, by their exact text: (service id, key id, iat, key type). The clients
-# mint one token per second at most, so busy callers repeat them; a repeat skips the two JWT
-# decodes but is still checked against the clock and the key's revocation.
-_verified: OrderedDict[str, tuple[uuid.UUID, uuid.UUID, float, str]] = OrderedDict()
-_VERIFIED_MAX = 10_000
+@dataclass(frozen=True)
+class _Signer:
+    key_id: uuid.UUID
+    secret: bytes
+    key_type: str
 
 
-_verified_lock = threading.Lock()
+@dataclass(frozen=True)
+class _Signed:
+    """A token checked with a remembered key's secret: whose it is and when it was issued."""
+    service_id: uuid.UUID
+    key_id: uuid.UUID
+    iat: float
+    key_type: str
 
 
-def _remember(token: str, service_id: uuid.UUID, key: ApiKey, iat: float) -> None:
-    with _verified_lock:
-        _verified[token] = (service_id, key.id, iat, key.key_type)
-        if len(_verified) > _VERIFIED_MAX:
-            _verified.popitem(last=False)
+# The keys this process verified a token of, by service. The official clients make a new token for
+# every request, so a cache of tokens would never hit; instead a new token is checked against the
+# secrets of its service's keys seen before (one HMAC, no pyjwt), before the settings generation is
+# read, and a live send is counted in that round trip. The key is still looked up afterwards, through
+# the settings-aware cache, so a revoked or deleted key is refused as before.
+_signers: OrderedDict[uuid.UUID, tuple[_Signer, ...]] = OrderedDict()
+_SIGNERS_MAX = 10_000
+_signers_lock = threading.Lock()
+_SEGMENTS = re.compile(r"([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)")
+# Claims pyjwt's decode would check further (aud, sub, nbf, exp...) send a token down the full check.
+_PLAIN_CLAIMS = frozenset({"iss", "iat", "jti"})
+
+
+def _remember(service_id: uuid.UUID, key: ApiKey, secret: str) -> None:
+    signer = _Signer(key.id, secret.encode(), key.key_type)
+    with _signers_lock:
+        known = tuple(s for s in _signers.get(service_id, ()) if s.key_id != key.id)
+        _signers[service_id] = (signer, *known)
+        _signers.move_to_end(service_id)
+        if len(_signers) > _SIGNERS_MAX:
+            _signers.popitem(last=False)
+
+
+def _forget(service_id: uuid.UUID, key_id: uuid.UUID) -> None:
+    with _signers_lock:
+        _signers[service_id] = tuple(s for s in _signers.get(service_id, ()) if s.key_id != key_id)
+
+
+def _segment(text: str) -> object:
+    return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+
+
+def _signed_by_known_key(token: str) -> _Signed | None:
+    """The token's service, key and iat when it is a plain HS256 token (the official clients' shape)
+    signed by a key of its issuer this process has verified a token of before; None for any other,
+    which the full check then decides with its own errors. Raises the clock's error as that would."""
+    parts = _SEGMENTS.fullmatch(token)
+    if parts is None:
+        return None
+    header_text, claims_text, signature = parts.groups()
+    try:
+        header, claims = _segment(header_text), _segment(claims_text)
+        if not (isinstance(header, dict) and isinstance(claims, dict)):
+            return None
+        service_id = uuid.UUID(claims["iss"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if (header.get("alg") != "HS256" or not header.keys() <= {"alg", "typ"} or not claims.keys() <= _PLAIN_CLAIMS
+            or not isinstance(claims.get("jti", ""), str)):
+        return None
+    signed = f"{header_text}.{claims_text}".encode()
+    for signer in _signers.get(service_id, ()):
+        expected = base64.urlsafe_b64encode(hmac.digest(signer.secret, signed, "sha256")).rstrip(b"=")
+        if hmac.compare_digest(expected, signature.encode()):
+            iat = _finite_iat(claims.get("iat"))
+            _check_clock(iat)
+            return _Signed(service_id, signer.key_id, iat, signer.key_type)
+    return None
 
 
 def _load(service_id: uuid.UUID) -> tuple[Service, list[ApiKey]]:
@@ -129,24 +192,22 @@ def _load(service_id: uuid.UUID) -> tuple[Service, list[ApiKey]]:
     return service, keys
 
 
-def _authenticate(token: str) -> tuple[Service, ApiKey]:
-    known = _verified.get(token)
-    if known is not None:
-        service_id, key_id, iat, _ = known
-        _check_clock(iat)
-        service, keys = _load(service_id)
-        key = next((k for k in keys if k.id == key_id), None)
+def _authenticate(token: str, signed: _Signed | None) -> tuple[Service, ApiKey]:
+    if signed is not None:
+        service, keys = _load(signed.service_id)
+        key = next((k for k in keys if k.id == signed.key_id), None)
         if key is not None:
             return service, key
+        _forget(signed.service_id, signed.key_id)
     try:
         service_id = uuid.UUID(_issuer(token))
     except ValueError:
         raise AuthError("Invalid token: service not found") from None
     service, keys = _load(service_id)
     for key in keys:
-        signed_at = _verify(token, _secret(key.secret_encrypted))
-        if signed_at is not None:
-            _remember(token, service_id, key, signed_at)
+        secret = _secret(key.secret_encrypted)
+        if _verify(token, secret) is not None:
+            _remember(service_id, key, secret)
             return service, key
     raise AuthError("Invalid token: API key not found")
 
@@ -154,22 +215,22 @@ def _authenticate(token: str) -> tuple[Service, ApiKey]:
 SEND_ROUTES = {"/v2/notifications/sms": "sms", "/v2/notifications/email": "email"}
 
 
-def _live_send(token: str) -> tuple[uuid.UUID, str] | None:
-    """For a send by a token already verified for a live or team key: its service and channel, so
-    that it is counted in the round trip that reads the settings generation instead of one of its
-    own. Nothing for test keys (they have no daily limit) or tokens not seen yet."""
+def _live_send(signed: _Signed | None) -> tuple[uuid.UUID, str] | None:
+    """For a send by a token a remembered live or team key signed: its service and channel, so that
+    it is counted in the round trip that reads the settings generation instead of one of its own.
+    Nothing for test keys (they have no daily limit) or keys not seen yet."""
     channel = SEND_ROUTES.get(request.path) if request.method == "POST" else None
-    known = _verified.get(token) if channel else None
-    if channel is None or known is None or known[3] == "test":
+    if channel is None or signed is None or signed.key_type == "test":
         return None
-    return known[0], channel
+    return signed.service_id, channel
 
 
 def authenticate_service() -> Caller:
     token = _bearer_token()
-    counted = observe_settings(_live_send(token))
+    signed = _signed_by_known_key(token)
+    counted = observe_settings(_live_send(signed))
     try:
-        service, key = _authenticate(token)
+        service, key = _authenticate(token, signed)
         # An expired key is refused as a revoked one: Notify's keys are revoked by setting their expiry.
         # Checked on every request, a token remembered in _verified included.
         if key.revoked_at is not None or key.expired(utcnow()):

@@ -31,7 +31,7 @@ def free_port() -> int:
 @contextlib.contextmanager
 def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[str]:
     """app served as the Procfile serves it: gunicorn.conf.py, whose worker class follows
-    DATABASE_URL in env, without the access log (it would add the same cost to either side)."""
+    DATABASE_URL in env, with its access log (written to the server's log file in INSTANCE_DIR)."""
     with gunicorn_process(app, env, port, ready_path) as (url, _):
         yield url
 
@@ -42,7 +42,7 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
     log = open(Path(env["INSTANCE_DIR"]) / "gunicorn.log", "w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), app, "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT, env={**env, "WEB_ACCESS_LOG": ""}, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -69,26 +69,79 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
         log.close()
 
 
-def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: int, connections: int) -> dict:
-    """Requests per second and the count of non-2xx answers of a wrk run posting body to url."""
+_TOKEN_SCRIPT = """
+local threads = {}
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("id", #threads - 1)
+end
+function init(args)
+  pool, used = {}, 0
+  local line = 0
+  for token in io.lines("%(path)s") do
+    if line %% %(threads)d == id then
+      wrk.headers["Authorization"] = "Bearer " .. token
+      pool[#pool + 1] = wrk.format(nil, "%(target)s")
+    end
+    line = line + 1
+  end
+  size = #pool
+end
+function request()
+  used = used + 1
+  return pool[used] or pool[(used - 1) %% size + 1]
+end
+function done(summary, latency, requests)
+  local repeated = 0
+  for _, thread in ipairs(threads) do
+    repeated = repeated + math.max(0, thread:get("used") - thread:get("size"))
+  end
+  io.write(string.format("tokens sent twice: %%d\\n", repeated))
+end
+"""
+WRK_THREADS = 2
+
+
+def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: float, connections: int,
+             tokens: list[str] | None = None) -> dict:
+    """A wrk run posting body to url: requests per second, requests, non-2xx answers, socket errors and
+    the 99th percentile latency in ms. With tokens, each request carries the next one as its bearer
+    token (split between wrk's threads, each formatted into its request beforehand so wrk spends no
+    more per request on it than on a fixed request); a run that needs more requests than there are
+    tokens stops the benchmark rather than send one twice."""
     if not shutil.which("wrk"):
         sys.exit("wrk is needed for the benchmarks: apt-get install wrk")
     lines = ['wrk.method = "POST"', f"wrk.body = [[{body}]]"]
     lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
-    # No response() callback: wrk then parses every response in Lua, which would cap both runs.
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write("\n".join(lines))
-    out = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds:g}s", "-s", script.name, url],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    os.unlink(script.name)
+    with tempfile.TemporaryDirectory(prefix="bench-wrk-") as scratch:
+        if tokens:
+            (Path(scratch) / "tokens").write_text("\n".join(tokens) + "\n")
+            target = url.split("/", 3)[3] if url.count("/") >= 3 else ""
+            lines.append(_TOKEN_SCRIPT % {"path": f"{scratch}/tokens", "threads": WRK_THREADS, "target": f"/{target}"})
+        # No response() callback: wrk then parses every response in Lua, which would cap both runs.
+        (Path(scratch) / "load.lua").write_text("\n".join(lines))
+        out = subprocess.run(
+            ["wrk", f"-t{WRK_THREADS}", f"-c{connections}", f"-d{seconds:g}s", "--latency",
+             "-s", f"{scratch}/load.lua", url],
+            capture_output=True, text=True, check=True,
+        ).stdout
+    requests_made = int(re.search(r"(\d+) requests in", out).group(1))
+    if tokens:
+        repeated = int(re.search(r"tokens sent twice: (\d+)", out).group(1))
+        if repeated:
+            sys.exit(f"{repeated} requests repeated a token of the {len(tokens)} made: raise --max-rate")
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    return {"rps": rate, "requests": int(re.search(r"(\d+) requests in", out).group(1)),
+    return {"rps": rate, "requests": requests_made, "p99_ms": _milliseconds(re.search(r"99%\s+(\S+)", out).group(1)),
             "non_2xx": int(non2xx.group(1)) if non2xx else 0,
             "socket_errors": sum(map(int, errors.groups())) if errors else 0}
+
+
+def _milliseconds(text: str) -> float:
+    """wrk's latency (e.g. 812.00us, 12.34ms, 1.20s) in milliseconds."""
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60_000}[unit]
 
 
 def provision(env: dict[str, str], key_type: str) -> dict:

@@ -10,16 +10,21 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from werkzeug.test import EnvironBuilder
 
+from bench.harness import wrk_post
 from config import get_settings, redis_url
+from core.tokens import create_token
 from models.notification import Notification
 from tests.conftest import wait_for
 from tests.factories import auth_headers, create_sample_template
@@ -83,6 +88,64 @@ def test_the_accept_floor_refuses_a_number_that_is_not_one(floor_app, key):
 
     assert statuses == ["400 BAD REQUEST"]
     assert Notification.select().count() == 0
+
+
+def test_the_accept_floor_verifies_every_token(floor_app, service, key):
+    def send(token: str) -> list[str]:
+        environ = EnvironBuilder(method="POST", path="/v2/notifications/sms", headers={
+            "Authorization": f"Bearer {token}"}, json={"phone_number": "06 12345678",
+                                                       "template_id": floor_app.TEMPLATE_ID}).get_environ()
+        statuses: list[str] = []
+        b"".join(floor_app.app(environ, lambda status, headers: statuses.append(status)))
+        return statuses
+
+    assert send(create_token(str(service.id), key[-36:], unique=True)) == ["201 CREATED"]
+    assert send(create_token(str(service.id), "0f5f6a8e-4d1c-4b63-a1c8-2f2b7d4b9a10", unique=True)) == [
+        "403 FORBIDDEN"]
+
+
+@pytest.fixture
+def recording_server() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server answering 201 to every POST: its address and the Authorization headers it got."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            seen.append(self.headers.get("Authorization", ""))
+            self.send_response(201)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v2/notifications/sms", seen
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.skipif(not shutil.which("wrk"), reason="wrk is the benchmarks' load generator (apt-get install wrk)")
+def test_the_benchmark_load_sends_each_token_once(recording_server):
+    url, seen = recording_server
+    tokens = [f"token-{number}" for number in range(20_000)]
+    result = wrk_post(url, '{"a": 1}', {"Content-Type": "application/json", "Connection": "close"}, seconds=1,
+                      connections=4, tokens=tokens)
+
+    assert result["requests"] > 0 and result["non_2xx"] == 0
+    assert len(seen) >= result["requests"]
+    assert len(set(seen)) == len(seen)  # no token twice
+    assert set(seen) <= {f"Bearer {token}" for token in tokens}
+
+
+@pytest.mark.skipif(not shutil.which("wrk"), reason="wrk is the benchmarks' load generator (apt-get install wrk)")
+def test_a_benchmark_load_with_too_few_tokens_stops_rather_than_repeat_one(recording_server):
+    url, _ = recording_server
+    with pytest.raises(SystemExit, match="repeated a token"):
+        wrk_post(url, "{}", {"Connection": "close"}, seconds=1, connections=2, tokens=["one", "two"])
 
 
 def test_the_pipeline_floor_takes_every_send_through_sending_to_delivered(floor_env, service):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -49,12 +50,19 @@ def iter_placeholders(*texts: str) -> Iterator[Placeholder]:
                 yield placeholder
 
 
-def placeholder_names(*texts: str) -> list[str]:
-    """Unique names in order of first appearance; the first spelling of a name wins."""
+@functools.lru_cache(maxsize=256)
+def _names_and_keys(texts: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    # Every send of a template asks this of the same texts: parsed once per process (a few hundred
+    # templates kept), not once per request.
     names: dict[str, str] = {}
     for placeholder in iter_placeholders(*texts):
         names.setdefault(placeholder.key, placeholder.name)
-    return list(names.values())
+    return tuple((name, key) for key, name in names.items())
+
+
+def placeholder_names(*texts: str) -> list[str]:
+    """Unique names in order of first appearance; the first spelling of a name wins."""
+    return [name for name, _ in _names_and_keys(texts)]
 
 
 def personalisation_map(*texts: str) -> dict[str, dict]:
@@ -74,7 +82,7 @@ def missing_personalisation(texts: Iterable[str], values: Mapping[str, object] |
     if isinstance(texts, str):
         texts = (texts,)
     supplied = normalised_values(values)
-    return [name for name in placeholder_names(*texts) if supplied.get(normalise_key(name)) is None]
+    return [name for name, key in _names_and_keys(tuple(texts)) if supplied.get(key) is None]
 
 
 def is_truthy(value: object) -> bool:

@@ -99,3 +99,42 @@ def test_another_services_key_does_not_work(client, service, key):
 def test_secret_is_not_stored_in_clear(service, key):
     stored = ApiKey.get(ApiKey.service == service)
     assert key[-36:] not in stored.secret_encrypted
+
+
+def _seen(client, service, key) -> None:
+    """A token of the key accepted once: the process now checks the key's new tokens with its
+    remembered secret, before the settings are read (api/auth.py)."""
+    assert client.get("/v2/templates", headers=_headers(create_token(str(service.id), key[-36:]))).status_code == 200
+
+
+@pytest.mark.parametrize(("claims", "algorithm", "secret", "refusal"), [
+    ({"iat": 0}, "HS256", "key", "Error: Your system clock must be accurate to within 30 seconds"),
+    ({"iat": float("nan")}, "HS256", "key", "Error: Your system clock must be accurate to within 30 seconds"),
+    ({}, "HS512", "key", "Invalid token: algorithm used is not HS256"),
+    ({}, "HS256", "0f5f6a8e-4d1c-4b63-a1c8-2f2b7d4b9a10", "Invalid token: API key not found"),
+    ({"aud": "someone"}, "HS256", "key", "Invalid token: signature"),
+    ({"jti": 17}, "HS256", "key", "Invalid token: signature"),
+])
+def test_a_new_token_of_a_key_seen_before_is_checked_in_full(client, service, key, claims, algorithm, secret, refusal):
+    _seen(client, service, key)
+    token = jwt.encode({"iss": str(service.id), "iat": int(time.time()), **claims},
+                       key[-36:] if secret == "key" else secret, algorithm=algorithm)
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (403, "AuthError", refusal)
+
+
+def test_a_new_token_of_a_key_seen_before_and_revoked_or_deleted_is_refused(client, service, key):
+    _seen(client, service, key)
+    revoke_api_key(ApiKey.get(ApiKey.service == service))
+    token = jwt.encode({"iss": str(service.id), "iat": int(time.time()), "jti": "one"}, key[-36:], algorithm="HS256")
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
+        403, "AuthError", "Invalid token: API key revoked")
+    ApiKey.delete().where(ApiKey.service == service).execute()
+    token = jwt.encode({"iss": str(service.id), "iat": int(time.time()), "jti": "two"}, key[-36:], algorithm="HS256")
+    assert error(client.get("/v2/templates", headers=_headers(token))) == (
+        403, "AuthError", "Invalid token: API key not found")
+
+
+def test_new_tokens_with_a_jti_each_are_accepted(client, service, key):
+    for jti in ("a", "b"):
+        token = jwt.encode({"iss": str(service.id), "iat": int(time.time()), "jti": jti}, key[-36:], algorithm="HS256")
+        assert client.get("/v2/templates", headers=_headers(token)).status_code == 200

@@ -9,6 +9,7 @@ import pytest
 import requests
 
 from core import counters, limits
+from core.tokens import create_token
 from models.api_key import ApiKey
 from models.notification import Notification
 from tests.conftest import gunicorn_server
@@ -98,22 +99,31 @@ def _daily_count(service, kind="sms") -> int | None:
     return None if value is None else int(value)
 
 
-def test_a_known_token_counts_its_send_ahead_and_gives_back_what_no_send_took(client):
-    # A repeated live token's send is counted with the settings generation's read; requests that
-    # do not send (refused, replayed) give the count back, so only sends use up the limit.
+@pytest.mark.parametrize("new_tokens", [False, True], ids=["one token", "a new token per request"])
+def test_a_known_key_counts_its_send_ahead_and_gives_back_what_no_send_took(client, new_tokens):
+    # A send by a live key this process has verified a token of is counted with the settings
+    # generation's read, whether the client repeats its token or makes a new one per request as the
+    # official clients do; requests that do not send (refused, replayed) give the count back, so
+    # only sends use up the limit.
     service = create_service(sms_daily_limit=2)
     body = _sms(service)
-    headers = auth_headers(create_key(service=service))  # one token: verified once, then known
-    assert client.post("/v2/notifications/sms", json=body, headers=headers).status_code == 201
+    key = create_key(service=service)
+    once = auth_headers(key)
+
+    def headers(**extra: str) -> dict[str, str]:
+        token = create_token(str(service.id), key[-36:], unique=True) if new_tokens else once["Authorization"][7:]
+        return {**once, "Authorization": f"Bearer {token}", **extra}
+
+    assert client.post("/v2/notifications/sms", json=body, headers=headers()).status_code == 201
     for _ in range(3):
-        refused = client.post("/v2/notifications/sms", json={**body, "phone_number": "0201234567"}, headers=headers)
+        refused = client.post("/v2/notifications/sms", json={**body, "phone_number": "0201234567"}, headers=headers())
         assert refused.status_code == 400
     assert _daily_count(service) == 1
-    replayed = {**headers, "Idempotency-Key": "once"}
-    assert client.post("/v2/notifications/sms", json=body, headers=replayed).status_code == 201
-    assert client.post("/v2/notifications/sms", json=body, headers=replayed).status_code == 201
+    replayed = {"Idempotency-Key": "once"}
+    assert client.post("/v2/notifications/sms", json=body, headers=headers(**replayed)).status_code == 201
+    assert client.post("/v2/notifications/sms", json=body, headers=headers(**replayed)).status_code == 201
     assert _daily_count(service) == 2
-    over = client.post("/v2/notifications/sms", json=body, headers=headers)
+    over = client.post("/v2/notifications/sms", json=body, headers=headers())
     assert errors(over) == (429, [("TooManyRequestsError", "Exceeded send limits (sms: 2) for today")])
     assert _daily_count(service) == 2
     assert Notification.select().where(Notification.service == service.id).count() == 2
