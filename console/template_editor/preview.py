@@ -1,7 +1,8 @@
 """What a template looks like to its recipients, made by the same pipeline code that sends it: an email's
 HTML, a text message's length in characters and fragments, a letter's PDF pages as images. Placeholders
 stay as written, ((name)), and are highlighted; so does optional content, ((name??text)), in an email or
-a text message, which the renderer would otherwise drop for want of a value."""
+a text message, which the renderer would otherwise drop for want of a value. A letter's pages show its
+optional content as printed for a "yes" (its fonts have no mark for brackets kept as written)."""
 from __future__ import annotations
 
 import base64
@@ -36,6 +37,14 @@ def _keep_optional(text: str) -> str:
 
 def _as_written(text: str) -> str:
     return text.replace(_OPEN, "((").replace(_CLOSE, "))")
+
+
+def _shown_optional(*texts: str) -> dict[str, str]:
+    """A "yes" for each name used only to show optional content, so that its text is on the page; a
+    name also used as a placeholder of its own stays visible as ((name))."""
+    conditions = {m.group(1).split("??", 1)[0].strip() for text in texts for m in _OPTIONAL.finditer(text)}
+    plain = {name for text in texts for name in _PLACEHOLDER.findall(text) if "??" not in name}
+    return {name: "yes" for name in conditions if f"(({name}))" not in plain}
 
 
 @dataclass
@@ -95,7 +104,8 @@ def make_preview(service: Service, template_type: str, *, subject: str | None, b
     else:
         version = _letter_version(service, subject or "", body, letter_contact)
         try:
-            pdf = preview_letter(version, {}, appearance=appearance_of(service.id), sender=service.name, now=utcnow())
+            pdf = preview_letter(version, _shown_optional(subject or "", body), appearance=appearance_of(service.id),
+                                 sender=service.name, now=utcnow())
         except LetterLayoutError as error:
             preview.letter_problem = str(error)
         else:

@@ -141,6 +141,22 @@ def test_live_preview_answers_fragments_for_each_kind(console_app, service):
     assert client.post(f"/services/{service.id}/templates/preview/sms", data={"body": "x"}).status_code == 400
 
 
+def test_a_letter_preview_shows_optional_content_and_keeps_a_plain_placeholder(console_app, service):
+    client = _client(console_app, service)
+    token = csrf_token(client, f"/services/{service.id}/templates/new/letter")
+
+    def pages(body: str) -> list[str]:
+        answer = _text(client.post(f"/services/{service.id}/templates/preview/letter",
+                                   data={"csrf_token": token, "subject": "Kop", "body": body}))
+        return re.findall(r'<img class="notify-preview__page" src="data:image/png;base64,([A-Za-z0-9+/=]+)"', answer)
+
+    # The optional sentence is on the page, as printed for a "ja"; a placeholder of its own stays ((naam)).
+    optional = pages("Beste ((naam)),((spoed?? Reageer binnen een week.))")
+    assert optional == pages("Beste ((naam)), Reageer binnen een week.")
+    assert optional != pages("Beste ((naam)),")
+    assert pages("Beste ((naam)),((naam?? Reageer.))") == pages("Beste ((naam)),")
+
+
 def test_a_letter_template_chooses_its_contact_block_and_postage(console_app, service):
     LetterContact.create(service=service, contact_block="Gemeente Voorbeeld\nPostbus 1", is_default=True)
     other = LetterContact.create(service=service, contact_block="Afdeling Belastingen\nPostbus 2")
