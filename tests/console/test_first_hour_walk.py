@@ -34,13 +34,15 @@ import pyotp
 import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 from PIL import Image
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
 
 import config
 from core.accounts import create_setup_link
 from models.notification import Notification
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible, code_in, path_of_link
-from tests.console.test_letter_upload import a_letter
 from tests.jobs.helpers import csv_file, phone
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,6 +144,26 @@ def _newest_texted_code(page) -> str:
     texts = page.locator("main table").last
     assert OWN_MOBILE in texts.inner_text()
     return code_in(texts.locator("tbody tr").first.inner_text())
+
+
+def _decision_letter() -> bytes:
+    """A two-page letter as a team's own system would print it: the address in the envelope's window."""
+    buffer = io.BytesIO()
+    canvas = Canvas(buffer, pagesize=A4)
+    top = A4[1]
+    for line, text in enumerate(["Mevrouw A. de Vries", "Keizersgracht 123", "1015 CJ Amsterdam"]):
+        canvas.drawString(25 * mm, top - (55 + 5 * line) * mm, text)
+    canvas.setFont("Helvetica-Bold", 12)
+    canvas.drawString(25 * mm, top - 110 * mm, "Besluit op uw aanvraag voor een parkeervergunning")
+    canvas.setFont("Helvetica", 11)
+    for line, text in enumerate(["Beste mevrouw De Vries,", "", "Uw aanvraag voor een parkeervergunning is toegekend.",
+                                 "De vergunning geldt vanaf 1 december 2026 in zone Centrum."]):
+        canvas.drawString(25 * mm, top - (125 + 6 * line) * mm, text)
+    canvas.showPage()
+    canvas.drawString(25 * mm, top - 30 * mm, "Bezwaar maken kan binnen zes weken na de datum van dit besluit.")
+    canvas.showPage()
+    canvas.save()
+    return buffer.getvalue()
 
 
 def _download(page, selector: str) -> list[list[str]]:
@@ -395,7 +417,7 @@ def _letter(walk: Walk, service_id: str) -> None:
     _nav(page, "Een brief uploaden")
     walk.stop("letter-upload")
     page.set_input_files("#file", files=[{"name": "besluit-parkeervergunning.pdf", "mimeType": "application/pdf",
-                                          "buffer": a_letter(2)}])
+                                          "buffer": _decision_letter()}])
     with page.expect_navigation():
         page.locator("main form").get_by_role("button", name="Uploaden en controleren").click()
     assert page.inner_text("h1") == "besluit-parkeervergunning.pdf"
