@@ -193,6 +193,9 @@ def test_a_newcomers_first_hour(browser, console_server, live_server, dev_mailbo
         context.close()
     assert refused == [], refused
     assert len(walk.shots) == len(set(walk.shots))  # one name per page: the files do not overwrite each other
+    readme = (ROOT / "README.md").read_text()
+    assert [name for number, name in enumerate(walk.shots, 1)
+            if f"docs/look/first-hour-{number:02d}-{name}-1280.png" not in readme] == []  # the README shows every page
 
 
 def _first_service(walk: Walk) -> tuple[str, str]:
@@ -243,7 +246,11 @@ def _first_service(walk: Walk) -> tuple[str, str]:
     for kind, label, name, subject, body in (
             ("sms", "Sms", "Afspraak", None, "Beste ((naam)), uw afspraak is op ((dag))."),
             ("email", "E-mail", "Welkom", "Welkom ((naam))", "Beste ((naam)),\n\nFijn dat u er bent.")):
-        page.goto(f"/services/{service_id}/templates/new/{kind}")
+        with page.expect_navigation():
+            page.get_by_role("link", name="Nieuw sjabloon", exact=True).click()
+        page.get_by_label(label, exact=True).check()
+        _submit(page, "Doorgaan")
+        assert page.url.endswith(f"/templates/new/{kind}")
         page.fill("#name", name)
         if subject:
             page.fill("#subject", subject)
@@ -251,6 +258,7 @@ def _first_service(walk: Walk) -> tuple[str, str]:
         _submit(page, "Opslaan")
         assert page.inner_text("h1") == name
         walk.stop(f"template-{kind}")
+        _nav(page, "Sjablonen")
     return service_id, key
 
 
