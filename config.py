@@ -122,6 +122,9 @@ class Settings:
     print_sftp_key_file: Path | None = None
     print_sftp_host_key: str | None = None
     print_sftp_timeout_seconds: float = 30.0
+    # dev.py run's local mailbox (local_mailbox.py): where its catcher keeps the mail the console
+    # shows; None in every other set-up.
+    local_mailbox_dir: Path | None = None
 
 
 def load_settings() -> Settings:
@@ -194,6 +197,7 @@ def load_settings() -> Settings:
         print_sftp_key_file=Path(os.environ["PRINT_SFTP_KEY_FILE"]) if os.environ.get("PRINT_SFTP_KEY_FILE") else None,
         print_sftp_host_key=os.environ.get("PRINT_SFTP_HOST_KEY", "").strip() or None,
         print_sftp_timeout_seconds=float(os.environ.get("PRINT_SFTP_TIMEOUT_SECONDS", "30")),
+        local_mailbox_dir=Path(os.environ["LOCAL_MAILBOX_DIR"]) if os.environ.get("LOCAL_MAILBOX_DIR") else None,
     )
 
 
@@ -206,6 +210,15 @@ def get_settings() -> Settings:
     if _settings is None:
         _settings = load_settings()
     return _settings
+
+
+def email_goes_nowhere(settings: Settings) -> str | None:
+    """What the console and the workers say at start-up when no email provider is configured (dev.py
+    run sets SMTP_URL to its local mailbox, so this is a deployment without one)."""
+    if settings.smtp_url:
+        return None
+    return ("SMTP_URL is not set: every email, including the console's invitations, password reset links "
+            "and sign-in codes, goes to the simulated provider and reaches nobody")
 
 
 def redis_url(settings: Settings) -> str:

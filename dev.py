@@ -14,8 +14,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -48,6 +51,12 @@ with database.connection_context():
 print(f"web console at       {s.admin_url}")
 if link:
     print(f"set up the first platform admin (one-time link, valid 24 hours): {link}")
+"""
+
+STOP_REDIS = """
+import embedded_redis
+from config import get_settings
+embedded_redis.stop(get_settings().instance_dir)
 """
 
 
@@ -95,23 +104,78 @@ def _env() -> dict[str, str]:
     return env
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start_local_mailbox(env: dict[str, str]) -> subprocess.Popen:
+    """The mail catcher of local_mailbox.py; the email provider sends to it and the console shows
+    what it took, to the platform admin (decisions.md, "The local mailbox")."""
+    port = _free_port()
+    directory = Path(env.get("INSTANCE_DIR", ROOT / "instance")) / "mailbox"
+    catcher = subprocess.Popen([str(PYTHON), "-m", "local_mailbox", "--port", str(port), "--dir", str(directory)],
+                               cwd=ROOT, env=env)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    env["SMTP_URL"] = f"smtp://127.0.0.1:{port}"
+    env["LOCAL_MAILBOX_DIR"] = str(directory)
+    return catcher
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def run() -> int:
     env = _env()
+    own_redis = not env.get("REDIS_URL")
     # Start the embedded Redis once here, so web, worker and scheduler all find the same server.
     url = subprocess.run(
         [str(PYTHON), "-c", "from config import get_settings, redis_url; print(redis_url(get_settings()))"],
         cwd=ROOT, env=env, check=True, capture_output=True, text=True,
     ).stdout.strip()
     env["REDIS_URL"] = url
-    # honcho gives each process its own PORT; every process must agree on the web's address.
-    port = env.get("PORT", "6011")
-    env.setdefault("BASE_URL", f"http://127.0.0.1:{port}")
-    subprocess.run([str(PYTHON), "-m", "models.migrations"], cwd=ROOT, env=env, check=True)
-    env.setdefault("CONSOLE_PORT", "6012")
-    subprocess.run([str(PYTHON), "-c", SHOW_ADMIN], cwd=ROOT, env=env, check=True)
-    subprocess.run([str(PYTHON), "-c", SHOW_CONSOLE], cwd=ROOT, env=env, check=True)
-    honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port, "web", "console", "worker", "jobs", "scheduler"]
-    return subprocess.call(honcho, cwd=ROOT, env=env)
+    catcher = _start_local_mailbox(env) if not env.get("SMTP_URL") else None
+    try:
+        # honcho gives each process its own PORT; every process must agree on the web's address.
+        port = env.get("PORT", "6011")
+        env.setdefault("BASE_URL", f"http://127.0.0.1:{port}")
+        subprocess.run([str(PYTHON), "-m", "models.migrations"], cwd=ROOT, env=env, check=True)
+        env.setdefault("CONSOLE_PORT", "6012")
+        subprocess.run([str(PYTHON), "-c", SHOW_ADMIN], cwd=ROOT, env=env, check=True)
+        subprocess.run([str(PYTHON), "-c", SHOW_CONSOLE], cwd=ROOT, env=env, check=True)
+        honcho = [str(VENV / "bin" / "honcho"), "start", "--port", port,
+                  "web", "console", "worker", "jobs", "scheduler"]
+        return _until_stopped(subprocess.Popen(honcho, cwd=ROOT, env=env))
+    finally:
+        # The embedded Redis runs as a daemon outside the process group Ctrl-C reaches: it outlived
+        # every run until stopped here.
+        if catcher is not None:
+            _stop(catcher)
+        if own_redis:
+            subprocess.run([str(PYTHON), "-c", STOP_REDIS], cwd=ROOT, env=env, check=False)
+
+
+def _until_stopped(honcho: subprocess.Popen) -> int:
+    """Wait for honcho; Ctrl-C or SIGTERM asks it to stop its processes (it does so once however
+    often it is asked), and we wait for that instead of dying first and leaving them behind."""
+    def forward(signum: int, frame: object) -> None:
+        honcho.send_signal(signal.SIGTERM)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, forward)
+    return honcho.wait()
 
 
 def test(args: list[str]) -> int:

@@ -62,10 +62,16 @@ def ensure_running(instance_dir: Path) -> str:
 
 
 def stop(instance_dir: Path) -> None:
-    pid_file = instance_dir / "embedded-redis.pid"
+    """Stop the embedded Redis and wait until it has gone (up to ten seconds)."""
+    pid_file, url_file = instance_dir / "embedded-redis.pid", instance_dir / "embedded-redis.url"
+    url = url_file.read_text().strip() if url_file.exists() else None
     if pid_file.exists():
         try:
             os.kill(int(pid_file.read_text().strip()), 15)
         except (ProcessLookupError, ValueError):
             pass
-    (instance_dir / "embedded-redis.url").unlink(missing_ok=True)
+    url_file.unlink(missing_ok=True)
+    for _ in range(200):
+        if url is None or not _alive(url):
+            return
+        time.sleep(0.05)

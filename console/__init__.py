@@ -6,6 +6,7 @@ blueprint per area (`console/<area>/views.py`), each registered by one line belo
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from flask import Flask, g, render_template, request, session
 from flask_babel import Babel, format_decimal, format_percent
 from flask_wtf.csrf import CSRFError, CSRFProtect
 
-from config import get_settings
+from config import email_goes_nowhere, get_settings
 from console.request_size import limit_requests
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
@@ -37,6 +38,8 @@ def select_language() -> str:
 def create_console_app() -> Flask:
     settings = get_settings()
     logs.configure("console")
+    if warning := email_goes_nowhere(settings):
+        logging.getLogger("console").warning(warning)
     if database.obj is None:
         init_database(settings.database_url)
     app = Flask(__name__)
@@ -59,7 +62,8 @@ def create_console_app() -> Flask:
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)
 
-    from console import auth, security_headers
+    from console import auth, security_headers, times
+    from console.account_settings.views import bp as account_settings_bp
     from console.accounts.views import bp as accounts_bp
     from console.api_integration.views import bp as api_integration_bp
     from console.api_keys.views import bp as api_keys_bp
@@ -72,6 +76,7 @@ def create_console_app() -> Flask:
     from console.history.views import bp as history_bp
     from console.jobs.views import bp as jobs_bp
     from console.letter_upload.views import bp as letter_upload_bp
+    from console.mailbox.views import bp as mailbox_bp
     from console.main.views import bp as main_bp
     from console.messages.views import bp as messages_bp
     from console.ops.views import bp as ops_bp
@@ -83,7 +88,7 @@ def create_console_app() -> Flask:
     from console.template_editor.views import bp as template_editor_bp
 
     for blueprint in (
-        main_bp, accounts_bp,
+        main_bp, accounts_bp, account_settings_bp,
         services_bp, api_keys_bp, team_bp, settings_bp, go_live_bp, history_bp,  # a service's set-up
         api_integration_bp,  # what the API keys sent and how callbacks were answered
         dashboard_bp,  # dashboard and usage
@@ -96,6 +101,7 @@ def create_console_app() -> Flask:
         send_one_bp, conversations_bp,  # one-off sends; received texts and replies
         ops_bp,  # the worker dashboard (platform admins)
         organisations_bp,  # public bodies and their services; the platform admin's search
+        mailbox_bp,  # dev.py run's local mailbox (platform admins)
     ):
         app.register_blueprint(blueprint)
     register_console_cli(app)
@@ -123,6 +129,9 @@ def create_console_app() -> Flask:
     # Figures in the reader's language: 1.234 and 12,5% in Dutch, 1,234 and 12.5% in English.
     app.jinja_env.filters["number"] = format_decimal
     app.jinja_env.filters["percent"] = lambda value: format_percent(value, "#,##0.0%")
+    # Times in the service's zone, named ("26 nov 2026 07:00 CET"): console/times.py.
+    app.jinja_env.filters["when"] = times.when
+    app.jinja_env.filters["day"] = times.day
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)

@@ -29,7 +29,7 @@ class InvitationError(ValueError):
     """Input that cannot make an invitation; the message is for the person who entered it."""
 
 
-def _link(path: str) -> str:
+def link(path: str) -> str:
     return f"{get_settings().admin_url}{path}"
 
 
@@ -53,7 +53,7 @@ def invite(service_id: uuid.UUID | str, email_address: str, permissions: list[st
     invitation = Invitation.create(service=service, email_address=address, permissions=list(permissions),
                                    invited_by=invited_by, token_hash=hashed, expires_at=expires_at)
     send_platform_email("invitation", address, {
-        "service_name": service.name, "invited_by": invited_by.name, "url": _link(f"/invitation/{token}"),
+        "service_name": service.name, "invited_by": invited_by.name, "url": link(f"/invitation/{token}"),
         "expires": expires_at.strftime("%Y-%m-%d %H:%M UTC"),
     })
     return invitation
@@ -63,7 +63,7 @@ def create_setup_link() -> str:
     """A one-time link that makes whoever opens it first a platform admin (valid one day)."""
     token, hashed = new_token()
     Invitation.create(platform_admin=True, token_hash=hashed, expires_at=utcnow() + SETUP_LINK_VALID)
-    return _link(f"/invitation/{token}")
+    return link(f"/invitation/{token}")
 
 
 def setup_link_if_no_admin() -> str | None:
@@ -107,9 +107,9 @@ def request_password_reset(email_address: str) -> None:
     token, hashed = new_token()
     with database.atomic():
         # Only the newest link works: an older one may sit in a mailbox someone else reads.
-        _close_resets(user)
+        close_resets(user)
         PasswordReset.create(user=user, token_hash=hashed, expires_at=utcnow() + RESET_VALID)
-    send_platform_email("password-reset", user.email_address, {"url": _link(f"/reset-password/{token}")})
+    send_platform_email("password-reset", user.email_address, {"url": link(f"/reset-password/{token}")})
 
 
 def find_reset(token: str) -> PasswordReset | None:
@@ -136,11 +136,11 @@ def set_password(user: User, password_hash: str) -> None:
     else may know the old password, or read the mailbox the links went to)."""
     with database.atomic():
         User.update(password_hash=password_hash).where(User.id == user.id).execute()
-        _close_resets(user)
+        close_resets(user)
         revoke_sessions(user)
 
 
-def _close_resets(user: User) -> None:
+def close_resets(user: User) -> None:
     # used_at marks a link closed: used, replaced by a newer one, or void after a password change.
     PasswordReset.update(used_at=utcnow()).where(
         (PasswordReset.user == user) & PasswordReset.used_at.is_null()).execute()

@@ -29,6 +29,9 @@ def find_template(service: Service, template_id: str, channel: str) -> TemplateV
     return version
 
 
+TEAM_KEY_REFUSAL = "Cannot send to this recipient using a team-only API key."
+
+
 def check_recipient_allowed(sender: Sender, channel: str, recipient: str) -> None:
     """Trial services and team keys reach only the team and the guest list; test keys reach anyone."""
     if sender.key_type == "test" or not (sender.key_type == "team" or sender.service.trial_mode):
@@ -37,7 +40,7 @@ def check_recipient_allowed(sender: Sender, channel: str, recipient: str) -> Non
     if compare(recipient) in team_and_guest_list(sender.service, channel):
         return
     if sender.key_type == "team":
-        raise BadRequestError("Cannot send to this recipient using a team-only API key.")
+        raise BadRequestError(TEAM_KEY_REFUSAL)
     raise BadRequestError(trial_mode_message())
 
 

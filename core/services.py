@@ -5,6 +5,7 @@ on the same values, so the two never disagree.
 """
 from __future__ import annotations
 
+import zoneinfo
 from typing import Any
 
 import peewee
@@ -18,7 +19,7 @@ from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 # Settings copied one to one onto the model.
 PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "email_daily_limit",
                   "letter_daily_limit", "international_sms_daily_limit", "permissions",
-                  "file_download_contact", "hosted_unsubscribe")
+                  "file_download_contact", "hosted_unsubscribe", "time_zone")
 # The longest a stored retention may be (ten years): the admin API's schema and the console's form
 # both refuse more.
 MAX_RETENTION_DAYS = 3650
@@ -51,7 +52,17 @@ def settings_of(service: Service) -> dict[str, Any]:
         "data_retention_days": {channel: service.retention_days(channel) for channel in CHANNELS},
         "file_download_contact": service.file_download_contact,
         "hosted_unsubscribe": service.hosted_unsubscribe,
+        "time_zone": service.time_zone,
     }
+
+
+def is_time_zone(name: str) -> bool:
+    """Whether the name is an IANA time zone this machine knows (Europe/Amsterdam, UTC, ...)."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 
 
 def _apply(service: Service, changes: dict[str, Any]) -> None:
@@ -59,6 +70,8 @@ def _apply(service: Service, changes: dict[str, Any]) -> None:
                  for field in LIMITS if isinstance(changes.get(field), int) and changes[field] > LARGEST_LIMIT]
     if too_large:
         raise ValidationError(*too_large)
+    if "time_zone" in changes and not is_time_zone(changes["time_zone"]):
+        raise ValidationError(f"time_zone {changes['time_zone']} is not a time zone")
     if "name" in changes:
         service.name = changes["name"].strip()
     for field in PLAIN_SETTINGS:

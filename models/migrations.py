@@ -268,6 +268,10 @@ def _sms_gateway_types() -> None:
     _add_missing_columns(SmsGateway.type, SmsGateway.account_sid, SmsGateway.messaging_service_sid)
 
 
+def _service_time_zone() -> None:
+    _add_missing_columns(Service.time_zone)
+
+
 RECEIVED_TEXT_BATCH = 500
 
 
@@ -287,6 +291,20 @@ def _received_texts_encrypted() -> None:
         if len(rows) < RECEIVED_TEXT_BATCH:
             return
         after = rows[-1][0]
+
+
+def _account_settings() -> None:
+    from models.user import EmailChange, User
+
+    _add_missing_columns(User.mobile_number)
+    database.create_tables([EmailChange])
+    # The platform service now also sends texts (codes to a mobile number); one made before says so too.
+    from models.platform import PLATFORM_SERVICE_ID
+    from models.service import Service
+
+    platform = Service.get_or_none(Service.id == PLATFORM_SERVICE_ID)
+    if platform is not None and "sms" not in platform.permissions:
+        Service.update(permissions=[*platform.permissions, "sms"]).where(Service.id == PLATFORM_SERVICE_ID).execute()
 
 
 def _sealed(value: str) -> bool:
@@ -348,6 +366,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (130, "received texts encrypted at rest, as sent content", _received_texts_encrypted),
     (135, "sms gateways have a type (json, spryng, cm, twilio) and its account settings", _sms_gateway_types),
     (145, "letter batches held until the print provider may be sent to", _held_print_batches),
+    (150, "a service's time zone, for the console's times and schedules", _service_time_zone),
+    (155, "account settings: a verified mobile number, email changes waiting for their link", _account_settings),
     (160, "api keys: an optional expiry date, and when its warning went out", _api_key_expiry),
     (165, "organisations: domains, members, services, brands, rate agreements, two-step go-live", _organisations),
 ]

@@ -1,5 +1,5 @@
-"""The platform's own service: the console's emails (sign-in codes, invitations, password resets)
-are sent as ordinary notifications of it, through the configured email provider.
+"""The platform's own service: the console's emails (sign-in codes, invitations, password resets) and
+texts (codes) are sent as ordinary notifications of it, through the configured providers.
 
 Its rows have fixed ids, so every process finds them without a lookup table and making them is
 idempotent: they are made on first use, and again should someone delete them.
@@ -58,6 +58,19 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "Uw aanvraag om ((service_name)) live te zetten is afgewezen: ((reason))\n\n"
         "Your request to take ((service_name)) live was turned down: ((reason))",
     ),
+    # To the new address of an account (core/account_settings.py): the change applies once followed.
+    "email-change": (
+        "Bevestig uw nieuwe e-mailadres / Confirm your new email address",
+        "Bevestig via deze link (1 uur geldig) dat u dit e-mailadres wilt gebruiken voor Notify NL:\n\n((url))\n\n"
+        "Confirm with this link (valid for 1 hour) that you want to use this email address for Notify NL:\n\n"
+        "((url))\n\nHeeft u dit niet gevraagd? Dan kunt u deze e-mail negeren. / "
+        "Did not ask for this? Then ignore this email.",
+    ),
+}
+
+# Texts, short enough for one fragment: a code to confirm a mobile number, or to sign in.
+SMS_TEMPLATES: dict[str, str] = {
+    "mobile-code": "((code)) is uw Notify NL-code / is your Notify NL code. 10 min geldig / valid.",
 }
 
 
@@ -66,21 +79,24 @@ def template_id(key: str) -> uuid.UUID:
 
 
 def ensure_platform_service() -> Service:
-    """The platform service with its email templates, made when missing. It is live (not in trial
+    """The platform service with its email and text templates, made when missing. It is live (not in trial
     mode): it writes to people who are not on any team yet."""
     service = Service.get_or_none(Service.id == PLATFORM_SERVICE_ID)
     if service is None:
         try:
             with database.atomic():
                 service = Service.create(id=PLATFORM_SERVICE_ID, name=PLATFORM_SERVICE_NAME, trial_mode=False,
-                                         permissions=["email"])
+                                         permissions=["email", "sms"])
         except peewee.IntegrityError:  # another process made it at the same moment
             service = Service.get_by_id(PLATFORM_SERVICE_ID)
-    for key, (subject, body) in TEMPLATES.items():
+    every: list[tuple[str, str, str | None, str]] = [
+        (key, "email", subject, body) for key, (subject, body) in TEMPLATES.items()]
+    every += [(key, "sms", None, body) for key, body in SMS_TEMPLATES.items()]
+    for key, channel, subject, body in every:
         if Template.get_or_none(Template.id == template_id(key)) is None:
             try:
                 with database.atomic():
-                    Template.insert(id=template_id(key), service=service, template_type="email").execute()
+                    Template.insert(id=template_id(key), service=service, template_type=channel).execute()
                     TemplateVersion.create(template=template_id(key), version=1, name=key, body=body,
                                            subject=subject, created_by="platform")
             except peewee.IntegrityError:

@@ -17,6 +17,8 @@ PERMISSIONS = ("email", "sms", "letter", "international_sms", "inbound_sms", "up
 DEFAULT_PERMISSIONS = ["email", "sms", "letter", "international_sms"]
 CHANNELS = ("email", "sms", "letter")
 
+DEFAULT_TIME_ZONE = "Europe/Amsterdam"
+
 
 @settings_table
 class Service(BaseModel):
@@ -36,7 +38,8 @@ class Service(BaseModel):
     file_download_contact = peewee.CharField(null=True)
     # One-click unsubscribe hosted by us (RFC 8058) for emails sent without a URL of their own.
     hosted_unsubscribe = peewee.BooleanField(default=False)
-    time_zone = peewee.CharField(default="Europe/Amsterdam")
+    # The IANA zone the console shows this service's times in and reads its schedules in (stored UTC).
+    time_zone = peewee.TextField(default=DEFAULT_TIME_ZONE)
     created_at = peewee.DateTimeField(default=utcnow)
     updated_at = peewee.DateTimeField(null=True)
 

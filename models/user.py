@@ -17,7 +17,7 @@ from models.service import Service
 
 # Notify's per-service permissions, in the order the console lists them.
 SERVICE_PERMISSIONS = ("view_activity", "send_messages", "manage_templates", "manage_service", "manage_api_keys")
-AUTH_TYPES = ("email", "totp")
+AUTH_TYPES = ("email", "totp", "sms")
 
 
 def new_token() -> tuple[str, str]:
@@ -41,6 +41,9 @@ class User(BaseModel):
     totp_secret = EncryptedTextField(null=True)
     created_at = peewee.DateTimeField(default=utcnow)
     signed_in_at = peewee.DateTimeField(null=True)
+    # E.164, set only once a code sent to it came back (core/account_settings.py): the second factor
+    # by text message and the trial-mode team both trust it.
+    mobile_number = peewee.CharField(null=True)
 
 
 class ServiceUser(BaseModel):
@@ -84,6 +87,18 @@ class PasswordReset(BaseModel):
     used_at = peewee.DateTimeField(null=True)  # closed: used, replaced by a newer link or void after a password change
 
 
+class EmailChange(BaseModel):
+    """A change of a user's email address, waiting for its link (sent to the new address) to be followed."""
+    id: int  # peewee's implicit auto-increment key, typed here for mypy
+    user = peewee.ForeignKeyField(User, backref="email_changes", on_delete="CASCADE")
+    user_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
+    new_email_address = peewee.CharField()  # lower-cased
+    token_hash = peewee.CharField(unique=True)
+    created_at = peewee.DateTimeField(default=utcnow)
+    expires_at = peewee.DateTimeField()
+    used_at = peewee.DateTimeField(null=True)  # closed: used, or replaced by a newer request
+
+
 class UserSession(BaseModel):
     """A signed-in browser. The cookie carries only the token; the row decides whether it is valid,
     so a session can be revoked (signing out everywhere) and expires after inactivity or its lifetime."""
@@ -100,7 +115,7 @@ class UserSession(BaseModel):
                 and now - self.created_at < lifetime)
 
 
-USER_TABLES = [User, ServiceUser, Invitation, PasswordReset, UserSession]
+USER_TABLES = [User, ServiceUser, Invitation, PasswordReset, EmailChange, UserSession]
 
 
 def find_user_by_email(email_address: str) -> User | None:

@@ -25,11 +25,11 @@ _EMAIL = re.compile(r"\b([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-
 _PHONE = re.compile(r"(?<![\w.:/-])(\+?\d(?: ?\d){9,15})(?![\w.:/-])")
 _SECRET = re.compile(r"(?i)(\bbearer |(?:token|secret|password)(?:=|[\"']\s*:\s*[\"']))[^\s\"',;]+")
 _JWT = re.compile(r"\beyJ[\w-]+\.[\w-]+\.[\w-]+")
-# Links whose path holds the credential (invitation and set-up, password reset, unsubscribe), also
+# Links whose path holds the credential (invitation and set-up, password reset, email change, unsubscribe), also
 # URL-encoded inside another URL's query, and file download links' ?key=.
 _SLASH = r"(?:/|%2F)"
 _LINK_TOKEN = re.compile(
-    rf"(?i)({_SLASH}(?:invitation|reset-password){_SLASH}|{_SLASH}unsubscribe{_SLASH}[\w-]+{_SLASH})[^\s/?#&\"'<>%]+")
+    rf"(?i)({_SLASH}(?:invitation|reset-password|email{_SLASH}confirm){_SLASH}|{_SLASH}unsubscribe{_SLASH}[\w-]+{_SLASH})[^\s/?#&\"'<>%]+")
 _QUERY_KEY = re.compile(r"(?i)([?&]key=)[^\s&#\"'<>]+")
 
 

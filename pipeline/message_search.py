@@ -10,7 +10,10 @@ newest first however many the service has.
 from __future__ import annotations
 
 import datetime
+import functools
+import operator
 import uuid
+import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +28,10 @@ from pipeline.recipients import InvalidRecipient, validate_email_address, valida
 from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
 
 LETTER_ONLY_FILTERS = frozenset(LETTER_PUBLIC.values())  # as the API: only letters are "accepted" or "received"
+# The list's "sent with" choices: one key type, or live and team together (what reached real people).
+LIVE_AND_TEAM = "live-team"
+KEY_TYPE_CHOICES: dict[str, tuple[str, ...]] = {LIVE_AND_TEAM: ("live", "team"), "live": ("live",),
+                                                "team": ("team",), "test": ("test",)}
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,7 @@ class MessageSearch:
     statuses: tuple[str, ...] = ()  # public filter names (pipeline.statuses.FILTER_VALUES)
     date_from: datetime.date | None = None
     date_to: datetime.date | None = None  # inclusive
-    key_type: str = "live"
+    key_type: str = LIVE_AND_TEAM  # a key of KEY_TYPE_CHOICES
     created_before: datetime.datetime | None = None  # a report holds the messages accepted until it was asked for
 
     def as_dict(self) -> dict[str, Any]:
@@ -77,17 +84,19 @@ def _filters(search: MessageSearch) -> NotificationFilters:
         statuses=expand([name for name in search.statuses if name not in LETTER_ONLY_FILTERS]),
         letter_statuses=expand([name for name in search.statuses if name in LETTER_ONLY_FILTERS]),
         notification_types=search.channels,
+        include_jobs=True,  # unlike the API's list: a spreadsheet's messages are the service's messages too
     )
 
 
-def _midnight(day: datetime.date) -> datetime.datetime:
-    return datetime.datetime.combine(day, datetime.time())
+def _midnight(day: datetime.date, time_zone: str) -> datetime.datetime:
+    """Midnight on the service's clock, as stored (naive UTC): a day of the list is the service's day."""
+    wall_clock = datetime.datetime.combine(day, datetime.time(), tzinfo=zoneinfo.ZoneInfo(time_zone))
+    return wall_clock.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
-def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
-                 limit: int) -> peewee.Select | None:
-    """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
-    query = notifications_page_query(service, search.key_type, _filters(search), older_than, limit=limit)
+def _one_key_type(service: Service, search: MessageSearch, key_type: str, older_than: uuid.UUID | None, *,
+                  limit: int) -> peewee.Select | None:
+    query = notifications_page_query(service, key_type, _filters(search), older_than, limit=limit)
     if query is None:
         return None
     text = search.text.strip()
@@ -95,12 +104,34 @@ def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID 
         query = query.where((fn.LOWER(Notification.normalised_to).in_(recipient_forms(text)))
                             | (Notification.reference == text))
     if search.date_from:
-        query = query.where(Notification.created_at >= _midnight(search.date_from))
+        query = query.where(Notification.created_at >= _midnight(search.date_from, service.time_zone))
     if search.date_to:
-        query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1)))
+        query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1),
+                                                                 service.time_zone))
     if search.created_before:
         query = query.where(Notification.created_at <= search.created_before)
     return query
+
+
+def _per_key_type(service: Service, search: MessageSearch, older_than: uuid.UUID | None, *,
+                  limit: int) -> list[peewee.Select] | None:
+    parts = [_one_key_type(service, search, key_type, older_than, limit=limit)
+             for key_type in KEY_TYPE_CHOICES[search.key_type]]
+    return None if any(part is None for part in parts) else [part for part in parts if part is not None]
+
+
+def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
+                 limit: int) -> peewee.SelectBase | None:
+    """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
+    parts = _per_key_type(service, search, older_than, limit=limit)
+    if parts is None:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    # Live and team together: each key type's page is one index range read newest first, and only
+    # those pages are sorted into one; `key_type IN (...)` would have the database sort every match.
+    union = functools.reduce(operator.add, parts)
+    return union.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)
 
 
 def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
@@ -111,10 +142,10 @@ def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID |
 
 def count_matches(service: Service, search: MessageSearch, *, at_most: int | None = None) -> int:
     """How many messages match; counting stops past at_most (enough to choose how to build a report)."""
-    query = search_query(service, search, limit=1)
-    if query is None:
-        return 0
-    return query.select(Notification.id).order_by().limit(None if at_most is None else at_most + 1).count()
+    parts = _per_key_type(service, search, None, limit=1) or []
+    cap = None if at_most is None else at_most + 1
+    total = sum(part.select(Notification.id).order_by().limit(cap).count() for part in parts)
+    return total if cap is None else min(total, cap)
 
 
 def all_matches(service: Service, search: MessageSearch, *, chunk: int = 1000) -> Iterator[list[Notification]]:

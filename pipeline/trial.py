@@ -13,12 +13,16 @@ def team_and_guest_list(service: Service, channel: str) -> set[str]:
     if channel == "email":
         team = {format_email_for_comparison(m.email_address)
                 for m in TeamMember.select().where(TeamMember.service == service) if m.email_address}
-        # The service's console members are its team too (their accounts have an email address only).
+        # The service's console members are its team too, by their account's address...
         team |= {format_email_for_comparison(u.email_address) for u in
                  User.select(User.email_address).join(ServiceUser).where(ServiceUser.service == service)}
     else:
         team = {format_phone_for_comparison(m.mobile_number)
                 for m in TeamMember.select().where(TeamMember.service == service) if m.mobile_number}
+        # ... and by the mobile number their account confirmed with a code (core/account_settings.py).
+        team |= {format_phone_for_comparison(u.mobile_number) for u in
+                 User.select(User.mobile_number).join(ServiceUser).where(ServiceUser.service == service)
+                 if u.mobile_number}
     guests = {g.recipient for g in GuestListEntry.select().where(GuestListEntry.service == service)}
     return team | guests
 

@@ -213,3 +213,33 @@ def test_a_database_from_before_organisations_gets_their_tables_and_columns():
     assert ("notification_type", "postage", "valid_from") not in rate_indexes
     assert Service.create(name="After").time_zone == "Europe/Amsterdam"
     assert migrate() == []
+
+
+def test_a_database_from_before_account_settings_gets_the_mobile_number_and_email_changes():
+    from models.platform import PLATFORM_SERVICE_ID, PLATFORM_SERVICE_NAME
+    from models.service import Service
+    from models.user import EmailChange, User
+
+    database.execute_sql(f'ALTER TABLE "{User._meta.table_name}" DROP COLUMN "mobile_number"')
+    database.execute_sql(f'DROP TABLE "{EmailChange._meta.table_name}"')
+    Service.create(id=PLATFORM_SERVICE_ID, name=PLATFORM_SERVICE_NAME, trial_mode=False, permissions=["email"])
+    SchemaVersion.delete().where(SchemaVersion.version == 155).execute()
+
+    assert migrate() == [155]
+    assert "mobile_number" in {c.name for c in database.get_columns(User._meta.table_name)}
+    assert EmailChange._meta.table_name in database.get_tables()
+    assert Service.get_by_id(PLATFORM_SERVICE_ID).permissions == ["email", "sms"]
+    assert migrate() == []
+
+
+def test_a_database_from_before_time_zones_gets_the_column_with_amsterdam_for_every_service():
+    from tests.factories import create_service
+
+    create_service()
+    database.execute_sql('ALTER TABLE "service" DROP COLUMN "time_zone"')
+    SchemaVersion.delete().where(SchemaVersion.version == 150).execute()
+
+    assert migrate() == [150]
+    assert [row[0] for row in database.execute_sql('SELECT "time_zone" FROM "service"').fetchall()] == [
+        "Europe/Amsterdam"]
+    assert migrate() == []

@@ -141,7 +141,9 @@ def plan(db: peewee.Database, sql: str, params: tuple) -> str:
 
 
 def notification_reads(seen: list[tuple[str, tuple]]) -> list[tuple[str, tuple]]:
-    return [(sql, params) for sql, params in seen if sql.startswith("SELECT") and 'FROM "notification"' in sql]
+    # A UNION ALL's parts are parenthesised on PostgreSQL: "(SELECT ...) UNION ALL (SELECT ...)".
+    return [(sql, params) for sql, params in seen
+            if sql.lstrip("(").startswith("SELECT") and 'FROM "notification"' in sql]
 
 
 def assert_index_only(text: str) -> None:

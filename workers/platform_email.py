@@ -1,14 +1,15 @@
-"""Emails of the platform itself (sign-in codes, invitations, password resets): recorded as
-notifications of the platform service and delivered by the same actors as any other email, so they
+"""Emails and texts of the platform itself (sign-in codes, invitations, password resets): recorded as
+notifications of the platform service and delivered by the same actors as any other message, so they
 go through the configured provider and show up with their status like every send."""
 from __future__ import annotations
 
+from config import get_settings
 from models.db import database, insert_rows
 from models.notification import Notification
 from models.platform import ensure_platform_service, template_id
 from models.template import Template, latest_version
 from pipeline.new_notification import new_notification
-from pipeline.recipients import Recipient, format_email_for_comparison
+from pipeline.recipients import Recipient, format_email_for_comparison, recipient_of
 from pipeline.rendering import render
 from workers.sending import enqueue_deliveries
 
@@ -23,6 +24,21 @@ def send_platform_email(template_key: str, email_address: str, personalisation: 
     recipient = Recipient(email_address, format_email_for_comparison(email_address))
     row = new_notification(service, "email", recipient, body=rendered.body, subject=rendered.subject,
                            version=version, personalisation=personalisation)
+    with database.atomic():
+        insert_rows(Notification, [row])
+        enqueue_deliveries([row])
+    return row
+
+
+def send_platform_sms(template_key: str, phone_number: str, personalisation: dict[str, str]) -> Notification:
+    """Record a text of the platform template `template_key` to one number (checked as the API checks
+    one; raises InvalidRecipient) and start its delivery once committed."""
+    service = ensure_platform_service()
+    version = latest_version(Template.get_by_id(template_id(template_key)))
+    rendered = render("sms", version.body, None, personalisation)
+    row = new_notification(service, "sms", recipient_of("sms", phone_number), body=rendered.body, subject=None,
+                           version=version, personalisation=personalisation,
+                           reply_to_text=get_settings().default_sms_sender)
     with database.atomic():
         insert_rows(Notification, [row])
         enqueue_deliveries([row])

@@ -21,6 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from config import email_goes_nowhere, get_settings
 from observability import logs
 
 log = logging.getLogger("workers.supervise")
@@ -95,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="consume every queue but these (e.g. jobs, which has processes of its own)")
     args = parser.parse_args(argv)
     logs.configure("worker")
+    if warning := email_goes_nowhere(get_settings()):
+        log.warning(warning)
     if args.except_queues:
         args.queues = every_queue_but(args.except_queues)
     stop = threading.Event()

@@ -74,6 +74,7 @@ _service_settings = {
     "permissions": {"type": "array", "items": {"enum": list(PERMISSIONS)}, "uniqueItems": True},
     "file_download_contact": {"type": ["string", "null"], "maxLength": 255},
     "hosted_unsubscribe": {"type": "boolean"},
+    "time_zone": {"type": "string", "maxLength": 64, "description": "an IANA time zone, e.g. Europe/Amsterdam"},
     # A partial object on PATCH changes only the channels it names.
     "data_retention_days": {
         "type": "object",

@@ -40,6 +40,7 @@ service = _record({
     "data_retention_days": _record({channel: {"type": "integer"} for channel in CHANNELS}),
     "file_download_contact": _nullable_string,
     "hosted_unsubscribe": {"type": "boolean"},
+    "time_zone": {"type": "string"},
     "created_at": DATETIME,
     "updated_at": NULLABLE_DATETIME,
 })

@@ -66,7 +66,8 @@ class NewAdminForm(NewAccountForm):
 class ChooseSecondFactorForm(FlaskForm):
     auth_type = RadioField(_l("How do you want to confirm it is you when you sign in?"), choices=[
         SelectChoice("totp", _l("With an authenticator app (TOTP)")),
-        SelectChoice("email", _l("With a code sent by email"))],
+        SelectChoice("email", _l("With a code sent by email")),
+        SelectChoice("sms", _l("With a code sent by text message to your mobile number"))],
         validators=[DataRequired(_l("Choose how to confirm it is you"))])
 
 

@@ -1,4 +1,5 @@
-"""The second factor of every sign-in: a code sent by email, or a TOTP app."""
+"""The second factor of every sign-in: a code sent by email or by text message, or a TOTP app. A code
+by text message also confirms a new mobile number (console/account_settings)."""
 from __future__ import annotations
 
 import hmac
@@ -15,22 +16,43 @@ CODE_TTL_SECONDS = 600
 ISSUER = "Notify NL"
 
 
+def _new_code(key: str) -> str:
+    """A fresh six-digit code, replacing any earlier one under key; only its hash is kept."""
+    code = f"{secrets.randbelow(10**6):06d}"
+    redis_state.store(key, token_hash(code), ttl_seconds=CODE_TTL_SECONDS)
+    return code
+
+
+def _take_code(key: str, code: str) -> bool:
+    """True once for the code last stored under key, within its ten minutes."""
+    stored = redis_state.fetch(key)
+    if stored is None or not hmac.compare_digest(stored, token_hash(code.strip())):
+        return False
+    redis_state.forget(key)
+    return True
+
+
 def send_email_code(user_id: str, email_address: str) -> None:
-    """Send a fresh six-digit code (replacing any earlier one) through the platform's own pipeline."""
+    """Send a fresh code through the platform's own pipeline."""
     from workers.platform_email import send_platform_email
 
-    code = f"{secrets.randbelow(10**6):06d}"
-    redis_state.store(f"email-code:{user_id}", token_hash(code), ttl_seconds=CODE_TTL_SECONDS)
-    send_platform_email("sign-in-code", email_address, {"code": code})
+    send_platform_email("sign-in-code", email_address, {"code": _new_code(f"email-code:{user_id}")})
 
 
 def check_email_code(user_id: str, code: str) -> bool:
-    """True once for the code last sent to this user, within its ten minutes."""
-    stored = redis_state.fetch(f"email-code:{user_id}")
-    if stored is None or not hmac.compare_digest(stored, token_hash(code.strip())):
-        return False
-    redis_state.forget(f"email-code:{user_id}")
-    return True
+    return _take_code(f"email-code:{user_id}", code)
+
+
+def send_sms_code(user_id: str, mobile_number: str) -> None:
+    """Text a fresh code to the number (E.164) through the platform's own pipeline. The code is kept
+    for that number only: a code sent to one number never confirms another."""
+    from workers.platform_email import send_platform_sms
+
+    send_platform_sms("mobile-code", mobile_number, {"code": _new_code(f"sms-code:{user_id}:{mobile_number}")})
+
+
+def check_sms_code(user_id: str, mobile_number: str, code: str) -> bool:
+    return _take_code(f"sms-code:{user_id}:{mobile_number}", code)
 
 
 def new_totp_secret() -> str:

@@ -12,6 +12,7 @@ from console import auth
 from console.accounts import second_factor, signing_in
 from console.accounts.blueprint import bp
 from console.accounts.forms import ChooseSecondFactorForm, CodeForm
+from core import account_settings
 from models.user import User
 
 
@@ -46,16 +47,23 @@ def two_factor_setup() -> Any:
     # Without an email provider the simulated one delivers nothing: a code by email would lock the
     # user out, so only the app is offered.
     email_possible = get_settings().smtp_url is not None
-    if not email_possible:
-        form.auth_type.choices = [c for c in form.auth_type.choices if c.value != "email"]
+    # A text needs a confirmed number (account settings) and a gateway that delivers it.
+    sms_possible = user.mobile_number is not None and account_settings.codes_by_text_readable()
+    form.auth_type.choices = [c for c in form.auth_type.choices
+                              if (c.value != "email" or email_possible) and (c.value != "sms" or sms_possible)]
     if form.validate_on_submit():
         if form.auth_type.data == "totp":
             session["setup_totp"] = second_factor.new_totp_secret()
             return redirect(url_for("accounts.two_factor_setup_totp"))
+        if form.auth_type.data == "sms":
+            if signing_in.allow_code_sent(user):
+                second_factor.send_sms_code(str(user.id), user.mobile_number)
+            return redirect(url_for("accounts.two_factor_setup_sms"))
         if signing_in.allow_code_sent(user):
             second_factor.send_email_code(str(user.id), user.email_address)
         return redirect(url_for("accounts.two_factor_setup_email"))
-    return render_template("accounts/two_factor_setup.html", form=form, email_possible=email_possible)
+    return render_template("accounts/two_factor_setup.html", form=form, email_possible=email_possible,
+                           sms_possible=sms_possible)
 
 
 @bp.route("/two-factor/set-up/app", methods=["GET", "POST"])
@@ -78,15 +86,27 @@ def two_factor_setup_totp() -> Any:
 
 @bp.route("/two-factor/set-up/email", methods=["GET", "POST"])
 def two_factor_setup_email() -> Any:
+    return _setup_by_code("email")
+
+
+@bp.route("/two-factor/set-up/text-message", methods=["GET", "POST"])
+def two_factor_setup_sms() -> Any:
+    return _setup_by_code("sms")
+
+
+def _setup_by_code(auth_type: str) -> Any:
+    """The code sent when the user chose email or text message comes back: that becomes the second factor."""
     user = _setup_user()
-    if user is None:
+    if user is None or (auth_type == "sms" and user.mobile_number is None):
         return redirect(url_for("accounts.two_factor_setup"))
     form = CodeForm()
     if form.validate_on_submit():
+        code = form.code.data
         if not signing_in.allow_code_attempt(user):
             form.code.errors.append(_("Too many wrong codes. Wait 15 minutes and try again."))
-        elif second_factor.check_email_code(str(user.id), form.code.data):
-            return _finish(user, "email", None)
+        elif (second_factor.check_sms_code(str(user.id), user.mobile_number, code) if auth_type == "sms"
+              else second_factor.check_email_code(str(user.id), code)):
+            return _finish(user, auth_type, None)
         else:
             form.code.errors.append(_("The code is wrong or has expired."))
-    return render_template("accounts/two_factor_setup_email.html", form=form, user=user)
+    return render_template(f"accounts/two_factor_setup_{auth_type}.html", form=form, user=user)

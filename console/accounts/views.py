@@ -47,8 +47,8 @@ def sign_in() -> Any:
         signing_in.begin(user)
         if user.auth_type is None:
             return redirect(url_for("accounts.two_factor_setup"))
-        if user.auth_type == "email" and signing_in.allow_code_sent(user):
-            second_factor.send_email_code(str(user.id), user.email_address)
+        if user.auth_type in ("email", "sms") and signing_in.allow_code_sent(user):
+            _send_code(user)
         return redirect(url_for("accounts.two_factor"))
     ended = request.args.get("ended") if request.method == "GET" else None
     return render_template("accounts/sign_in.html", form=form, session_ended=ended)
@@ -67,8 +67,12 @@ def two_factor() -> Any:
             form.code.errors.append(_("Too many wrong codes. Wait 15 minutes and sign in again."))
             return render_template("accounts/two_factor.html", form=form, user=user, resend=EmptyForm()), 429
         code = form.code.data
-        valid = (second_factor.check_totp(str(user.id), user.totp_secret, code) if user.auth_type == "totp"
-                 else second_factor.check_email_code(str(user.id), code))
+        if user.auth_type == "totp":
+            valid = second_factor.check_totp(str(user.id), user.totp_secret, code)
+        elif user.auth_type == "sms":
+            valid = second_factor.check_sms_code(str(user.id), user.mobile_number, code)
+        else:
+            valid = second_factor.check_email_code(str(user.id), code)
         if valid:
             signing_in.succeeded(user)
             target = signing_in.take_next(url_for("main.services"))
@@ -81,14 +85,21 @@ def two_factor() -> Any:
 @bp.post("/two-factor/new-code")
 def two_factor_new_code() -> Any:
     user = signing_in.pending_user()
-    if user is None or user.auth_type != "email" or not EmptyForm().validate_on_submit():
+    if user is None or user.auth_type not in ("email", "sms") or not EmptyForm().validate_on_submit():
         return redirect(url_for("accounts.sign_in"))
     if signing_in.allow_code_sent(user):
-        second_factor.send_email_code(str(user.id), user.email_address)
+        _send_code(user)
         flash(_("We have sent you a new code."))
     else:
         flash(_("Too many codes sent. Wait 15 minutes and try again."), "error")
     return redirect(url_for("accounts.two_factor"))
+
+
+def _send_code(user: User) -> None:
+    if user.auth_type == "sms":
+        second_factor.send_sms_code(str(user.id), user.mobile_number)
+    else:
+        second_factor.send_email_code(str(user.id), user.email_address)
 
 
 @bp.post("/sign-out")

@@ -28,16 +28,15 @@ from models import audit
 from models.go_live import GoLiveRequest
 from models.service import Service
 from pipeline.errors import NoResultFound, ValidationError
-from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
 
 bp = Blueprint("go_live", __name__)
 T = TypeVar("T")
 
 CHECKLIST_LABELS = {
-    "reply_to_address": _l("Add a reply-to email address"),
-    "template": _l("Add a template with an example of what you will send"),
-    "team_member": _l("Add a team member other than you"),
+    "reply_to_address": _l("A reply-to email address"),
+    "template": _l("A template with an example of what you will send"),
+    "team_member": _l("A team member other than you"),
 }
 assert set(CHECKLIST_LABELS) == set(CHECKLIST)
 
@@ -98,7 +97,7 @@ def request_page(service_id: str) -> Any:
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
-                           labels=CHECKLIST_LABELS, form=form, iso=iso)
+                           labels=CHECKLIST_LABELS, form=form)
 
 
 @bp.get("/platform-admin/go-live-requests")
@@ -121,7 +120,7 @@ def _service_or_404(service_id: str) -> Service:
 
 def _decide_page(service: Service, approve_form: FlaskForm, reject_form: FlaskForm) -> Any:
     return render_template("go_live/decide.html", service=service, status=_status(str(service.id)),
-                           labels=CHECKLIST_LABELS, approve_form=approve_form, reject_form=reject_form, iso=iso)
+                           labels=CHECKLIST_LABELS, approve_form=approve_form, reject_form=reject_form)
 
 
 @bp.get("/platform-admin/services/<service_id>/go-live")

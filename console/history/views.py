@@ -7,9 +7,8 @@ from flask import Blueprint, render_template
 from flask_babel import lazy_gettext as _l
 
 from console.auth import current_service, service_permission_required
+from console.history import wording
 from core.history import service_history
-from models.audit import AuditEvent
-from pipeline.formatting import iso
 
 bp = Blueprint("history", __name__)
 
@@ -59,24 +58,9 @@ ACTIONS = {
 ACTORS = {"user": _l("console"), "admin-api": _l("admin API"), "cli": _l("command line"), "system": _l("system")}
 
 
-def _shown(value: Any) -> Any:
-    """A recorded value as text a person reads: lists and maps without Python's brackets."""
-    if isinstance(value, list):
-        return ", ".join(str(item) for item in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{key}: {item}" for key, item in value.items())
-    return value
-
-
-def _changes(event: AuditEvent) -> list[tuple[str, Any, Any]]:
-    """(field, before, after) per field the event names."""
-    before, after = event.before or {}, event.after or {}
-    return [(field, _shown(before.get(field)), _shown(after.get(field))) for field in dict.fromkeys([*before, *after])]
-
-
 @bp.get("/services/<service_id>/history")
 @service_permission_required("manage_service")
 def index(service_id: str) -> Any:
-    rows = [(event, ACTIONS.get(event.action, event.action), ACTORS.get(event.actor_kind, ""), _changes(event))
+    rows = [(event, ACTIONS.get(event.action, event.action), ACTORS.get(event.actor_kind, ""), wording.changes(event))
             for event in service_history(service_id, PAGE_SIZE)]
-    return render_template("history/index.html", service=current_service(), rows=rows, iso=iso)
+    return render_template("history/index.html", service=current_service(), rows=rows)

@@ -1,14 +1,17 @@
-"""A checked file's problems in the page's language. A row's problem is shown in the API's exact
-words (what the API answers for the same recipient and values), so a team can match it with what
-its own integration sees; problems with the file as a whole are translated."""
+"""A checked file's problems in the page's language: those of the file as a whole here, a row's as the
+console words the same refusal of a message sent one at a time (console/services/refusals.py). A
+problem many rows share is shown once, with the rows it affects ("rows 2–200, 205")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from flask_babel import format_decimal, gettext as _, lazy_gettext as _l
 
+from console.services.refusals import translated
 from pipeline.jobs import sheet_limits as caps
+from pipeline.jobs.checking import Problem
 
 WHOLE = {
     "The file must be a CSV, XLSX or ODS spreadsheet": _l("The file must be a CSV, XLSX or ODS spreadsheet"),
@@ -52,4 +55,36 @@ def translated_problem(message: str) -> str:
         return _("The file has %(rows)s rows, but the service can send only %(left)s more %(kind)s today "
                  "(its daily limit is %(limit)s). Nothing has been sent.", rows=over["rows"], left=over["left"],
                  kind=KINDS[over["kind"]], limit=over["limit"])
-    return message
+    return translated(message)
+
+
+@dataclass
+class ProblemKind:
+    """One problem as the page shows it, and the rows of the file (as numbered in a spreadsheet) it affects."""
+    message: str
+    column: str | None
+    rows: list[int] = field(default_factory=list)
+
+    @property
+    def row_ranges(self) -> str:
+        """"2–200, 205": runs of consecutive rows joined by an en dash."""
+        runs: list[list[int]] = []
+        for row in sorted(set(self.rows)):
+            if runs and row == runs[-1][1] + 1:
+                runs[-1][1] = row
+            else:
+                runs.append([row, row])
+        return ", ".join(str(first) if first == last else f"{first}–{last}" for first, last in runs)
+
+
+def problem_kinds(problems: Iterable[Problem]) -> list[ProblemKind]:
+    """The problems grouped by what they say and which column they concern, in the order first met; the
+    problems of the file as a whole first."""
+    kinds: dict[tuple[str, str | None, bool], ProblemKind] = {}
+    for problem in problems:
+        message = translated_problem(problem.message)
+        kind = kinds.setdefault((message, problem.column, problem.row is None),
+                                ProblemKind(message, problem.column))
+        if problem.row is not None:
+            kind.rows.append(problem.row)
+    return sorted(kinds.values(), key=lambda kind: bool(kind.rows))

@@ -11,6 +11,7 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import SelectField
 
+from console import times
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.found import template_or_404
@@ -19,7 +20,7 @@ from console.jobs import (
     uploads,
 )
 from console.jobs.blueprint import bp
-from console.jobs.refusals import translated_problem
+from console.jobs.refusals import problem_kinds
 from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
@@ -29,7 +30,7 @@ from pipeline.letters.content import letter_texts
 from pipeline.rendering import normalise_key, placeholder_names
 
 PREVIEW_ROWS = 5
-SHOWN_PROBLEMS = 500  # a file of many bad rows: the first 500 problems, and how many more there are
+SHOWN_PROBLEMS = 500  # kinds of problem: the first 500, and how many more there are
 
 
 class UploadForm(FlaskForm):
@@ -37,11 +38,12 @@ class UploadForm(FlaskForm):
 
 
 def schedule_choices(now: datetime.datetime) -> list[tuple[str, str]]:
-    """Now, or each whole hour of the next 7 days (UTC, as every time in the console)."""
-    first = now.replace(minute=0, second=0, microsecond=0) + datetime.timedelta(hours=1)
+    """Now, or each whole hour of the service's clock in the next 7 days. The values are UTC, as stored;
+    the hours are counted in UTC, so a change to or from summer time neither skips nor repeats one."""
+    on_the_wall = times.local(now).replace(minute=0, second=0, microsecond=0) + datetime.timedelta(hours=1)
+    first = times.to_utc(on_the_wall.replace(tzinfo=None))
     slots = [first + datetime.timedelta(hours=n) for n in range(7 * 24)]
-    return [("now", str(_l("Now")))] + [(slot.strftime("%Y-%m-%dT%H:%M"), slot.strftime("%Y-%m-%d %H:%M UTC"))
-                                        for slot in slots]
+    return [("now", str(_l("Now")))] + [(slot.strftime("%Y-%m-%dT%H:%M"), times.when(slot)) for slot in slots]
 
 
 class SendForm(FlaskForm):
@@ -86,7 +88,7 @@ def upload(service_id: str, template_id: str) -> Any:
                                                                 version.version, checked))
             return redirect(url_for("jobs.check", service_id=service_id, template_id=template_id,
                                     upload_id=upload_id))
-    problems = [(p.row, p.column, translated_problem(p.message)) for p in (checked.problems if checked else [])]
+    problems = problem_kinds(checked.problems if checked else [])
     return render_template(
         "jobs/upload.html", service=current_service(), version=version, form=form, columns=_columns(version),
         problems=problems[:SHOWN_PROBLEMS], more_problems=max(0, len(problems) - SHOWN_PROBLEMS),

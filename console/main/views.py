@@ -38,6 +38,12 @@ def _service_page(service_id: object) -> str | None:
     return path
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Any:
+    """Browsers ask for /favicon.ico whatever the page links: the console's icon, not a 404."""
+    return redirect(url_for("static", filename="favicon.svg"), 301)
+
+
 @bp.get("/trial-mode")
 def trial_mode() -> Any:
     return render_template("main/trial_mode.html")

@@ -8,6 +8,7 @@ from flask import flash, redirect, render_template, url_for
 from flask_babel import gettext as _
 from flask_wtf import FlaskForm
 
+from console import times
 from console.acting import user_actor
 from console.auth import current_service, current_user, service_permission_required
 from console.messages import labels
@@ -24,16 +25,16 @@ class ConfirmForm(FlaskForm):
 
 def refusal_text(refused: cancel.CancelRefused) -> str:
     """The refusal in the page's language."""
-    when = {"date": f"{refused.when:%Y-%m-%d}", "time": f"{refused.when:%H:%M}"} if refused.when else {}
+    when = {"when": times.when(refused.when)} if refused.when else {}
     texts = {
         cancel.ALREADY_CANCELLED: lambda: _("This message has already been cancelled."),
-        cancel.TOO_LATE_LETTER: lambda: _("It’s too late to cancel this letter. Printing started on %(date)s at "
-                                          "%(time)s UTC.", **when),
+        cancel.TOO_LATE_LETTER: lambda: _("It’s too late to cancel this letter. Printing started on %(when)s.",
+                                          **when),
         cancel.LETTER_NOT_PRINTABLE: lambda: _("This letter cannot be cancelled because it will not be printed."),
         cancel.NOT_SCHEDULED: lambda: _("Only a scheduled message can be cancelled. This message was sent "
                                         "straight away."),
         cancel.TOO_LATE_SCHEDULED: lambda: _("It’s too late to cancel this message. It was due to be sent on "
-                                             "%(date)s at %(time)s UTC.", **when) if when else
+                                             "%(when)s.", **when) if when else
         _("It’s too late to cancel this message."),
     }
     return texts[refused.reason]()

@@ -6,7 +6,9 @@ from flask_babel import lazy_gettext as _l
 from core import message_timeline
 from pipeline import statuses
 
-POSTAGE = {"first": _l("First class"), "second": _l("Second class"), "europe": _l("Europe"),
+# The API's first/second/economy by how soon the post delivers, not by Royal Mail's class names.
+POSTAGE = {"first": _l("Priority"), "second": _l("Standard"),
+           "economy": _l("Economy"), "europe": _l("Europe"),
            "rest-of-world": _l("Rest of the world")}
 CHANNELS = {"email": _l("Email"), "sms": _l("Text message"), "letter": _l("Letter")}
 # Internal status -> what a person reads; letters have their own words for the stages of the post.

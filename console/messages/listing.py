@@ -14,14 +14,14 @@ from wtforms.validators import Length, Optional, ValidationError
 from console.auth import current_service, service_permission_required
 from console.messages import labels
 from console.messages.blueprint import bp
-from models.api_key import KEY_TYPES
 from models.db import is_uuid
 from pipeline.message_details import senders, template_names
-from pipeline.message_search import MessageSearch, search_page
+from pipeline.message_search import KEY_TYPE_CHOICES, LIVE_AND_TEAM, MessageSearch, search_page
 
 PAGE_SIZE = 50
 FILTERS = ("search", "channel", "status", "date_from", "date_to", "key_type")
-KEY_TYPE_LABELS = {"live": _l("Live (sent for real)"), "team": _l("Team and guest list"), "test": _l("Test")}
+KEY_TYPE_LABELS = {LIVE_AND_TEAM: _l("Live and team keys (not test)"), "live": _l("Live (sent for real)"),
+                   "team": _l("Team and guest list"), "test": _l("Test")}
 
 
 def _choices(labelled: dict[str, Any]) -> list[SelectChoice]:
@@ -38,8 +38,8 @@ class SearchForm(FlaskForm):
                          default="")
     date_from = DateField(_l("Sent from (date)"), validators=[Optional()])
     date_to = DateField(_l("Sent until (date)"), validators=[Optional()])
-    key_type = SelectField(_l("Sent with"), choices=_choices({k: KEY_TYPE_LABELS[k] for k in KEY_TYPES}),
-                           default="live")
+    key_type = SelectField(_l("Sent with"), choices=_choices({k: KEY_TYPE_LABELS[k] for k in KEY_TYPE_CHOICES}),
+                           default=LIVE_AND_TEAM)
 
     def validate_date_to(self, field: DateField) -> None:
         if field.data and self.date_from.data and field.data < self.date_from.data:
@@ -50,13 +50,13 @@ def message_search(form: SearchForm) -> MessageSearch:
     return MessageSearch(
         text=form.search.data or "", channels=(form.channel.data,) if form.channel.data else (),
         statuses=(form.status.data,) if form.status.data else (), date_from=form.date_from.data,
-        date_to=form.date_to.data, key_type=form.key_type.data or "live")
+        date_to=form.date_to.data, key_type=form.key_type.data or LIVE_AND_TEAM)
 
 
 def search_form() -> SearchForm:
     form = SearchForm(request.args)
     if not request.args.get("key_type"):
-        form.key_type.data = "live"
+        form.key_type.data = LIVE_AND_TEAM
     return form
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Response, abort, render_template
 
+from console import security_headers
 from console.auth import current_permissions, current_service, service_permission_required
 from console.messages import (
     cancelling,  # noqa: F401  (its routes join bp)
@@ -15,9 +16,12 @@ from console.messages import (
 )
 from console.messages.blueprint import bp, find_or_404
 from core import message_timeline
+from core.preview import preview
 from models.db import utcnow
 from models.notification import Notification
+from models.template import TemplateVersion
 from pipeline import cancel, statuses
+from pipeline.errors import BadRequestError
 from pipeline.message_details import senders, template_names
 from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
 
@@ -37,6 +41,23 @@ def _pdf_shown(notification: Notification) -> bool:
     return notification.notification_type == "letter" and notification.status != statuses.PENDING_VIRUS_CHECK
 
 
+def _email_html(notification: Notification) -> str | None:
+    """A sent email as its recipient got it: its template filled in with its personalisation, in the
+    service's language and brand, as the send made it (None for other channels, or once that is gone)."""
+    if notification.notification_type != "email" or notification.template_id is None:
+        return None
+    version = TemplateVersion.get_or_none((TemplateVersion.template == notification.template_id)
+                                          & (TemplateVersion.version == notification.template_version))
+    if version is None:
+        return None
+    try:
+        shown = preview(notification.service, version, notification.personalisation or {})
+    except BadRequestError:
+        return None
+    security_headers.shows_email_preview()
+    return shown.html
+
+
 def cancel_offered(notification: Notification) -> bool:
     """Whether the page offers the cancel button (the cancel itself checks again, in the database)."""
     return cancel.refusal(notification, utcnow()) is None
@@ -51,7 +72,7 @@ def notification(service_id: str, notification_id: str) -> Any:
         "messages/notification.html", service=current_service(), channel=labels.CHANNELS[found.notification_type],
         postage=labels.POSTAGE.get(found.postage or "", found.postage),
         template_name=template_name, sender=senders([found]).get(str(found.id)),
-        has_pdf=_pdf_shown(found) and letter_storage().exists(letter_pdf_key(found.id)),
+        has_pdf=_pdf_shown(found) and letter_storage().exists(letter_pdf_key(found.id)), email_html=_email_html(found),
         may_cancel="send_messages" in current_permissions() and cancel_offered(found), **_status_context(found))
 
 

@@ -70,9 +70,8 @@ def api_body(form: FlaskForm, version: TemplateVersion) -> dict[str, Any]:
 
 
 def _shown(message: str, translation: str | None = None) -> str:
-    """The console's words when it has them, always followed by the API's exact text."""
-    words = translation or translated(message)
-    return message if words == message else f"{words} ({message})"
+    """The console's words in the page's language (the API's own only for a refusal it has no words for)."""
+    return translation or translated(message)
 
 
 def add_refusal(form: FlaskForm, channel: str, messages: list[str]) -> None:

@@ -29,11 +29,14 @@ Done = Callable[[Notification], Any]
 
 
 def own_details(service: Service, user: User, channel: str) -> str | None:
-    """The user's email address, or the mobile number the service's team list has for it."""
+    """The user's email address; their account's confirmed mobile number, else the one the service's
+    team list has for them."""
     if channel == "email":
         return user.email_address
     if channel != "sms":
         return None
+    if user.mobile_number:
+        return user.mobile_number
     member = (TeamMember.select(TeamMember.mobile_number)
               .where((TeamMember.service == service) & (TeamMember.email_address == user.email_address)
                      & TeamMember.mobile_number.is_null(False)).first())

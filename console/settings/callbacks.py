@@ -14,7 +14,6 @@ from console.auth import current_service, service_permission_required
 from console.settings.blueprint import bp
 from core.callbacks import CALLBACK_KINDS, list_attempts, remove_callback, set_callback
 from models.service import ServiceCallback
-from pipeline.formatting import iso
 
 RECENT_ATTEMPTS = 20
 TITLES = {"delivery-status": _l("Callbacks for delivery receipts"),
@@ -52,7 +51,7 @@ def callback(service_id: str, kind: str) -> Any:
             return redirect(url_for("settings.callback", service_id=service_id, kind=kind))
     return render_template("settings/callback.html", service=current_service(), kind=kind, title=TITLES[kind],
                            form=form, current=current, attempts=list_attempts(service_id, kind, RECENT_ATTEMPTS),
-                           iso=iso, remove_form=ConfirmForm())
+                           remove_form=ConfirmForm())
 
 
 @bp.post("/services/<service_id>/service-settings/callbacks/<kind>/remove")

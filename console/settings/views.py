@@ -9,14 +9,15 @@ from flask import abort, redirect, render_template, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import IntegerField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.settings import callbacks, senders  # noqa: F401  (their routes join bp)
 from console.settings.blueprint import bp
 from console.team.views import PermissionsField
-from core.services import LIMITS, MAX_RETENTION_DAYS, settings_of, update_service
+from core.services import LIMITS, MAX_RETENTION_DAYS, is_time_zone, settings_of, update_service
+from models.db import utcnow
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
 
 SERVICE_PERMISSION_LABELS = {
@@ -45,6 +46,15 @@ class ServicePermissionsForm(FlaskForm):
 class FileContactForm(FlaskForm):
     contact = StringField(_l("Contact details"), validators=[
         Optional(), Length(max=255, message=_l("Use 255 characters or fewer"))])
+
+
+class TimeZoneForm(FlaskForm):
+    time_zone = StringField(_l("Time zone"), validators=[InputRequired(_l("Enter a time zone")), Length(max=64)])
+
+    def validate_time_zone(self, field: StringField) -> None:
+        field.data = field.data.strip()
+        if not is_time_zone(field.data):
+            raise ValidationError(_l("Enter a time zone by its name, such as Europe/Amsterdam or America/Curacao"))
 
 
 def _days(label: Any) -> IntegerField:
@@ -115,6 +125,15 @@ def send_files_by_email(service_id: str) -> Any:
         if _saved(service_id, form, {"file_download_contact": contact}):
             return _to_index(service_id)
     return render_template("settings/send_files_by_email.html", service=current_service(), form=form)
+
+
+@bp.route("/services/<service_id>/service-settings/time-zone", methods=["GET", "POST"])
+@service_permission_required("manage_service")
+def time_zone(service_id: str) -> Any:
+    form = TimeZoneForm(data={"time_zone": current_service().time_zone})
+    if form.validate_on_submit() and _saved(service_id, form, {"time_zone": form.time_zone.data}):
+        return _to_index(service_id)
+    return render_template("settings/time_zone.html", service=current_service(), form=form, now=utcnow())
 
 
 @bp.route("/services/<service_id>/service-settings/data-retention", methods=["GET", "POST"])

@@ -9,7 +9,9 @@ from wtforms.validators import DataRequired, InputRequired, Length
 from core.templates import DEFAULT_POSTAGE
 
 TYPE_LABELS = {"email": _l("Email"), "sms": _l("Text message"), "letter": _l("Letter")}
-POSTAGE_LABELS = {"first": _l("First class"), "second": _l("Second class"), "economy": _l("Economy")}
+# The API's first/second/economy by how soon the post delivers, not by Royal Mail's class names.
+POSTAGE_LABELS = {"first": _l("Priority"), "second": _l("Standard"),
+                  "economy": _l("Economy")}
 
 
 class ChooseTypeForm(FlaskForm):

@@ -1,6 +1,7 @@
 """What a template looks like to its recipients, made by the same pipeline code that sends it: an email's
 HTML, a text message's length in characters and fragments, a letter's PDF pages as images. Placeholders
-stay as written, ((name)), and are highlighted."""
+stay as written, ((name)), and are highlighted; so does optional content, ((name??text)), in an email or
+a text message, which the renderer would otherwise drop for want of a value."""
 from __future__ import annotations
 
 import base64
@@ -23,6 +24,18 @@ from pipeline.rendering import placeholder_names, render
 
 _PLACEHOLDER = re.compile(r"\(\([^()]+\)\)")
 _TAG = re.compile(r"(<[^>]*>)")
+_OPTIONAL = re.compile(r"\(\(([^()]*\?\?[^()]*)\)\)")
+# Private-use characters stand in for an optional placeholder's brackets while the text is rendered:
+# nothing the renderer changes, and no template contains them.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+
+
+def _keep_optional(text: str) -> str:
+    return _OPTIONAL.sub(lambda m: f"{_OPEN}{m.group(1)}{_CLOSE}", text)
+
+
+def _as_written(text: str) -> str:
+    return text.replace(_OPEN, "((").replace(_CLOSE, "))")
 
 
 @dataclass
@@ -67,12 +80,13 @@ def make_preview(service: Service, template_type: str, *, subject: str | None, b
     preview = Preview(template_type, placeholder_names(subject or "", body))
     if template_type == "email":
         appearance = appearance_of(service.id)
-        html = render("email", body, subject or "", {}, language=appearance.language, service_name=service.name,
+        html = render("email", _keep_optional(body), _keep_optional(subject or ""), {},
+                      language=appearance.language, service_name=service.name,
                       brand=brand_view(appearance.email_brand)).html
-        preview.email_html = _highlight_html(html or "")
+        preview.email_html = _highlight_html(_as_written(html or ""))
         security_headers.shows_email_preview()
     elif template_type == "sms":
-        text = render("sms", body, None, {}).body
+        text = _as_written(render("sms", _keep_optional(body), None, {}).body)
         counted = sms_fragments(text)
         preview.sms_body = highlighted(text)
         preview.sms_characters, preview.sms_fragments = counted.characters, counted.fragments

@@ -13,8 +13,8 @@ from xml.etree.ElementTree import Element
 
 from defusedxml.ElementTree import iterparse
 
+from pipeline.jobs.cells import cell_text
 from pipeline.jobs.sheet_limits import CELL_TOO_LONG, MAX_CELL_CHARS, SheetTooBig, open_zip, place
-from pipeline.jobs.spreadsheet import cell_text
 
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"

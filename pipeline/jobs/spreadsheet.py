@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import datetime
 import io
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
@@ -18,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from xml.etree.ElementTree import ParseError
 
+from pipeline.jobs.ods_reader import ods_rows
 from pipeline.jobs.sheet_limits import CELL_TOO_LONG, MAX_ROW_CHARS, ROW_TOO_LONG, SheetTooBig, check_cell, collect
+from pipeline.jobs.xlsx_reader import xlsx_rows
 
 FORMATS = ("csv", "xlsx", "ods")
 
@@ -36,16 +37,6 @@ class Sheet:
 def file_format(file_name: str) -> str | None:
     suffix = PurePath(file_name).suffix.lower().lstrip(".")
     return suffix if suffix in FORMATS else None
-
-
-def cell_text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # a number typed into a cell: 612345678, not 612345678.0
-    if isinstance(value, datetime.datetime):
-        return value.isoformat(sep=" ")
-    return str(value).strip()
 
 
 def _encoding(data: bytes) -> str:
@@ -97,10 +88,6 @@ def _csv_rows(data: bytes) -> Iterator[tuple[list[str], int]]:
 
 
 def _readers() -> dict[str, Callable[[bytes], Iterable[tuple[list[str], int]]]]:
-    # Imported here: the readers use cell_text of this module.
-    from pipeline.jobs.ods_reader import ods_rows
-    from pipeline.jobs.xlsx_reader import xlsx_rows
-
     return {"csv": _csv_rows, "xlsx": xlsx_rows, "ods": ods_rows}
 
 

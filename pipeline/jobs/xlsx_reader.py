@@ -12,8 +12,8 @@ import io
 from collections.abc import Iterator
 from xml.etree.ElementTree import Element
 
+from pipeline.jobs.cells import cell_text
 from pipeline.jobs.sheet_limits import open_zip, place
-from pipeline.jobs.spreadsheet import cell_text
 
 
 def xlsx_rows(data: bytes) -> Iterator[tuple[list[str], int]]:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 # Same shape as GOV.UK Notify: anything but round brackets between (( and )).
 PLACEHOLDER_RE = re.compile(r"\(\(([^()]+)\)\)")
 CONDITIONAL_SEPARATOR = "??"
-TRUTHY_STRINGS = frozenset({"true", "yes", "y", "1"})
+# "ja"/"j" too: the Dutch guide tells writers to answer "ja" (issue 32); "yes" reads as before.
+TRUTHY_STRINGS = frozenset({"true", "yes", "y", "1", "ja", "j"})
 
 _NOT_IN_KEY = re.compile(r"[\s_-]+")
 
@@ -79,7 +80,7 @@ def missing_personalisation(texts: Iterable[str], values: Mapping[str, object] |
 def is_truthy(value: object) -> bool:
     """Whether a conditional placeholder shows its text.
 
-    True, non-zero numbers and the strings true/yes/y/1 (any case, surrounding spaces ignored)
+    True, non-zero numbers and the strings true/yes/y/1/ja/j (any case, surrounding spaces ignored)
     show it; everything else (None, False, 0, "no", "", lists, ...) hides it.
     """
     if isinstance(value, bool):

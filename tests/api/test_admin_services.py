@@ -22,7 +22,7 @@ def test_create_with_defaults(client):
         "sms_daily_limit": 250000, "email_daily_limit": 250000, "letter_daily_limit": 20000,
         "international_sms_daily_limit": 100,
         "data_retention_days": {"email": 7, "sms": 7, "letter": 7},
-        "file_download_contact": None, "hosted_unsubscribe": False, "updated_at": None,
+        "file_download_contact": None, "hosted_unsubscribe": False, "time_zone": "Europe/Amsterdam", "updated_at": None,
     }
     assert Service.get_by_id(body["id"]).name == "Tax office"
 
@@ -152,3 +152,16 @@ def test_patch_to_a_taken_name(client):
 def test_wrong_method(client):
     response = client.put("/admin/services", json={}, headers=admin_headers())
     assert errors(response)[0] == 405
+
+
+def test_a_services_time_zone_is_an_iana_name(client):
+    service = post_service(client)
+    assert service["time_zone"] == "Europe/Amsterdam"
+    url = f"/admin/services/{service['id']}"
+    assert client.patch(url, json={"time_zone": "America/Curacao"}, headers=admin_headers()).get_json()[
+        "time_zone"] == "America/Curacao"
+    refused = client.patch(url, json={"time_zone": "Mars/Olympus_Mons"}, headers=admin_headers())
+    assert refused.status_code == 400
+    assert refused.get_json()["errors"] == [
+        {"error": "ValidationError", "message": "time_zone Mars/Olympus_Mons is not a time zone"}]
+    assert Service.get_by_id(service["id"]).time_zone == "America/Curacao"

@@ -25,3 +25,15 @@ def csrf_token(client, path: str = "/services/new") -> str:
         r'value="([^"]+)"[^>]*name="csrf_token"', html)
     assert found, html[:500]
     return found.group(1)
+
+
+def amsterdam(value, seconds: bool = False, locale: str = "nl") -> str:
+    """A stored UTC time as the console shows it for a service in Europe/Amsterdam: "26 nov 2026 07:00 CET"."""
+    import datetime
+    import zoneinfo
+
+    from babel.dates import format_datetime
+
+    shown = value.replace(tzinfo=datetime.UTC).astimezone(zoneinfo.ZoneInfo("Europe/Amsterdam"))
+    pattern = "d MMM y HH:mm:ss" if seconds else "d MMM y HH:mm"
+    return f"{format_datetime(shown, pattern, locale=locale)} {shown.tzname()}"

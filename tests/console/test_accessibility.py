@@ -8,8 +8,9 @@ import pytest
 from tests.console.browser import assert_accessible, sign_in
 
 SIGNED_OUT = ["/sign-in", "/forgot-password", "/trial-mode", "/invitation/unknown", "/reset-password/unknown",
-              "/no-such-page"]
-SIGNED_IN = ["/services", "/account", "/trial-mode", "/two-factor/set-up", "/two-factor/set-up/email"]
+              "/no-such-page", "/account/email/confirm/unknown"]
+SIGNED_IN = ["/services", "/account", "/trial-mode", "/two-factor/set-up", "/two-factor/set-up/email",
+             "/account/name", "/account/email", "/account/mobile", "/account/password"]
 
 
 @pytest.mark.parametrize("language", ["nl", "en"])

@@ -71,7 +71,7 @@ def test_a_letter_claimed_by_the_print_batch_is_refused_on_the_page(console_app,
     printing.claim_batches(now=datetime.datetime(2026, 11, 24, 9, 30))
     assert "Deze brief annuleren" not in browser.get(page_path).get_data(as_text=True)
     answer = browser.post(f"{page_path}/cancel", data={"csrf_token": token}, follow_redirects=True)
-    assert ("Het is te laat om deze brief te annuleren. Het drukken is begonnen op 2026-11-24 om 09:30 UTC."
+    assert ("Het is te laat om deze brief te annuleren. Het drukken is begonnen op 24 nov 2026 10:30 CET."
             in answer.get_data(as_text=True))
     assert status_of(letter_id) == "created"
 

@@ -124,7 +124,7 @@ def test_jobs_scheduled_sends_and_received_texts(console_app):
     page = client.get(f"/services/{service.id}/dashboard").get_data(as_text=True)
     assert "leden.csv" in page and "250 van 1.000" in page
     assert "1 bericht is ingepland." in page and "+31611111111" in page and "+31622222222" not in page
-    assert "later.xlsx" in page and "2030-01-02 09:30 UTC" in page
+    assert "later.xlsx" in page and "2 jan 2030 10:30 CET" in page
     assert "Ja, graag" not in page and "Ontvangen sms-berichten" not in page  # no inbound_sms permission
 
     service.permissions = [*service.permissions, "inbound_sms"]

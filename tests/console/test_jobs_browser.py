@@ -1,6 +1,7 @@
 """Bulk sending in a real browser (item 8): a file with one malformed number is refused with that
-row's exact error; corrected, its 1,000 rows are all delivered and the job page shows the counts;
-a scheduled job is cancelled; XLSX and ODS files are read. axe-core runs on every page."""
+row's error in the page's words; corrected, its 1,000 rows are all delivered, the job page shows the
+counts and the messages list, its search and its CSV hold all of them (issue 32); a scheduled job is
+cancelled; XLSX and ODS files are read. axe-core runs on every page."""
 from __future__ import annotations
 
 import datetime
@@ -41,7 +42,7 @@ def test_a_bad_row_is_refused_then_1000_rows_are_all_delivered(signed_in_member,
     problems = page.locator("#problems tbody tr")
     assert problems.count() == 1
     assert problems.first.locator("td").all_inner_texts() == [
-        str(BAD_ROW + 2), "phone number", "phone_number Not enough digits"]
+        str(BAD_ROW + 2), "phone number", "Het nummer heeft te weinig cijfers"]
     assert page.locator("text=Er is niets verstuurd.").is_visible()
     assert_accessible(page)
     assert Job.select().count() == 0
@@ -65,6 +66,23 @@ def test_a_bad_row_is_refused_then_1000_rows_are_all_delivered(signed_in_member,
     page.click("#job-messages >> text=0612000003")
     page.wait_for_url(re.compile(r".*/notifications/[0-9a-f-]{36}$"))
     assert "Hello Person 3, see you tomorrow" in page.locator("main").inner_text()
+
+    # The spreadsheet's messages are the service's messages: in the list, its search and its CSV.
+    page.get_by_role("link", name="Berichten", exact=True).click()
+    page.wait_for_url("**/notifications")
+    page.locator("table.notify-messages").wait_for()
+    assert page.locator("table.notify-messages tbody tr").count() == 50
+    assert page.get_by_role("link", name="Oudere berichten").is_visible()
+    assert_accessible(page)
+    page.fill("#search", phone(ROWS - 1))
+    page.click("main form[role=search] button")
+    assert page.locator("table.notify-messages tbody tr").all_inner_texts()[0].startswith(phone(ROWS - 1))
+    assert page.locator("table.notify-messages tbody tr").count() == 1
+    page.fill("#search", "")
+    page.click("main form[role=search] button")
+    report = page.request.get(page.get_by_role("link", name="Download deze berichten (CSV)").get_attribute("href"))
+    lines = report.text().splitlines()
+    assert len(lines) == 1 + ROWS and all("people.csv" in line for line in lines[1:])
 
 
 def test_a_scheduled_job_is_cancelled_before_it_starts(signed_in_member, service):

@@ -43,10 +43,10 @@ def test_every_problem_of_the_file_is_shown_with_its_row_and_column_and_nothing_
     html = response.get_data(as_text=True)
     assert response.status_code == 400
     assert _cells(html, "problems") == [
-        ["3", "Phone Number", "phone_number Not enough digits"],
-        ["4", "Name", "Missing personalisation: name"],
-        ["5", "Phone Number", "phone_number Too many digits"],
-        ["5", "code", "Missing personalisation: code"],
+        ["3", "Phone Number", "Het nummer heeft te weinig cijfers"],  # in the page's words, no API field name
+        ["4", "Name", "Vul een waarde in voor: name"],
+        ["5", "Phone Number", "Het nummer heeft te veel cijfers"],
+        ["5", "code", "Vul een waarde in voor: code"],
     ]
     assert _cells(html, "preview")[:2] == [["2", "0612000000", "Ann", "1"], ["3", "06123", "Bob", "2"]]
     assert Job.select().count() == 0
@@ -67,10 +67,13 @@ def test_a_missing_column_and_a_file_that_is_not_a_spreadsheet_are_refused_in_du
 def test_a_trial_service_may_send_only_to_its_team_and_guest_list(console_app):
     service = create_service(trial_mode=True)
     GuestListEntry.create(service=service, recipient="+31612000000", recipient_type="mobile")
+    GuestListEntry.create(service=service, recipient="+31612000150", recipient_type="mobile")
     template = create_sample_template(service=service)
-    html = _upload(_client(console_app, service), service, template, sms_rows(2)).get_data(as_text=True)
-    assert _cells(html, "problems") == [["3", "Phone number", "Cannot send to this recipient when service is in "
-                                         "trial mode - see https://admin.example.nl/trial-mode"]]
+    html = _upload(_client(console_app, service), service, template, sms_rows(200)).get_data(as_text=True)
+    # One line for the kind of problem, naming the rows it affects (rows 2 and 152 are on the guest list).
+    assert _cells(html, "problems") == [["3–151, 153–201", "Phone number", "In proefmodus verstuurt deze dienst "
+                                         "alleen naar het eigen team en de gastenlijst. Wat proefmodus betekent"]]
+    assert '<a class="utrecht-link" href="/trial-mode">Wat proefmodus betekent</a>' in html
 
 
 def test_a_file_over_todays_limit_is_refused_as_a_whole(console_app):

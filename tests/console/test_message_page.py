@@ -15,7 +15,7 @@ from pipeline.letters import stages
 from pipeline.storage import LocalStorage, letter_pdf_key
 from pipeline.virus_scan import EicarScanner
 from tests.console.browser import assert_accessible
-from tests.console.service_pages import signed_in_client
+from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import create_notification, create_sample_template, create_service
 from tests.pipeline.test_precompiled import make_pdf
@@ -51,8 +51,8 @@ def test_an_sms_sent_with_an_api_key_shows_content_template_key_steps_and_provid
     assert "Tot morgen Jan" in text and "afspraak-17" in text and "06 12345678" in text
     assert "Afspraak herinnering (versie 1)" in text
     assert "API-sleutel Balie-systeem" in text
-    moments = [(created + datetime.timedelta(seconds=s)).strftime("%Y-%m-%d %H:%M:%S") for s in (0, 2, 9)]
-    assert (f"{moments[0]} UTC Geaccepteerd {moments[1]} UTC Aan de provider gegeven {moments[2]} UTC Afgeleverd"
+    moments = [amsterdam(created + datetime.timedelta(seconds=s), seconds=True) for s in (0, 2, 9)]
+    assert (f"{moments[0]} Geaccepteerd {moments[1]} Aan de provider gegeven {moments[2]} Afgeleverd"
             in text), text
     assert "Provider: kpn" in text
 
@@ -158,7 +158,7 @@ def test_the_list_with_a_form_error_passes_axe_in_english(signed_in_member, serv
     page.goto(f"/language/en?next=/services/{service.id}/notifications")
     assert page.locator("table.notify-messages tbody tr").count() == 1
     page.get_by_role("link", name="A. Person").click()
-    assert "First class" in page.inner_text("main")
+    assert "Priority" in page.inner_text("main")  # postage "first", named without Royal Mail's classes
     assert_accessible(page)
     page.goto(f"/services/{service.id}/notifications?date_from=2026-11-20&date_to=2026-11-10&status=nonsense")
     assert "The end date must be on or after the start date" in page.inner_text(".notify-error-summary")

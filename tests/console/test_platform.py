@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from core.accounts import setup_link_if_no_admin
-from models.platform import PLATFORM_SERVICE_ID, TEMPLATES, ensure_platform_service, template_id
+from models.platform import PLATFORM_SERVICE_ID, SMS_TEMPLATES, TEMPLATES, ensure_platform_service, template_id
 from models.service import Service
 from models.template import Template
 from models.user import Invitation
@@ -14,9 +14,9 @@ def test_the_platform_service_is_made_once_with_its_templates():
     first = ensure_platform_service()
     again = ensure_platform_service()
     assert first.id == again.id == PLATFORM_SERVICE_ID
-    assert not first.trial_mode and first.permissions == ["email"]
+    assert not first.trial_mode and first.permissions == ["email", "sms"]
     assert Service.select().count() == 1
-    assert {t.id for t in Template.select()} == {template_id(key) for key in TEMPLATES}
+    assert {t.id for t in Template.select()} == {template_id(key) for key in [*TEMPLATES, *SMS_TEMPLATES]}
 
 
 def test_a_set_up_link_is_printed_only_while_there_is_no_platform_admin():
@@ -35,7 +35,7 @@ def test_a_signed_in_user_changes_the_second_factor_to_email(page, make_user, re
     user = make_user()
     sign_in(page, user)
     page.goto("/account")
-    page.click("main a:has-text('wijzigen')")
+    page.click("main a[href='/two-factor/set-up']")
     page.check("#auth_type-1")
     page.click("main form button[type=submit]")
     page.wait_for_url("**/two-factor/set-up/email")

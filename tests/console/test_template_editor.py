@@ -156,7 +156,7 @@ def test_a_letter_template_chooses_its_contact_block_and_postage(console_app, se
     assert (version.postage, version.letter_contact_id, version.letter_contact_block) == (
         "first", other.id, "Afdeling Belastingen\nPostbus 2")
     shown = _text(client.get(f"/services/{service.id}/templates/{version.template_id}"))
-    assert "Eerste klas" in shown and "Kop" in shown
+    assert "Prioriteit" in shown and "Kop" in shown
     edit = f"/services/{service.id}/templates/{version.template_id}/edit"
     client.post(edit, data={"csrf_token": csrf_token(client, edit), "action": "save", "name": "Aanslag",
                             "subject": "Uw aanslag", "body": "Beste ((naam))", "postage": "economy",

@@ -70,12 +70,12 @@ def test_placeholder_without_value_is_left_as_written():
     assert render("sms", "Hi ((Name))", None, {}).body == "Hi ((Name))"
 
 
-@pytest.mark.parametrize("value", [True, 1, "yes", "Y", "TRUE", "1", " yes "])
+@pytest.mark.parametrize("value", [True, 1, "yes", "Y", "TRUE", "1", " yes ", "ja", "JA", " Ja ", "j"])
 def test_conditional_placeholder_shown(value):
     assert render("sms", "Hi((vip?? and welcome back)).", None, {"VIP": value}).body == "Hi and welcome back."
 
 
-@pytest.mark.parametrize("value", [False, 0, "no", "n", "false", "0", "", None, "maybe", ["x"]])
+@pytest.mark.parametrize("value", [False, 0, "no", "n", "false", "0", "", None, "maybe", ["x"], "nee", "jawel"])
 def test_conditional_placeholder_hidden(value):
     assert render("sms", "Hi((vip?? and welcome back)).", None, {"vip": value}).body == "Hi."
 
