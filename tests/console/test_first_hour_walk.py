@@ -23,22 +23,16 @@ import dataclasses
 import io
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyotp
-import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 from PIL import Image
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
-import config
 from core.accounts import create_setup_link
 from models.notification import Notification
 from tests.conftest import wait_for
@@ -54,36 +48,6 @@ MAX_HEIGHT = {WIDE: 1100, PHONE: 1800}
 ROWS = 1000
 OWN_MOBILE = "+31612345678"
 PASSWORD = "een lang genoeg wachtwoord"
-
-
-@pytest.fixture
-def dev_mailbox(tmp_path) -> Iterator[Path]:
-    """The local mailbox as `dev.py run` starts it without SMTP_URL: the catcher, and the settings it
-    gives the other processes (email to the catcher, the console's mailbox pages on)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    directory = tmp_path / "mailbox"
-    catcher = subprocess.Popen([sys.executable, "-m", "local_mailbox", "--port", str(port), "--dir", str(directory)],
-                               cwd=ROOT, stdout=subprocess.DEVNULL)
-    before = config.get_settings()
-    try:
-        wait_for(lambda: _listening(port))
-        config._settings = dataclasses.replace(before, smtp_url=f"smtp://127.0.0.1:{port}",
-                                               local_mailbox_dir=directory)
-        yield directory
-    finally:
-        config._settings = before
-        catcher.terminate()
-        catcher.wait(timeout=10)
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-    except OSError:
-        return False
-    return True
 
 
 @dataclasses.dataclass
@@ -173,7 +137,7 @@ def _download(page, selector: str) -> list[list[str]]:
         return list(csv.reader(file))
 
 
-def test_a_newcomers_first_hour(browser, console_server, live_server, dev_mailbox, worker):
+def test_a_newcomers_first_hour(browser, console_server, live_server, local_mailbox, worker):
     context = browser.new_context(base_url=console_server, viewport={"width": WIDE, "height": 800},
                                   device_scale_factor=1, accept_downloads=True)
     refused: list[str] = []
