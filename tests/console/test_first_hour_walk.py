@@ -107,6 +107,8 @@ def _newest_texted_code(page) -> str:
         page.locator("nav.notify-nav").get_by_role("link", name="Lokale mailbox").click()
     texts = page.locator("main table").last
     assert OWN_MOBILE in texts.inner_text()
+    # On the clock of the platform's default zone, named (the page is no service's).
+    assert re.fullmatch(r".+ \d\d:\d\d:\d\d CES?T", texts.locator("tbody tr td").last.inner_text())
     return code_in(texts.locator("tbody tr").first.inner_text())
 
 
