@@ -13,7 +13,6 @@ from console.messages import labels
 from core.api_integration import latest_api_messages, latest_callback_attempts
 from models.callback_attempt import CallbackAttempt
 from pipeline.callbacks import DELIVERY_STATUS, INBOUND_SMS
-from pipeline.formatting import iso
 from pipeline.statuses import public_status
 
 bp = Blueprint("api_integration", __name__)
@@ -43,5 +42,5 @@ def index(service_id: str) -> Any:
     return render_template(
         "api_integration/index.html", service=service, messages=latest_api_messages(service_id, MESSAGES_SHOWN),
         attempts={kind: attempts[kind] for kind in KIND_TITLES}, kind_titles=KIND_TITLES, answer=answer,
-        iso=iso, status_label=labels.status_label, public_status=public_status, channels=labels.CHANNELS,
+        status_label=labels.status_label, public_status=public_status, channels=labels.CHANNELS,
     )

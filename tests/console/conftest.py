@@ -6,20 +6,29 @@
   a Content-Security-Policy violation on any page it showed fails the test.
 - `platform_admin`, `make_user(...)`: accounts with a password and a TOTP second factor.
 - `signed_in_admin`, `signed_in_member`: pages already signed in (the member belongs to `service`).
+- `local_mailbox`: `dev.py run`'s mail catcher, the console's email sent to it and its mailbox pages on.
 Helpers to import: tests.console.browser.assert_accessible(page), sign_in(page, user).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+import config
 from config import get_settings
 from tests.console.browser import AXE, CHROMIUM, CHROMIUM_ARGS, sign_in
 from tests.console.users import ConsoleUser, create_console_user
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
@@ -111,3 +120,30 @@ def service_member(service) -> ConsoleUser:
 def signed_in_member(page, service_member):
     sign_in(page, service_member)
     return page
+
+
+@pytest.fixture
+def local_mailbox(tmp_path) -> Iterator[Path]:
+    """The local mailbox as `dev.py run` starts it without SMTP_URL: the catcher, and the settings dev.py
+    gives the other processes (email to the catcher, the console's mailbox pages on); its directory."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    directory = tmp_path / "mailbox"
+    catcher = subprocess.Popen([sys.executable, "-m", "local_mailbox", "--port", str(port), "--dir", str(directory)],
+                               cwd=ROOT)
+    before = config.get_settings()
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        config._settings = dataclasses.replace(before, smtp_url=f"smtp://127.0.0.1:{port}",
+                                               local_mailbox_dir=directory)
+        yield directory
+    finally:
+        config._settings = before
+        catcher.terminate()
+        catcher.wait(timeout=10)

@@ -104,7 +104,9 @@ def test_a_trial_service_is_told_it_cannot_send_letters(page, service, sender):
     Service.update(trial_mode=True).where(Service.id == service.id).execute()
     sign_in(page, sender)
     _upload(page, service, "letter.pdf", a_letter())
-    assert "Een dienst in de proefperiode kan geen brieven versturen" in page.inner_text(".notify-error-summary")
+    summary = page.locator(".notify-error-summary")
+    assert "In proefmodus kan deze dienst geen brieven versturen. Wat proefmodus betekent" in summary.inner_text()
+    assert summary.get_by_role("link", name="Wat proefmodus betekent").count() == 1
 
 
 def test_another_services_upload_is_not_found(page, sender, service):

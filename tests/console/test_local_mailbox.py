@@ -2,48 +2,13 @@
 and the console shows it to a platform admin, only in that mode."""
 from __future__ import annotations
 
-import dataclasses
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 import config
 from core.accounts import invite
 from tests.console.browser import assert_accessible, path_of_link, sign_in
 from tests.console.service_pages import signed_in_client
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def local_mailbox(tmp_path) -> Iterator[Path]:
-    """The catcher as dev.py starts it, and the settings dev.py gives the other processes."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    directory = tmp_path / "mailbox"
-    catcher = subprocess.Popen([sys.executable, "-m", "local_mailbox", "--port", str(port), "--dir", str(directory)],
-                               cwd=ROOT)
-    before = config.get_settings()
-    try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        config._settings = dataclasses.replace(before, smtp_url=f"smtp://127.0.0.1:{port}",
-                                               local_mailbox_dir=directory)
-        yield directory
-    finally:
-        config._settings = before
-        catcher.terminate()
-        catcher.wait(timeout=10)
 
 
 def _wait_for_mail(directory: Path, count: int = 1) -> None:
