@@ -19,16 +19,12 @@ LOOK_UPDATE_DOCS=1 (as tests/look) each is also photographed at 1280 and 375 px 
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
-import os
 import re
 import time
-from pathlib import Path
 
 import pyotp
 from notifications_python_client.notifications import NotificationsAPIClient
-from PIL import Image
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
@@ -37,59 +33,12 @@ from core.accounts import create_setup_link
 from models.notification import Notification
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible, code_in, path_of_link
+from tests.console.walk_stops import ROOT, WIDE, Walk
 from tests.jobs.helpers import csv_file, phone
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs" / "look"
-WRITE = os.environ.get("LOOK_UPDATE_DOCS") == "1"
-WIDE, PHONE = 1280, 375
-# Full-page shots, cut off below this height: a long list says what it is in its first screens.
-MAX_HEIGHT = {WIDE: 1100, PHONE: 1800}
 ROWS = 1000
 OWN_MOBILE = "+31612345678"
 PASSWORD = "een lang genoeg wachtwoord"
-
-
-@dataclasses.dataclass
-class Walk:
-    """The browser page of the walk, and the pages it has stopped at."""
-    page: object
-    shots: list[str] = dataclasses.field(default_factory=list)
-
-    def stop(self, name: str) -> None:
-        """Look at the page as it is: axe-core, nothing wider than a phone, and (when asked) photographs."""
-        page = self.page
-        assert_accessible(page)
-        self.shots.append(name)
-        number = len(self.shots)
-        page.set_viewport_size({"width": PHONE, "height": 800})
-        try:
-            assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE, (name, _too_wide(page))
-            if WRITE:
-                for width in (WIDE, PHONE):
-                    page.set_viewport_size({"width": width, "height": 800})
-                    _photograph(page, DOCS / f"first-hour-{number:02d}-{name}-{width}.png", MAX_HEIGHT[width])
-        finally:
-            page.set_viewport_size({"width": WIDE, "height": 800})
-
-
-def _too_wide(page) -> list[str]:
-    """The outermost elements that reach past the screen's right edge (a table's scrolling box holds its own)."""
-    return page.evaluate("""width => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > width && !e.closest('.notify-table-scroll')
-                     && e.parentElement.getBoundingClientRect().right <= width)
-        .map(e => e.outerHTML.slice(0, 120))""", PHONE)
-
-
-def _photograph(page, path: Path, max_height: int) -> None:
-    height = min(page.evaluate("document.scrollingElement.scrollHeight"), max_height)
-    width = page.viewport_size["width"]
-    png = page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height},
-                          animations="disabled", caret="hide")
-    # A page of the console has few colours: a 64-colour palette keeps the file a fraction of the size.
-    image = Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=64, method=Image.Quantize.MEDIANCUT)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    image.save(path, format="PNG", optimize=True)
 
 
 def _submit(page, label: str) -> None:
