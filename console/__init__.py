@@ -108,6 +108,11 @@ def create_console_app() -> Flask:
 
     @app.before_request
     def _connect() -> None:
+        # A static file needs no database and must never set a cookie: the browser fetches one late
+        # (the favicon) with the cookie of the page before, and that answer would overwrite the newer one.
+        if request.endpoint == "static":
+            g.user = None
+            return
         g.connection_was_open = enter_request()
         auth.load_session()
 

@@ -8,6 +8,7 @@ from models.notification import Notification
 from models.platform import PLATFORM_SERVICE_ID, template_id
 from models.user import User, UserSession
 from tests.console.browser import assert_accessible, code_in, emails_to, sign_in
+from tests.console.service_pages import signed_in_client
 from tests.console.users import totp_now
 
 
@@ -150,6 +151,18 @@ def test_a_session_idle_too_long_ends(page, make_user):
     page.fill("#code", totp_now(user))
     page.click("main form button[type=submit]")
     page.wait_for_url("**/account")
+
+
+def test_a_file_fetched_late_with_the_ended_cookie_does_not_overwrite_the_sign_in_page_cookie(console_app, make_user):
+    # A browser still fetching the favicon of the last page sends the old cookie after the session
+    # ended; had that answer set a cookie, it would replace the one the sign-in page just set and
+    # lose where to go back to after signing in.
+    user = make_user()
+    client = signed_in_client(console_app, user.user)
+    UserSession.update(last_seen_at=utcnow() - datetime.timedelta(minutes=61)).execute()
+    response = client.get("/static/favicon.svg")
+    assert response.status_code == 200
+    assert "Set-Cookie" not in response.headers
 
 
 def test_forms_refuse_a_post_without_the_csrf_token(console_client, make_user):
