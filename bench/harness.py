@@ -125,6 +125,8 @@ def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: float, co
              "-s", f"{scratch}/load.lua", url],
             capture_output=True, text=True, check=True,
         ).stdout
+    if not re.search(r"99%\s+[\d.]+(us|ms|s|m)\b", out):
+        sys.exit(f"wrk measured no latency (did every request fail?):\n{out}")
     requests_made = int(re.search(r"(\d+) requests in", out).group(1))
     if tokens:
         repeated = int(re.search(r"tokens sent twice: (\d+)", out).group(1))
