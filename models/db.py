@@ -95,7 +95,10 @@ def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
     for name, value in zip(names, row, strict=True):
         field = columns[name]
         data[field.name] = None if value is None else field.python_value(value)
-    return model(__no_default__=1, **data)
+    # As peewee loads a row, without a setattr per field: the values are the row's, nothing is dirty.
+    instance = model(__no_default__=1)
+    instance.__data__ = data
+    return instance
 
 
 def insert_rows(model: type[M], rows: Sequence[M]) -> None:

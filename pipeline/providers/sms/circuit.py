@@ -7,13 +7,19 @@ circuit for good.
 
 A breaker is built for each send (workers/sms_rotation.py): its reading of who is out of rotation,
 taken just before the call, also tells which gateways have failures or a probation to clear, so a
-success costs a Redis round trip only where there is something to reset.
+success costs a Redis round trip only where there is something to reset. The readings a process's
+threads take at the same moment share one MGET (pipeline.batching): every send takes one.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection
 
 import redis
+
+from pipeline.batching import Batcher
+
+WHAT = ("open", "failures", "probation")
 
 
 class CircuitBreaker:
@@ -26,7 +32,7 @@ class CircuitBreaker:
         self._nothing_to_reset: set[str] = set()
 
     def _key(self, name: str, what: str) -> str:
-        return f"{self.prefix}:{name}:{what}"
+        return _key(self.prefix, name, what)
 
     def record_failure(self, name: str) -> bool:
         """Count a failed call; True when this one took the gateway out of rotation."""
@@ -53,13 +59,39 @@ class CircuitBreaker:
 
     def unavailable(self, names: Collection[str]) -> set[str]:
         """The gateways among `names` out of rotation now."""
-        names = list(names)
+        names = tuple(names)
         if not names:
             return set()
-        values = self.client.mget([self._key(name, what) for what in ("open", "failures", "probation")
-                                   for name in names])
-        count = len(names)
-        is_open, failures, probation = (dict(zip(names, values[i * count:(i + 1) * count], strict=True))
-                                        for i in range(3))
-        self._nothing_to_reset = {name for name in names if failures[name] is None and probation[name] is None}
-        return {name for name in names if is_open[name] is not None}
+        is_open, self._nothing_to_reset = _reader(self.client, self.prefix).submit(names)
+        return is_open
+
+
+def _read_many(client: redis.Redis, prefix: str, requests: list[tuple[str, ...]]) -> list[tuple[set[str], set[str]]]:
+    """Each request's gateways out of rotation and those with nothing to reset, from one MGET."""
+    names = sorted({name for request in requests for name in request})
+    values = client.mget([_key(prefix, name, what) for what in WHAT for name in names])
+    count = len(names)
+    is_open, failures, probation = (dict(zip(names, values[i * count:(i + 1) * count], strict=True))
+                                    for i in range(len(WHAT)))
+    return [({name for name in request if is_open[name] is not None},
+             {name for name in request if failures[name] is None and probation[name] is None})
+            for request in requests]
+
+
+def _key(prefix: str, name: str, what: str) -> str:
+    return f"{prefix}:{name}:{what}"
+
+
+_readers: dict[tuple[int, str], Batcher] = {}
+_readers_lock = threading.Lock()
+
+
+def _reader(client: redis.Redis, prefix: str) -> Batcher:
+    # Keyed by the client object: the Batcher holds it, so its id is never reused for another.
+    key = (id(client), prefix)
+    reader = _readers.get(key)
+    if reader is None:
+        with _readers_lock:
+            reader = _readers.setdefault(key, Batcher(f"circuit-reads:{prefix}",
+                                                      lambda requests: _read_many(client, prefix, requests)))
+    return reader
