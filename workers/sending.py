@@ -16,7 +16,7 @@ from models.outages import UNAVAILABLE
 from pipeline import dispatch, failover, retry_window, statuses
 from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
-from workers.enqueue import add_after_commit, enqueue_after_commit, start_flush
+from workers.enqueue import add_after_commit, enqueue_after_commit, enqueued_together, start_flush
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
@@ -142,6 +142,48 @@ def deliver_job_email(notification_id: str) -> None:
     _deliver(notification_id, "email")
 
 
+# The sends a web process records together travel in one message, up to this many: each message costs
+# a worker about as much as a send's own work, and one thread sends them one after another, so a
+# larger group would hold back the last of them for little more saving.
+SENDS_PER_MESSAGE = 8
+# A group's message is never retried as a whole: what it cannot do is handed to messages of one send
+# each (below). Only handing them over can fail, and then the sweeps send them again.
+GROUP_RETRIES = {"max_retries": 0}
+
+
+def _deliver_each(notification_ids: list[str], channel: str, one: dramatiq.Actor) -> None:
+    """Send each notification of a group's message as its own message would. One that must wait out
+    an outage, or meets an error, goes on (with those after it, for an error: the database or Redis
+    may be away) on messages of one send each, which retry and give up as a lone send's does."""
+    for position, notification_id in enumerate(notification_ids):
+        try:
+            _deliver(notification_id, channel)
+        except dramatiq.Retry as retry:
+            _on_their_own(one, [notification_id], retry.delay)
+        except Exception as exc:
+            rest = notification_ids[position:]
+            log.warning("sending %s failed (%r): %d sends of its group retry on messages of their own",
+                        notification_id, exc, len(rest))
+            _on_their_own(one, rest, _settings.provider_min_backoff_ms)
+            return
+
+
+def _on_their_own(one: dramatiq.Actor, notification_ids: list[str], delay_ms: int | None) -> None:
+    with enqueued_together():  # an outage here is logged: the sweeps send them again
+        for notification_id in notification_ids:
+            one.send_with_options(args=(notification_id,), delay=delay_ms)
+
+
+@dramatiq.actor(queue_name="send-sms", **GROUP_RETRIES)
+def deliver_sms_group(notification_ids: list[str]) -> None:
+    _deliver_each(notification_ids, "sms", deliver_sms)
+
+
+@dramatiq.actor(queue_name="send-email", **GROUP_RETRIES)
+def deliver_email_group(notification_ids: list[str]) -> None:
+    _deliver_each(notification_ids, "email", deliver_email)
+
+
 @dramatiq.actor(queue_name="send-sms", max_retries=3)
 def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
     notification_id = message_data["args"][0]
@@ -180,18 +222,32 @@ def enqueue_deliveries(notifications: list[Notification]) -> None:
     """Once the current transaction commits, start the delivery of each notification.
 
     Test-key sends due now go straight into the simulated gateway's outbox, all in one round trip:
-    they reach no provider, so they need no message of their own to claim and send them. Every
-    other send gets its message, a scheduled one delayed until it falls due.
+    they reach no provider, so they need no message of their own to claim and send them. Live sends
+    due now travel up to SENDS_PER_MESSAGE to a message; a scheduled one has a message of its own,
+    delayed until it falls due.
     """
     due_now = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]
     if due_now:
         add_after_commit(simulated_outbox("sends"), due_now, flush_simulated_sends)
-    taken = set(due_now)
+    groups: dict[dramatiq.Actor, list[str]] = {deliver_sms_group: [], deliver_email_group: []}
     for notification in notifications:
-        if str(notification.id) in taken:
-            continue
         if notification.key_type == "test":
-            actor = deliver_simulated
+            if notification.scheduled_for is not None:
+                enqueue_after_commit(deliver_simulated, str(notification.id),
+                                     delay_ms=delay_until(notification.scheduled_for))
+            continue
+        delay_ms = delay_until(notification.scheduled_for)
+        if delay_ms is None:
+            groups[deliver_sms_group if notification.notification_type == "sms" else deliver_email_group].append(
+                str(notification.id))
         else:
             actor = deliver_sms if notification.notification_type == "sms" else deliver_email
-        enqueue_after_commit(actor, str(notification.id), delay_ms=delay_until(notification.scheduled_for))
+            enqueue_after_commit(actor, str(notification.id), delay_ms=delay_ms)
+    for group, notification_ids in groups.items():
+        one = deliver_sms if group is deliver_sms_group else deliver_email
+        for start in range(0, len(notification_ids), SENDS_PER_MESSAGE):
+            part = notification_ids[start:start + SENDS_PER_MESSAGE]
+            if len(part) == 1:
+                enqueue_after_commit(one, part[0])
+            else:
+                enqueue_after_commit(group, part)

@@ -1,0 +1,75 @@
+"""Live sends recorded together travel in one queue message, and each is still sent exactly once:
+one that must wait out an outage, or meets an error, goes on by itself without holding up the rest."""
+from __future__ import annotations
+
+import logging
+
+import dramatiq
+
+from config import get_settings
+from models.notification import Notification
+from tests.conftest import running_worker, status_of, wait_for
+from tests.factories import create_notification, create_sample_template
+from workers.broker import broker
+from workers.sending import SENDS_PER_MESSAGE, enqueue_deliveries
+
+
+def _queued(queue: str) -> list[dramatiq.Message]:
+    namespace = get_settings().queue_namespace
+    return [dramatiq.Message.decode(data) for data in broker.client.hvals(f"{namespace}:{queue}.msgs")]
+
+
+def _created(service, count: int, **fields) -> list[Notification]:
+    template = create_sample_template(service=service, body="Hi")
+    return [create_notification(service=service, template=template, to=f"+316123456{n:02d}", **fields)
+            for n in range(count)]
+
+
+def test_sends_recorded_together_share_messages_and_each_reaches_the_gateway_once(
+        service, live_server, real_providers):
+    _, gateway = real_providers
+    rows = _created(service, SENDS_PER_MESSAGE + 2)
+    enqueue_deliveries(rows)
+    messages = _queued("send-sms")
+    assert sorted(len(m.args[0]) if isinstance(m.args[0], list) else 1 for m in messages) == [2, SENDS_PER_MESSAGE]
+    assert sorted(i for m in messages for i in m.args[0]) == sorted(str(row.id) for row in rows)
+    with running_worker():
+        gateway.wait_for_messages(len(rows))
+        wait_for(lambda: all(status_of(row.id) == "sending" for row in rows))
+    assert sorted(m.payload["to"] for m in gateway.messages) == sorted(row.normalised_to for row in rows)
+    assert gateway.attempts == len(rows)
+
+
+def test_a_lone_send_keeps_a_message_of_its_own(service, real_providers):
+    [row] = _created(service, 1)
+    enqueue_deliveries([row])
+    [message] = _queued("send-sms")
+    assert message.actor_name == "deliver_sms" and list(message.args) == [str(row.id)]
+
+
+def test_a_send_of_a_group_that_must_wait_out_an_outage_waits_alone(service, live_server, real_providers, caplog):
+    _, gateway = real_providers
+    gateway.fail_next(1, status=503)  # the group's first send finds the gateway away for a moment
+    rows = _created(service, 3)
+    enqueue_deliveries(rows)
+    with caplog.at_level(logging.WARNING, logger="workers.sending"), running_worker():
+        gateway.wait_for_messages(3)
+        wait_for(lambda: all(status_of(row.id) == "sending" for row in rows))
+    assert gateway.attempts == 4 and len(gateway.messages) == 3
+    assert [r.getMessage().split(" not sent,")[0] for r in caplog.records if " not sent, " in r.getMessage()] == [
+        str(rows[0].id)]
+
+
+def test_an_error_in_a_group_leaves_the_sends_after_it_to_messages_of_their_own(
+        service, live_server, real_providers, caplog):
+    _, gateway = real_providers
+    first, last = _created(service, 2)
+    with caplog.at_level(logging.WARNING, logger="workers.sending"):
+        broker.get_actor("deliver_sms_group").send([str(first.id), "not a notification id", str(last.id)])
+        with running_worker():
+            gateway.wait_for_messages(2)
+            wait_for(lambda: status_of(first.id) == "sending" and status_of(last.id) == "sending")
+    assert gateway.attempts == 2 and sorted(m.payload["to"] for m in gateway.messages) == sorted(
+        [first.normalised_to, last.normalised_to])
+    assert any(r.getMessage().startswith("sending not a notification id failed") and "2 sends of its group" in
+               r.getMessage() for r in caplog.records)
