@@ -94,6 +94,7 @@ class Run:
     machine_cpu_ms: float = 0.0  # every process of the machine, database and Redis included
     most_in_flight: int = 0
     gateway_delay_ms: float = 0.0  # R5: each thread waits this long per send
+    messages: int = 0  # the queue messages that carried the notifications
 
     def ceiling(self) -> float:
         """The most notifications per second this machine's cores allow at this CPU per notification,
@@ -246,23 +247,26 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
         def found(statuses: str) -> bool:
             return db.execute_sql(probe.format(statuses, p=param), (since, service_key)).fetchone() is not None
 
+        # Accepted test-key sends wait in the simulated gateway's outbox for its first flush; live
+        # sends in messages on send-sms, those recorded together sharing one (workers/sending.py):
+        # the run starts when the first of the messages there before the workers start is taken.
+        namespace = env["QUEUE_NAMESPACE"]
+        if key_type == "test":
+            waiting = lambda: queues.llen(f"{namespace}:simulated-sends:simulated")  # noqa: E731
+        else:
+            waiting = lambda: queues.hlen(f"{namespace}:send-sms.msgs")  # noqa: E731
+        messages = waiting()
         log = open(instance / "workers.log", "w")
         workers = subprocess.Popen([sys.executable, "-m", "workers.supervise", *WORKER_ARGS], cwd=ROOT, env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            # Accepted test-key sends wait in the simulated gateway's outbox for its first flush;
-            # live sends each wait in a message on send-sms.
-            namespace = env["QUEUE_NAMESPACE"]
-            if key_type == "test":
-                waiting = lambda: queues.llen(f"{namespace}:simulated-sends:simulated")  # noqa: E731
-            else:
-                waiting = lambda: queues.hlen(f"{namespace}:send-sms.msgs")  # noqa: E731
             # The database is asked only once every send is out of Redis: probed all through the run,
             # its index scans competed with the pipeline's own statements for the cores.
-            run = _watch(lambda: waiting() < count,
+            run = _watch(lambda: waiting() < messages,
                          lambda: waiting() == 0 and not found("'created', 'sending', 'pending'"), count,
                          lambda: {"worker": tree_cpu_seconds(workers.pid), "web": tree_cpu_seconds(web_pid),
                                   "gateway": tree_cpu_seconds(gateway_pid) if gateway_pid else 0.0})
+            run.messages = messages
         finally:
             workers.terminate()
             workers.wait(timeout=60)
@@ -349,6 +353,8 @@ def main() -> None:
                 runs[row, name].append(run)
                 detail = (f"share of no-op {run.rate / noop[-1].rate:.1%}" if row == "r4" else
                           f"{run.rate / PROCESSES:.0f} per worker process, most in flight {run.most_in_flight}")
+                if run.messages and args.key_type != "test":
+                    detail += f", {args.count / run.messages:.1f} sends per message"
                 print(f"  {row.upper()} {name}: {run.rate:.0f} notifications/s, {detail}; CPU per notification "
                       f"{_cpu([run])}", flush=True)
     print(f"\nmedians of {args.rounds} rounds, {args.count} {args.key_type}-key sms each, "
