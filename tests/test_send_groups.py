@@ -11,7 +11,7 @@ from models.notification import Notification
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_notification, create_sample_template
 from workers.broker import broker
-from workers.sending import SENDS_PER_MESSAGE, enqueue_deliveries
+from workers.sending import SENDS_PER_MESSAGE, enqueue_deliveries, enqueue_job_deliveries
 
 
 def _queued(queue: str) -> list[dramatiq.Message]:
@@ -37,6 +37,20 @@ def test_sends_recorded_together_share_messages_and_each_reaches_the_gateway_onc
         gateway.wait_for_messages(len(rows))
         wait_for(lambda: all(status_of(row.id) == "sending" for row in rows))
     assert sorted(m.payload["to"] for m in gateway.messages) == sorted(row.normalised_to for row in rows)
+    assert gateway.attempts == len(rows)
+
+
+def test_a_job_chunks_sends_travel_together_on_the_jobs_queue(service, live_server, real_providers):
+    _, gateway = real_providers
+    rows = _created(service, SENDS_PER_MESSAGE + 1)
+    enqueue_job_deliveries(rows)
+    assert _queued("send-sms") == []
+    messages = _queued("send-job-sms")
+    assert sorted((m.actor_name, len(m.args[0]) if m.actor_name.endswith("_group") else 1) for m in messages) == [
+        ("deliver_job_sms", 1), ("deliver_job_sms_group", SENDS_PER_MESSAGE)]
+    with running_worker():
+        gateway.wait_for_messages(len(rows))
+        wait_for(lambda: all(status_of(row.id) == "sending" for row in rows))
     assert gateway.attempts == len(rows)
 
 

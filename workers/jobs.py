@@ -16,7 +16,7 @@ from pipeline.jobs.rows import CHUNK_ROWS, create_chunk
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import enqueue_after_commit, enqueued_together
 from workers.letters import enqueue_letter_pdf
-from workers.sending import delay_until, deliver_job_email, deliver_job_sms
+from workers.sending import delay_until, enqueue_job_deliveries
 
 QUEUE = "jobs"
 
@@ -33,9 +33,7 @@ def create_job_rows(job_id: str, chunk: int) -> None:
         for notification in new:
             if notification.notification_type == "letter":
                 enqueue_letter_pdf(notification)
-            else:
-                actor = deliver_job_sms if notification.notification_type == "sms" else deliver_job_email
-                enqueue_after_commit(actor, str(notification.id))
+        enqueue_job_deliveries([n for n in new if n.notification_type != "letter"])
         if more:
             enqueue_after_commit(create_job_rows, job_id, chunk + 1)
 

@@ -5,6 +5,7 @@ import datetime
 import functools
 import logging
 import random
+from collections import defaultdict
 
 import dramatiq
 
@@ -142,7 +143,8 @@ def deliver_job_email(notification_id: str) -> None:
     _deliver(notification_id, "email")
 
 
-# The sends a web process records together travel in one message, up to this many: each message costs
+# The sends recorded together (by a web process's requests of a moment, or a job's chunk) travel in
+# one message, up to this many: each message costs
 # a worker about as much as a send's own work, and one thread sends them one after another, so a
 # larger group would hold back the last of them for little more saving.
 SENDS_PER_MESSAGE = 8
@@ -184,6 +186,20 @@ def deliver_email_group(notification_ids: list[str]) -> None:
     _deliver_each(notification_ids, "email", deliver_email)
 
 
+@dramatiq.actor(queue_name="send-job-sms", priority=JOB_SEND_PRIORITY, **GROUP_RETRIES)
+def deliver_job_sms_group(notification_ids: list[str]) -> None:
+    _deliver_each(notification_ids, "sms", deliver_job_sms)
+
+
+@dramatiq.actor(queue_name="send-job-email", priority=JOB_SEND_PRIORITY, **GROUP_RETRIES)
+def deliver_job_email_group(notification_ids: list[str]) -> None:
+    _deliver_each(notification_ids, "email", deliver_job_email)
+
+
+GROUP_OF = {deliver_sms: deliver_sms_group, deliver_email: deliver_email_group,
+            deliver_job_sms: deliver_job_sms_group, deliver_job_email: deliver_job_email_group}
+
+
 @dramatiq.actor(queue_name="send-sms", max_retries=3)
 def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
     notification_id = message_data["args"][0]
@@ -223,31 +239,45 @@ def enqueue_deliveries(notifications: list[Notification]) -> None:
 
     Test-key sends due now go straight into the simulated gateway's outbox, all in one round trip:
     they reach no provider, so they need no message of their own to claim and send them. Live sends
-    due now travel up to SENDS_PER_MESSAGE to a message; a scheduled one has a message of its own,
-    delayed until it falls due.
+    due now travel in groups (_enqueue_grouped); a scheduled one has a message of its own, delayed
+    until it falls due.
     """
     due_now = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]
     if due_now:
         add_after_commit(simulated_outbox("sends"), due_now, flush_simulated_sends)
-    groups: dict[dramatiq.Actor, list[str]] = {deliver_sms_group: [], deliver_email_group: []}
+    grouped: dict[dramatiq.Actor, list[str]] = defaultdict(list)
     for notification in notifications:
         if notification.key_type == "test":
             if notification.scheduled_for is not None:
                 enqueue_after_commit(deliver_simulated, str(notification.id),
                                      delay_ms=delay_until(notification.scheduled_for))
             continue
+        one = deliver_sms if notification.notification_type == "sms" else deliver_email
         delay_ms = delay_until(notification.scheduled_for)
         if delay_ms is None:
-            groups[deliver_sms_group if notification.notification_type == "sms" else deliver_email_group].append(
-                str(notification.id))
+            grouped[one].append(str(notification.id))
         else:
-            actor = deliver_sms if notification.notification_type == "sms" else deliver_email
-            enqueue_after_commit(actor, str(notification.id), delay_ms=delay_ms)
-    for group, notification_ids in groups.items():
-        one = deliver_sms if group is deliver_sms_group else deliver_email
-        for start in range(0, len(notification_ids), SENDS_PER_MESSAGE):
-            part = notification_ids[start:start + SENDS_PER_MESSAGE]
-            if len(part) == 1:
-                enqueue_after_commit(one, part[0])
-            else:
-                enqueue_after_commit(group, part)
+            enqueue_after_commit(one, str(notification.id), delay_ms=delay_ms)
+    for one, notification_ids in grouped.items():
+        _enqueue_grouped(one, notification_ids)
+
+
+def enqueue_job_deliveries(notifications: list[Notification]) -> None:
+    """Once the current transaction commits, start the delivery of a job chunk's texts and emails,
+    on the jobs' own queues, in groups (_enqueue_grouped)."""
+    grouped: dict[dramatiq.Actor, list[str]] = defaultdict(list)
+    for notification in notifications:
+        grouped[deliver_job_sms if notification.notification_type == "sms" else deliver_job_email].append(
+            str(notification.id))
+    for one, notification_ids in grouped.items():
+        _enqueue_grouped(one, notification_ids)
+
+
+def _enqueue_grouped(one: dramatiq.Actor, notification_ids: list[str]) -> None:
+    """Sends due now, up to SENDS_PER_MESSAGE to a message of one's group actor; a lone one on one."""
+    for start in range(0, len(notification_ids), SENDS_PER_MESSAGE):
+        part = notification_ids[start:start + SENDS_PER_MESSAGE]
+        if len(part) == 1:
+            enqueue_after_commit(one, part[0])
+        else:
+            enqueue_after_commit(GROUP_OF[one], part)

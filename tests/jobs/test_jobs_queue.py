@@ -6,7 +6,7 @@ from pathlib import Path
 
 from workers.jobs import create_job_rows, start_job, sweep_jobs
 from workers.periodic import SCHEDULE
-from workers.sending import deliver_email, deliver_job_email, deliver_job_sms, deliver_sms
+from workers.sending import GROUP_OF, deliver_email, deliver_job_email, deliver_job_sms, deliver_sms
 from workers.supervise import every_queue_but
 
 PROCFILE = Path(__file__).resolve().parents[2] / "Procfile"
@@ -20,6 +20,8 @@ def test_the_job_stages_are_on_the_jobs_queue_and_the_sweep_is_scheduled():
 def test_the_sends_of_jobs_have_queues_of_their_own_and_give_way_to_the_apis():
     assert (deliver_job_sms.queue_name, deliver_job_email.queue_name) == ("send-job-sms", "send-job-email")
     assert deliver_job_sms.priority > deliver_sms.priority and deliver_job_email.priority > deliver_email.priority
+    # Sends that travel together (workers/sending.py) keep their queue and priority.
+    assert all((group.queue_name, group.priority) == (one.queue_name, one.priority) for one, group in GROUP_OF.items())
 
 
 def test_the_send_workers_consume_every_queue_but_jobs():
