@@ -73,9 +73,9 @@ def post_worker_init(worker) -> None:  # noqa: ANN001 (gunicorn's Worker)
     # Everything loaded so far (the app, its libraries, phonenumbers' metadata: some 130,000 objects)
     # lives as long as the worker: kept out of the collector's full passes, which walked them all
     # and held every request of the worker for tens of milliseconds.
-    if os.environ.get("EXPERIMENT_NO_FREEZE") != "1":
-        import gc
+    import gc
 
-        gc.freeze()
+    gc.collect()  # garbage of the start-up is collected, not kept for good
+    gc.freeze()
     # The app is loaded: until this line a worker serves nothing (the benchmarks wait for it).
     worker.log.info("Worker ready (pid: %s)", worker.pid)

@@ -125,7 +125,9 @@ def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: float, co
              "-s", f"{scratch}/load.lua", url],
             capture_output=True, text=True, check=True,
         ).stdout
-    if not re.search(r"99%\s+[\d.]+(us|ms|s|m)\b", out):
+    # Anchored: a "+/- Stdev" figure such as 71.99% in the thread stats also ends in "99%".
+    p99 = re.search(r"^\s*99%\s+([\d.]+(?:us|ms|s|m))\s*$", out, re.M)
+    if p99 is None:
         sys.exit(f"wrk measured no latency (did every request fail?):\n{out}")
     requests_made = int(re.search(r"(\d+) requests in", out).group(1))
     if tokens:
@@ -135,7 +137,7 @@ def wrk_post(url: str, body: str, headers: dict[str, str], *, seconds: float, co
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
-    return {"rps": rate, "requests": requests_made, "p99_ms": _milliseconds(re.search(r"99%\s+(\S+)", out).group(1)),
+    return {"rps": rate, "requests": requests_made, "p99_ms": _milliseconds(p99.group(1)),
             "non_2xx": int(non2xx.group(1)) if non2xx else 0,
             "socket_errors": sum(map(int, errors.groups())) if errors else 0}
 
