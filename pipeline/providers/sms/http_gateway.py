@@ -26,7 +26,7 @@ from pipeline.providers.errors import (
     RetryableProviderError,
     SmsMessageData,
 )
-from pipeline.providers.sms.transport import Response, Transport, detail, is_busy, json_answer
+from pipeline.providers.sms.transport import Response, Transport, detail, is_busy, json_answer, unparsable
 
 
 class HttpSmsGateway:
@@ -63,8 +63,9 @@ def _gateway_id(response: Response) -> str:
     answer = json_answer(response)
     gateway_id = answer.get("id") if isinstance(answer, dict) else None
     if not isinstance(gateway_id, (str, int)) or gateway_id == "":
-        # The gateway took the message, so a retry could send it twice: stop here instead.
-        raise FinalProviderError(TECHNICAL_FAILURE, f"SMS gateway answered {response.status} without an id")
+        # An answer we cannot read: the gateway may well have the message, so it is never sent
+        # again blind; its receipt (which names our reference) moves it on, as for the other types.
+        raise unparsable("SMS gateway", response)
     return str(gateway_id)
 
 
