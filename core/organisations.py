@@ -41,6 +41,8 @@ FIELDS = ("name", "kind", "language", "time_zone", "rate_table")
 DOMAIN = re.compile(r"^(?=.{3,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}[a-z0-9]$")
 NOT_A_DOMAIN = "{domain} is not an email domain (write it as it comes after the @, like gemeente.nl)"
 DOMAIN_TAKEN = "The email domain {domain} already belongs to {organisation}"
+NOT_A_TIME_ZONE = "time_zone {time_zone} is not a time zone (an IANA name, like Europe/Amsterdam)"
+NO_RATES = "rate_table {rate_table} has no rates"
 
 
 def find_organisation(organisation_id: str) -> Organisation:
@@ -104,10 +106,10 @@ def _checked(changes: dict[str, Any]) -> dict[str, Any]:
     if "language" in changes and changes["language"] not in LANGUAGES:
         problems.append(f"language must be one of {', '.join(LANGUAGES)}")
     if "time_zone" in changes and changes["time_zone"] not in zoneinfo.available_timezones():
-        problems.append(f"time_zone {changes['time_zone']} is not a time zone (an IANA name, like Europe/Amsterdam)")
+        problems.append(NOT_A_TIME_ZONE.format(time_zone=changes["time_zone"]))
     if changes.get("rate_table") is not None and not Rate.select().where(
             Rate.rate_table == changes["rate_table"]).exists():
-        problems.append(f"rate_table {changes['rate_table']} has no rates")
+        problems.append(NO_RATES.format(rate_table=changes["rate_table"]))
     if problems:
         raise ValidationError(*problems)
     return changes

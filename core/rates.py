@@ -17,6 +17,13 @@ def list_rates() -> list[Rate]:
     return list(Rate.select().order_by(Rate.rate_table, Rate.notification_type.desc(), Rate.postage, Rate.valid_from))
 
 
+def rate_tables() -> list[str]:
+    """The names of the rate tables that have prices (an organisation's rate agreement is one of
+    them), the standard table first."""
+    names = {row.rate_table for row in Rate.select(Rate.rate_table).distinct()}
+    return sorted(names, key=lambda name: (name != STANDARD_RATES, name))
+
+
 def add_rate(notification_type: str, valid_from: str, rate: float, *, postage: str | None = None,
              sheet_rate: float | None = None, rate_table: str = STANDARD_RATES) -> Rate:
     """A new price from a day (YYYY-MM-DD) on: sms, one domestic fragment; letters, the first sheet

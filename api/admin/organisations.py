@@ -7,9 +7,7 @@ recorded as made by them.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 from flask import Response, jsonify, request
@@ -18,46 +16,23 @@ from api.admin import organisation_schemas as schemas, response_schemas as respo
 from api.admin.blueprint import admin_blueprint
 from api.admin.go_live import status_json
 from api.admin.history import event_json
+from api.admin.on_behalf import ONLY_ADMINS, acting, caller
 from api.admin.services import service_json
 from api.openapi import documented
 from api.request_body import integer_argument, json_body
 from api.schema import uuid_property, validate
 from core import organisation_members as members, organisations as orgs
 from core.go_live import approve_for_organisation, may_approve_for_organisation
-from core.ids import checked_uuid
 from core.organisation_usage import OrganisationUsage, organisation_usage
 from core.search import search
 from core.services import find_service
-from models import audit
 from models.organisation import ADMIN, Organisation, OrganisationUser, organisation_of, role_in
 from models.user import User
 from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 from pipeline.formatting import iso
 
-ONLY_ADMINS = "Only an admin of the organisation or a platform admin can do this"
 ONLY_PLATFORM_ADMINS = "Only a platform admin can do this"
 _path = schemas.organisation_path
-
-
-def _caller() -> User | None:
-    raw = request.args.get("on_behalf_of")
-    if raw is None:
-        return None
-    user = User.get_or_none(User.id == checked_uuid("on_behalf_of", raw))
-    if user is None:
-        raise ValidationError("on_behalf_of is not a console user")
-    return user
-
-
-@contextlib.contextmanager
-def _acting() -> Iterator[User | None]:
-    """The caller named by on_behalf_of acts (and is recorded); otherwise the admin client."""
-    user = _caller()
-    if user is None:
-        yield None
-        return
-    with audit.acting_as(audit.Actor("user", str(user.id), user.email_address)):
-        yield user
 
 
 def _organisation(organisation_id: str, user: User | None, *, manage: bool = False) -> Organisation:
@@ -96,7 +71,7 @@ def usage_json(usage: OrganisationUsage) -> dict[str, Any]:
             {200: schemas.organisations}, query=schemas.list_query)
 def get_organisations() -> Response:
     validate(schemas.list_query, dict(request.args))
-    user = _caller()
+    user = caller()
     found = orgs.list_organisations(request.args.get("search"))
     if user is not None and not user.platform_admin:
         mine = {o.id for o in orgs.organisations_of(user)}
@@ -108,7 +83,7 @@ def get_organisations() -> Response:
 @documented("A new organisation.", {201: schemas.organisation}, body=schemas.create_organisation,
             query=schemas.on_behalf_query)
 def post_organisation() -> tuple[Response, int]:
-    with _acting() as user:
+    with acting() as user:
         _platform_only(user)
         data = validate(schemas.create_organisation, json_body())
         return jsonify(organisation_json(orgs.create_organisation(**data))), 201
@@ -117,14 +92,14 @@ def post_organisation() -> tuple[Response, int]:
 @admin_blueprint.get("/organisations/<organisation_id>")
 @documented("One organisation.", {200: schemas.organisation}, path=_path, query=schemas.on_behalf_query)
 def get_organisation(organisation_id: str) -> Response:
-    return jsonify(organisation_json(_organisation(organisation_id, _caller())))
+    return jsonify(organisation_json(_organisation(organisation_id, caller())))
 
 
 @admin_blueprint.patch("/organisations/<organisation_id>")
 @documented("Change an organisation's name, kind, language, time zone or rate agreement.",
             {200: schemas.organisation}, body=schemas.update_organisation, path=_path, query=schemas.on_behalf_query)
 def patch_organisation(organisation_id: str) -> Response:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user)
         _platform_only(user)
         changes = validate(schemas.update_organisation, json_body())
@@ -135,7 +110,7 @@ def patch_organisation(organisation_id: str) -> Response:
 @documented("Claim an email domain (refused when another organisation has it).", {201: schemas.organisation},
             body=schemas.add_domain, path=_path, query=schemas.on_behalf_query)
 def post_domain(organisation_id: str) -> tuple[Response, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user, manage=True)
         orgs.add_domain(organisation_id, validate(schemas.add_domain, json_body())["domain"])
         return jsonify(organisation_json(orgs.find_organisation(organisation_id))), 201
@@ -144,7 +119,7 @@ def post_domain(organisation_id: str) -> tuple[Response, int]:
 @admin_blueprint.delete("/organisations/<organisation_id>/domains/<domain>")
 @documented("Give up an email domain.", {204: None}, path=_path, query=schemas.on_behalf_query)
 def delete_domain(organisation_id: str, domain: str) -> tuple[str, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user, manage=True)
         orgs.remove_domain(organisation_id, domain)
     return "", 204
@@ -154,7 +129,7 @@ def delete_domain(organisation_id: str, domain: str) -> tuple[str, int]:
 @documented("The organisation's members and their roles.", {200: schemas.members}, path=_path,
             query=schemas.on_behalf_query)
 def get_members(organisation_id: str) -> Response:
-    organisation = _organisation(organisation_id, _caller())
+    organisation = _organisation(organisation_id, caller())
     return jsonify({"members": [member_json(row) for row in members.members_of(organisation)]})
 
 
@@ -162,7 +137,7 @@ def get_members(organisation_id: str) -> Response:
 @documented("Add a console user as admin or member.", {201: schemas.member}, body=schemas.add_member,
             path=_path, query=schemas.on_behalf_query)
 def post_member(organisation_id: str) -> tuple[Response, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user, manage=True)
         data = validate(schemas.add_member, json_body())
         return jsonify(member_json(members.add_member(organisation_id, data["email_address"], data["role"]))), 201
@@ -172,7 +147,7 @@ def post_member(organisation_id: str) -> tuple[Response, int]:
 @documented("Change a member's role (the last admin stays admin).", {200: schemas.member},
             body=schemas.change_member, path=_path, query=schemas.on_behalf_query)
 def patch_member(organisation_id: str, user_id: str) -> Response:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user, manage=True)
         role = validate(schemas.change_member, json_body())["role"]
         return jsonify(member_json(members.change_role(organisation_id, user_id, role)))
@@ -181,7 +156,7 @@ def patch_member(organisation_id: str, user_id: str) -> Response:
 @admin_blueprint.delete("/organisations/<organisation_id>/members/<user_id>")
 @documented("Remove a member (not the last admin).", {204: None}, path=_path, query=schemas.on_behalf_query)
 def delete_member(organisation_id: str, user_id: str) -> tuple[str, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user, manage=True)
         members.remove_member(organisation_id, user_id)
     return "", 204
@@ -190,7 +165,7 @@ def delete_member(organisation_id: str, user_id: str) -> tuple[str, int]:
 @admin_blueprint.get("/organisations/<organisation_id>/services")
 @documented("The organisation's services.", {200: schemas.services}, path=_path, query=schemas.on_behalf_query)
 def get_organisation_services(organisation_id: str) -> Response:
-    organisation = _organisation(organisation_id, _caller())
+    organisation = _organisation(organisation_id, caller())
     return jsonify({"services": [service_json(s) for s in orgs.services_in(organisation)]})
 
 
@@ -198,7 +173,7 @@ def get_organisation_services(organisation_id: str) -> Response:
 @documented("Put a service in the organisation (out of any other); it keeps only the brands offered here.",
             {201: schemas.services}, body=schemas.add_service, path=_path, query=schemas.on_behalf_query)
 def post_organisation_service(organisation_id: str) -> tuple[Response, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user)
         _platform_only(user)
         service_id = validate(schemas.add_service, json_body())["service_id"]
@@ -210,7 +185,7 @@ def post_organisation_service(organisation_id: str) -> tuple[Response, int]:
 @admin_blueprint.delete("/organisations/<organisation_id>/services/<service_id>")
 @documented("Take a service out of the organisation.", {204: None}, path=_path, query=schemas.on_behalf_query)
 def delete_organisation_service(organisation_id: str, service_id: str) -> tuple[str, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user)
         _platform_only(user)
         orgs.remove_service(organisation_id, service_id)
@@ -227,14 +202,14 @@ def _brands(organisation: Organisation) -> dict[str, Any]:
 @documented("The brands the organisation's services may choose.", {200: schemas.brands}, path=_path,
             query=schemas.on_behalf_query)
 def get_brands(organisation_id: str) -> Response:
-    return jsonify(_brands(_organisation(organisation_id, _caller())))
+    return jsonify(_brands(_organisation(organisation_id, caller())))
 
 
 @admin_blueprint.post("/organisations/<organisation_id>/brands")
 @documented("Offer an email or letter brand to the organisation's services.", {201: schemas.brands},
             body=schemas.add_brand, path=_path, query=schemas.on_behalf_query)
 def post_brand(organisation_id: str) -> tuple[Response, int]:
-    with _acting() as user:
+    with acting() as user:
         organisation = _organisation(organisation_id, user, manage=True)
         data = validate(schemas.add_brand, json_body())
         try:
@@ -248,7 +223,7 @@ def post_brand(organisation_id: str) -> tuple[Response, int]:
 @admin_blueprint.delete("/organisations/<organisation_id>/brands/<kind>/<brand_id>")
 @documented("Stop offering a brand.", {204: None}, path=_path, query=schemas.on_behalf_query)
 def delete_brand(organisation_id: str, kind: str, brand_id: str) -> tuple[str, int]:
-    with _acting() as user:
+    with acting() as user:
         _organisation(organisation_id, user, manage=True)
         members.remove_brand(organisation_id, kind, brand_id)
     return "", 204
@@ -259,7 +234,7 @@ def delete_brand(organisation_id: str, kind: str, brand_id: str) -> tuple[str, i
             {200: schemas.organisation_usage}, query=schemas.usage_query, path=_path)
 def get_organisation_usage(organisation_id: str) -> Response:
     year, month = integer_argument("year"), integer_argument("month")
-    _organisation(organisation_id, _caller())
+    _organisation(organisation_id, caller())
     validate(schemas.usage_query, {key: value for key, value in (("year", year), ("month", month))
                                    if value is not None})
     return jsonify(usage_json(organisation_usage(organisation_id, year, month)))
@@ -269,7 +244,7 @@ def get_organisation_usage(organisation_id: str) -> Response:
 @documented("Every change made to the organisation, newest first.", {200: schemas.history}, path=_path,
             query=schemas.on_behalf_query)
 def get_organisation_history(organisation_id: str) -> Response:
-    _organisation(organisation_id, _caller())
+    _organisation(organisation_id, caller())
     return jsonify({"events": [event_json(e) for e in members.organisation_history(organisation_id)]})
 
 
@@ -278,7 +253,7 @@ def get_organisation_history(organisation_id: str) -> Response:
             {200: responses.go_live_status}, path={"service_id": uuid_property()},
             query=schemas.on_behalf_query)
 def post_organisation_approve(service_id: str) -> Response:
-    with _acting() as user:
+    with acting() as user:
         service = find_service(service_id)
         if user is not None and not user.platform_admin:
             organisation = organisation_of(service.id)

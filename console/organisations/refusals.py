@@ -9,7 +9,7 @@ from flask_babel import gettext as _, lazy_gettext as _l
 from console.services.refusals import translated as service_translated
 from core import go_live
 from core.organisation_members import ALREADY_MEMBER, LAST_ADMIN, NO_ACCOUNT
-from core.organisations import DOMAIN_TAKEN, NOT_A_DOMAIN
+from core.organisations import DOMAIN_TAKEN, NO_RATES, NOT_A_DOMAIN, NOT_A_TIME_ZONE
 
 WHOLE = {
     LAST_ADMIN: _l("An organisation needs at least one admin: make another member admin first"),
@@ -25,6 +25,7 @@ def _pattern(text: str) -> re.Pattern[str]:
 
 _TAKEN, _NOT_A_DOMAIN = _pattern(DOMAIN_TAKEN), _pattern(NOT_A_DOMAIN)
 _NO_ACCOUNT, _ALREADY_MEMBER = _pattern(NO_ACCOUNT), _pattern(ALREADY_MEMBER)
+_NOT_A_TIME_ZONE, _NO_RATES = _pattern(NOT_A_TIME_ZONE), _pattern(NO_RATES)
 _NAME_TAKEN = re.compile(r"Organisation name '(?P<name>.*)' already exists")
 
 
@@ -42,4 +43,9 @@ def translated(message: str) -> str:
         return _("%(email)s is already a member of this organisation", **found.groupdict())
     if found := _NAME_TAKEN.fullmatch(message):
         return _("An organisation called %(name)s already exists", **found.groupdict())
+    if found := _NOT_A_TIME_ZONE.fullmatch(message):
+        return _("%(time_zone)s is not a time zone: enter its name, such as Europe/Amsterdam or America/Curacao",
+                 **found.groupdict())
+    if found := _NO_RATES.fullmatch(message):
+        return _("The rate agreement %(rate_table)s has no prices", **found.groupdict())
     return service_translated(message)

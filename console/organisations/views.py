@@ -1,24 +1,26 @@
 """Organisations in the console: the list (every one, with a search, for platform admins), one
-organisation's page (services, members, domains, brands, go-live requests), its usage and CSV, the
-organisation admin's go-live decision, and the platform admin's search for users and services.
+organisation's page (settings, services, members, domains, brands, go-live requests), its usage and
+CSV, the organisation admin's go-live decision, and the platform admin's search for users and services.
+A new organisation, its settings page, a member's role and a service taken out are in settings_views.py
+on the same blueprint.
 
 A user who is not a member of an organisation (nor a platform admin) gets 404 on every page of it.
 """
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Response, abort, redirect, render_template, request, url_for
 from flask_babel import format_currency, format_date, gettext as _, lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from console import acting
 from console.auth import current_user, login_required, platform_admin_required
-from console.organisations.refusals import translated
+from console.organisations import settings_views  # its routes join bp
+from console.organisations.blueprint import bp
+from console.organisations.shared import KIND_NAMES, ROLE_NAMES, ConfirmForm, may_manage, perform, visible
 from core import organisation_members as members, organisations as orgs
 from core.go_live import approve_for_organisation, may_approve_for_organisation, reject_go_live
 from core.organisation_usage import CSV_HEADER, organisation_usage, usage_rows
@@ -26,27 +28,12 @@ from core.search import search
 from models.appearance import EmailBrand, LetterBrand
 from models.db import is_uuid
 from models.go_live import GoLiveRequest
-from models.organisation import ADMIN, ORGANISATION_KINDS, Organisation, role_in
+from models.organisation import Organisation
 from models.service import Service, find_service_by_name
 from pipeline.csv_output import csv_text
-from pipeline.errors import NoResultFound, ValidationError
 from workers.platform_email import send_platform_email
 
-bp = Blueprint("organisations", __name__)
-T = TypeVar("T")
-
-KIND_NAMES = {"gemeente": _l("Municipality"), "provincie": _l("Province"), "waterschap": _l("Water board"),
-              "rijksoverheid": _l("Central government"), "zbo": _l("Independent administrative body"),
-              "other": _l("Other")}
-ROLE_NAMES = {"admin": _l("Organisation admin"), "member": _l("Member")}
-assert set(KIND_NAMES) == set(ORGANISATION_KINDS)
 CURRENCY = "EUR"
-
-
-class OrganisationForm(FlaskForm):
-    name = StringField(_l("Name of the organisation"), validators=[
-        DataRequired(_l("Enter the name of the organisation")), Length(max=255)])
-    kind = SelectField(_l("Kind of organisation"), choices=list(KIND_NAMES.items()))
 
 
 class DomainForm(FlaskForm):
@@ -68,34 +55,9 @@ class ServiceForm(FlaskForm):
         DataRequired(_l("Enter the name or id of a service")), Length(max=255)])
 
 
-class ConfirmForm(FlaskForm):
-    """A button alone: only the CSRF token is checked."""
-
-
 class RejectForm(FlaskForm):
     reason = TextAreaField(_l("Why the service cannot go live yet"), validators=[
         DataRequired(_l("Enter the reason, it is sent to the service's team")), Length(max=2000)])
-
-
-def perform(operation: Callable[[], T], form: FlaskForm | None = None) -> tuple[bool, T | None]:
-    return acting.perform(operation, form, translate=translated)
-
-
-def _visible(organisation_id: str, *, manage: bool = False) -> Organisation:
-    """The organisation if the signed-in user may see it (404 otherwise); manage: an admin's only (403)."""
-    user = current_user()
-    try:
-        organisation = orgs.visible_organisation(user, organisation_id)
-    except (NoResultFound, ValidationError):
-        abort(404)
-    if manage and not user.platform_admin and role_in(user, organisation.id) != ADMIN:
-        abort(403)
-    return organisation
-
-
-def _may_manage(organisation: Organisation) -> bool:
-    user = current_user()
-    return user.platform_admin or role_in(user, organisation.id) == ADMIN
 
 
 def _awaiting(organisation: Organisation) -> list[GoLiveRequest]:
@@ -110,17 +72,6 @@ def index() -> Any:
     user, words = current_user(), request.args.get("search", "")
     found = orgs.list_organisations(words) if user.platform_admin else orgs.organisations_of(user)
     return render_template("organisations/index.html", organisations=found, words=words, kinds=KIND_NAMES)
-
-
-@bp.route("/organisations/new", methods=["GET", "POST"])
-@platform_admin_required
-def new() -> Any:
-    form = OrganisationForm()
-    if form.validate_on_submit():
-        done, made = perform(lambda: orgs.create_organisation(form.name.data, form.kind.data), form)
-        if done:
-            return redirect(url_for("organisations.show", organisation_id=made.id))
-    return render_template("organisations/new.html", form=form)
 
 
 def _brand_choices(organisation: Organisation) -> list[tuple[str, str]]:
@@ -145,22 +96,23 @@ def _page(organisation: Organisation, **forms: FlaskForm) -> Any:
              "brand_form": _brand_form(organisation, formdata=False), "service_form": ServiceForm(formdata=None),
              **forms}
     return render_template("organisations/show.html", organisation=organisation, kinds=KIND_NAMES,
-                           roles=ROLE_NAMES, services=orgs.services_in(organisation),
+                           settings=settings_views.describe(organisation), roles=ROLE_NAMES,
+                           services=orgs.services_in(organisation),
                            members=members.members_of(organisation), domains=orgs.domains_of(organisation),
                            email_brands=email_brands, letter_brands=letter_brands,
-                           awaiting=_awaiting(organisation), may_manage=_may_manage(organisation), **forms)
+                           awaiting=_awaiting(organisation), may_manage=may_manage(organisation), **forms)
 
 
 @bp.get("/organisations/<organisation_id>")
 @login_required
 def show(organisation_id: str) -> Any:
-    return _page(_visible(organisation_id))
+    return _page(visible(organisation_id))
 
 
 @bp.post("/organisations/<organisation_id>/domains")
 @login_required
 def add_domain(organisation_id: str) -> Any:
-    organisation, form = _visible(organisation_id, manage=True), DomainForm()
+    organisation, form = visible(organisation_id, manage=True), DomainForm()
     if form.validate_on_submit():
         done = perform(lambda: orgs.add_domain(organisation_id, form.domain.data), form)[0]
         if done:
@@ -171,7 +123,7 @@ def add_domain(organisation_id: str) -> Any:
 @bp.post("/organisations/<organisation_id>/domains/<domain>/remove")
 @login_required
 def remove_domain(organisation_id: str, domain: str) -> Any:
-    _visible(organisation_id, manage=True)
+    visible(organisation_id, manage=True)
     if ConfirmForm().validate_on_submit():
         perform(lambda: orgs.remove_domain(organisation_id, domain))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
@@ -180,7 +132,7 @@ def remove_domain(organisation_id: str, domain: str) -> Any:
 @bp.post("/organisations/<organisation_id>/members")
 @login_required
 def add_member(organisation_id: str) -> Any:
-    organisation, form = _visible(organisation_id, manage=True), MemberForm()
+    organisation, form = visible(organisation_id, manage=True), MemberForm()
     if form.validate_on_submit():
         done = perform(lambda: members.add_member(organisation_id, form.email_address.data, form.role.data), form)[0]
         if done:
@@ -191,7 +143,7 @@ def add_member(organisation_id: str) -> Any:
 @bp.post("/organisations/<organisation_id>/members/<user_id>/remove")
 @login_required
 def remove_member(organisation_id: str, user_id: str) -> Any:
-    _visible(organisation_id, manage=True)
+    visible(organisation_id, manage=True)
     if ConfirmForm().validate_on_submit():
         perform(lambda: members.remove_member(organisation_id, user_id))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
@@ -200,7 +152,7 @@ def remove_member(organisation_id: str, user_id: str) -> Any:
 @bp.post("/organisations/<organisation_id>/brands")
 @login_required
 def add_brand(organisation_id: str) -> Any:
-    organisation = _visible(organisation_id, manage=True)
+    organisation = visible(organisation_id, manage=True)
     form = _brand_form(organisation)
     if form.validate_on_submit():
         kind, _colon, brand_id = form.brand.data.partition(":")
@@ -213,7 +165,7 @@ def add_brand(organisation_id: str) -> Any:
 @bp.post("/organisations/<organisation_id>/brands/<kind>/<brand_id>/remove")
 @login_required
 def remove_brand(organisation_id: str, kind: str, brand_id: str) -> Any:
-    _visible(organisation_id, manage=True)
+    visible(organisation_id, manage=True)
     if ConfirmForm().validate_on_submit():
         perform(lambda: members.remove_brand(organisation_id, kind, brand_id))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
@@ -222,7 +174,7 @@ def remove_brand(organisation_id: str, kind: str, brand_id: str) -> Any:
 @bp.post("/organisations/<organisation_id>/services")
 @platform_admin_required
 def add_service(organisation_id: str) -> Any:
-    organisation, form = _visible(organisation_id), ServiceForm()
+    organisation, form = visible(organisation_id), ServiceForm()
     if form.validate_on_submit():
         wanted = form.service.data.strip()
         found = find_service_by_name(wanted) or (Service.get_or_none(Service.id == wanted) if is_uuid(wanted)
@@ -253,7 +205,7 @@ def _months_back(count: int = 12) -> list[str]:
 @bp.get("/organisations/<organisation_id>/usage")
 @login_required
 def usage(organisation_id: str) -> Any:
-    organisation = _visible(organisation_id)
+    organisation = visible(organisation_id)
     year, month = _month()
     figures = organisation_usage(str(organisation.id), year, month)
     return render_template(
@@ -265,7 +217,7 @@ def usage(organisation_id: str) -> Any:
 @bp.get("/organisations/<organisation_id>/usage.csv")
 @login_required
 def usage_csv(organisation_id: str) -> Response:
-    organisation = _visible(organisation_id)
+    organisation = visible(organisation_id)
     year, month = _month()
     figures = organisation_usage(str(organisation.id), year, month)
     body = csv_text([CSV_HEADER, *usage_rows(figures, _("Total"))])
@@ -289,14 +241,14 @@ def _decide_page(organisation: Organisation, row: GoLiveRequest, approve_form: F
 @bp.get("/organisations/<organisation_id>/go-live/<service_id>")
 @login_required
 def go_live(organisation_id: str, service_id: str) -> Any:
-    organisation = _visible(organisation_id, manage=True)
+    organisation = visible(organisation_id, manage=True)
     return _decide_page(organisation, _service_awaiting(organisation, service_id), ConfirmForm(), RejectForm())
 
 
 @bp.post("/organisations/<organisation_id>/go-live/<service_id>/approve")
 @login_required
 def approve(organisation_id: str, service_id: str) -> Any:
-    organisation = _visible(organisation_id, manage=True)
+    organisation = visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), ConfirmForm()
     if form.validate_on_submit():
         done = perform(lambda: approve_for_organisation(service_id), form)[0]
@@ -308,7 +260,7 @@ def approve(organisation_id: str, service_id: str) -> Any:
 @bp.post("/organisations/<organisation_id>/go-live/<service_id>/reject")
 @login_required
 def reject(organisation_id: str, service_id: str) -> Any:
-    organisation = _visible(organisation_id, manage=True)
+    organisation = visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), RejectForm()
     if form.validate_on_submit():
         done = perform(lambda: reject_go_live(service_id, form.reason.data, send_email=send_platform_email), form)[0]
@@ -341,7 +293,7 @@ def _shown(values: dict[str, Any] | None) -> str:
 @bp.get("/organisations/<organisation_id>/history")
 @login_required
 def history(organisation_id: str) -> Any:
-    organisation = _visible(organisation_id, manage=True)
+    organisation = visible(organisation_id, manage=True)
     rows = [(event, ACTIONS.get(event.action, event.action), _shown(event.before), _shown(event.after))
             for event in members.organisation_history(str(organisation.id), limit=200)]
     return render_template("organisations/history.html", organisation=organisation, rows=rows)

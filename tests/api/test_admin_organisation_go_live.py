@@ -73,3 +73,44 @@ def test_a_service_of_a_body_without_an_admin_goes_straight_to_the_platform_admi
                                       "There is no request to go live waiting for the organisation's approval")])
     live = client.post(f"/admin/services/{sid}/go-live/approve", headers=admin_headers()).get_json()
     assert live["trial_mode"] is False
+
+
+def test_a_request_is_turned_down_on_behalf_of_a_console_user(client):
+    sid = post_service(client, name="Parkeren")["id"]
+    _ready(client, sid)
+    admin, member = create_console_user(name="Org admin"), create_console_user()
+    outsider, platform = create_console_user(), create_console_user(platform_admin=True)
+    org_id = _organisation_with(client, sid, admin=admin.email_address)
+    client.post(f"/admin/organisations/{org_id}/members", json={"email_address": member.email_address,
+                                                                "role": "member"}, headers=admin_headers())
+    client.post(f"/admin/services/{sid}/go-live/request", json=ANSWERS, headers=admin_headers())
+    reject = f"/admin/services/{sid}/go-live/reject"
+    reason = {"reason": "Wie zijn de ontvangers precies?"}
+
+    def as_(user, body=None):
+        return client.post(reject, json=body or reason, query_string={"on_behalf_of": user.id},
+                           headers=admin_headers())
+
+    assert as_(outsider).status_code == 404  # not a member: the organisation is not revealed
+    assert errors(as_(member)) == (403, [("BadRequestError",
+                                          "Only an admin of the organisation or a platform admin can do this")])
+    malformed = client.post(reject, json=reason, query_string={"on_behalf_of": "nobody"}, headers=admin_headers())
+    assert malformed.status_code == 400
+    rejected = as_(admin).get_json()
+    assert (rejected["trial_mode"], rejected["request"]["status"], rejected["request"]["decided_by"],
+            rejected["request"]["reason"]) == (True, "rejected", admin.email_address, reason["reason"])
+
+    # Once the organisation has approved, the decision is the platform admin's.
+    client.post(f"/admin/services/{sid}/go-live/request", json=ANSWERS, headers=admin_headers())
+    client.post(f"/admin/services/{sid}/go-live/organisation-approve", query_string={"on_behalf_of": admin.id},
+                headers=admin_headers())
+    assert errors(as_(admin)) == (400, [("BadRequestError",
+                                         "There is no request to go live waiting for the organisation's approval")])
+    by_platform = as_(platform, {"reason": "Nog niet"}).get_json()
+    assert (by_platform["request"]["status"], by_platform["request"]["decided_by"]) == (
+        "rejected", platform.email_address)
+    events = AuditEvent.select().where(AuditEvent.service_id == sid).order_by(AuditEvent.created_at)
+    steps = [(e.action, e.actor_name) for e in events if e.action.startswith("go_live")]
+    assert steps == [("go_live.request", "notify-admin"), ("go_live.reject", admin.email_address),
+                     ("go_live.request", "notify-admin"), ("go_live.organisation_approve", admin.email_address),
+                     ("go_live.reject", platform.email_address)]

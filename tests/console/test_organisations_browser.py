@@ -1,7 +1,9 @@
 """Organisations in a real browser, every page checked with axe-core: a platform admin makes a
 municipality with its domain and admin; a user on that domain makes a service and lands in it; the
 organisation's admin approves its go-live, then the platform admin does; the usage page and its CSV
-show each service's figures, which match what `GET /v2/notifications` reports for that service."""
+show each service's figures, which match what `GET /v2/notifications` reports for that service. A
+platform admin sets an organisation's language, time zone and rate agreement and takes a service out;
+its admin changes a member's role, and is refused demoting the last admin."""
 from __future__ import annotations
 
 import csv
@@ -9,7 +11,9 @@ import io
 
 from notifications_python_client.notifications import NotificationsAPIClient
 
-from core.organisations import add_service
+from core.organisation_members import add_member
+from core.organisations import add_service, create_organisation
+from core.rates import add_rate
 from core.templates import add_template
 from models.audit import AuditEvent
 from models.db import utcnow
@@ -17,11 +21,17 @@ from models.organisation import Organisation, organisation_of
 from models.service import ReplyToAddress, Service
 from tests.console.browser import assert_accessible, sign_in
 from tests.console.users import create_console_user
-from tests.factories import create_key, create_notification, create_sample_template
+from tests.factories import create_key, create_notification, create_sample_template, create_service
 
 
 def _submit(page, label: str) -> None:
     page.locator("main").get_by_role("button", name=label, exact=True).click()
+
+
+def _submit_and_wait(page, label: str) -> None:
+    """A button whose form comes back to the same address: wait for the answer, not for the address."""
+    with page.expect_navigation():
+        _submit(page, label)
 
 
 def _open(page, path: str) -> None:
@@ -200,3 +210,59 @@ def test_a_service_joins_its_municipality_and_goes_live_in_two_steps(page, brows
     assert "Gemeente Utrecht" not in outsider_page.inner_text("main")
     for opened in (maker_page, admin_page, outsider_page):
         opened.context.close()
+
+
+def test_settings_a_role_and_a_service_taken_out(page, browser, console_server, platform_admin):
+    add_rate("sms", "2026-01-01", 0.0195, rate_table="gemeenten-2026")
+    organisation = create_organisation("Gemeente Utrecht", "gemeente")
+    org_admin = create_console_user(email_address="beheer@utrecht.nl", name="Org Admin")
+    colleague = create_console_user(email_address="collega@utrecht.nl", name="Collega")
+    add_member(str(organisation.id), org_admin.email_address, "admin")
+    add_member(str(organisation.id), colleague.email_address, "member")
+    add_service(str(organisation.id), str(create_service(name="Parkeren").id))
+    base = f"/organisations/{organisation.id}"
+
+    sign_in(page, platform_admin)
+    _open(page, base)
+    page.get_by_role("link", name="Instellingen wijzigen").click()
+    page.wait_for_url(f"**{base}/settings")
+    assert_accessible(page)
+    page.fill("#time_zone", "Europe/Nergens")
+    _submit_and_wait(page, "Opslaan")
+    assert "Europe/Nergens is geen tijdzone" in page.inner_text("main")
+    assert_accessible(page)
+    page.select_option("#language", "en")
+    page.fill("#time_zone", "America/Kralendijk")
+    page.select_option("#rate_table", "gemeenten-2026")
+    _submit(page, "Opslaan")
+    page.wait_for_url(f"**{base}")
+    settings = page.inner_text("main dl")
+    assert "Engels" in settings and "America/Kralendijk" in settings and "gemeenten-2026" in settings
+    assert_accessible(page)
+    _submit_and_wait(page, "Parkeren uit de organisatie halen")
+    assert "Nog geen diensten." in page.inner_text("main")
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert_accessible(page)  # the members' table with its buttons scrolls in its own box
+
+    admin_page = _new_page(browser, console_server, org_admin)
+    _open(admin_page, base)
+    assert "Instellingen wijzigen" not in admin_page.inner_text("main")
+    assert "uit de organisatie halen" not in admin_page.inner_text("main")
+    assert admin_page.goto(f"{base}/settings").status == 403
+    _open(admin_page, base)
+    _submit_and_wait(admin_page, "Org Admin lid maken")
+    assert "Een organisatie heeft minstens één beheerder nodig: maak eerst een ander lid beheerder" in \
+        admin_page.inner_text("main")
+    assert_accessible(admin_page)
+    _submit_and_wait(admin_page, "Collega beheerder van de organisatie maken")
+    assert admin_page.locator("main table").inner_text().count("Beheerder van de organisatie") == 2
+    _submit_and_wait(admin_page, "Org Admin lid maken")  # another admin now: allowed
+    members = admin_page.locator("main table").inner_text()
+    assert members.count("Beheerder van de organisatie") == 1 and "Lid" in members
+    assert admin_page.get_by_role("button", name="Collega lid maken").count() == 0  # a member changes no roles
+
+    _open(page, f"{base}/history")
+    history = page.inner_text("main")
+    assert "Instellingen gewijzigd" in history and "time_zone: America/Kralendijk" in history
+    assert history.count("Rol van een lid gewijzigd") == 2 and "Dienst vertrokken" in history
+    admin_page.context.close()
