@@ -61,18 +61,28 @@ class Batcher(Generic[T, R]):
 
     def submit(self, item: T) -> R:
         """process's outcome for item: returned, or raised when it is an exception."""
-        me: _Waiting[T, R] = _Waiting(item)
+        return self.submit_all((item,))[0]
+
+    def submit_all(self, items: Sequence[T]) -> list[R]:
+        """submit() for several items of one thread, queued together so that a round usually takes
+        them all: their outcomes in order. The first exception among them is raised once every item
+        has been served (a request that left early could be handed a round to lead and never lead it)."""
+        mine: list[_Waiting[T, R]] = [_Waiting(item) for item in items]
+        if not mine:
+            return []
         with self._lock:
-            self._queued.append(me)
-            leads = me.leads = not self._busy
+            self._queued.extend(mine)
+            mine[0].leads = not self._busy
             self._busy = True
-        if not leads:
-            me.woken.acquire()  # served by another request's round trip, or asked to lead the next
-        if me.leads:
-            self._lead(me)
-        if me.error is not None:
-            raise me.error
-        return me.result  # type: ignore[return-value]
+        for waiting in mine:
+            if not waiting.leads:
+                waiting.woken.acquire()  # served by a round trip, or asked to lead the next
+            if waiting.leads:
+                self._lead(waiting)
+        for waiting in mine:
+            if waiting.error is not None:
+                raise waiting.error
+        return [waiting.result for waiting in mine]  # type: ignore[misc]
 
     def _lead(self, me: _Waiting[T, R]) -> None:
         if self.linger_seconds and self._last_batch > 1:

@@ -63,6 +63,12 @@ def awaiting_dispatch(notification_id: str) -> Notification | None:
     return None if found is None else row_model(Notification, *found)
 
 
+def awaiting_rows(notification_ids: Sequence[str]) -> list[tuple[tuple[str, ...], tuple] | None]:
+    """awaiting_dispatch() for a group's notifications in one round (usually one SELECT): each one's
+    row, for row_model(Notification, *row), or None."""
+    return _read_awaiting.submit_all([uuid.UUID(str(each)) for each in notification_ids])
+
+
 def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
     sql = compiled_sql(("awaiting-dispatch", len(notification_ids)), lambda p: (
         f'SELECT * FROM "{Notification._meta.table_name}"'
@@ -251,23 +257,32 @@ def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
     False when another worker recorded this send first (a duplicated simulated send), or a receipt
     did (it moved the notification on): then only the details still missing are filled in.
     """
-    if notification.notification_type == "sms":
-        units = sms_fragments(notification.body or "").fragments
-        new_status = statuses.SENT if notification.international else statuses.SENDING
-    else:
-        units, new_status = 0, statuses.SENDING
+    return record_all_sent([(notification, dispatched)])[0]
+
+
+def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bool]:
+    """record_sent() for a group's sends, in one round (usually one statement per new status)."""
     now = utcnow()
-    moved = _sent_together.submit((new_status, notification.id, {  # refused when its receipt already moved it on
-        "sent_at": now, "sent_by": dispatched.provider, "provider_reference": dispatched.reference,
-        "billable_units": units, "dispatch_started_at": notification.dispatch_started_at or now,
-    }))
-    if not moved:
-        # Not a status change: the send's details, where a receipt that came first left them out.
-        Notification.update(
-            provider_reference=fn.COALESCE(Notification.provider_reference, dispatched.reference),
-            sent_at=fn.COALESCE(Notification.sent_at, now),
-            billable_units=fn.COALESCE(Notification.billable_units, units),
-        ).where(Notification.id == notification.id).execute()
-    if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
-        apply_held_for(dispatched.provider, dispatched.reference)
+    asked: list[tuple[str, Any, dict[str, Any]]] = []
+    for notification, dispatched in sends:
+        if notification.notification_type == "sms":
+            units = sms_fragments(notification.body or "").fragments
+            new_status = statuses.SENT if notification.international else statuses.SENDING
+        else:
+            units, new_status = 0, statuses.SENDING
+        asked.append((new_status, notification.id, {  # refused when its receipt already moved it on
+            "sent_at": now, "sent_by": dispatched.provider, "provider_reference": dispatched.reference,
+            "billable_units": units, "dispatch_started_at": notification.dispatch_started_at or now,
+        }))
+    moved = _sent_together.submit_all(asked)
+    for (notification, dispatched), (_, _, details), was_moved in zip(sends, asked, moved, strict=True):
+        if not was_moved:
+            # Not a status change: the send's details, where a receipt that came first left them out.
+            Notification.update(
+                provider_reference=fn.COALESCE(Notification.provider_reference, dispatched.reference),
+                sent_at=fn.COALESCE(Notification.sent_at, now),
+                billable_units=fn.COALESCE(Notification.billable_units, details["billable_units"]),
+            ).where(Notification.id == notification.id).execute()
+        if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
+            apply_held_for(dispatched.provider, dispatched.reference)
     return moved

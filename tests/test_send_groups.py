@@ -2,16 +2,21 @@
 one that must wait out an outage, or meets an error, goes on by itself without holding up the rest."""
 from __future__ import annotations
 
+import json
 import logging
 
 import dramatiq
 
 from config import get_settings
+from models.db import utcnow
 from models.notification import Notification
+from pipeline import dispatch
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_notification, create_sample_template
+from tests.faults import make_unreadable
 from workers.broker import broker
-from workers.sending import SENDS_PER_MESSAGE, enqueue_deliveries, enqueue_job_deliveries
+from workers.receipts import simulated_outbox
+from workers.sending import SENDS_PER_MESSAGE, deliver_sms_group, enqueue_deliveries, enqueue_job_deliveries
 
 
 def _queued(queue: str) -> list[dramatiq.Message]:
@@ -86,4 +91,51 @@ def test_an_error_in_a_group_leaves_the_sends_after_it_to_messages_of_their_own(
     assert gateway.attempts == 2 and sorted(m.payload["to"] for m in gateway.messages) == sorted(
         [first.normalised_to, last.normalised_to])
     assert any(r.getMessage().startswith("sending not a notification id failed") and "2 sends of its group" in
+               r.getMessage() for r in caplog.records)
+
+
+def _receipts_queued() -> list[dict]:
+    outbox = simulated_outbox("receipts")
+    return [json.loads(item) for item in outbox.client.lrange(outbox.pending, 0, -1)]
+
+
+def test_a_group_bound_for_the_simulator_goes_through_each_step_together_and_each_send_once(
+        service, live_server):
+    rows = _created(service, SENDS_PER_MESSAGE)
+    claimed, done, unreadable = _created(service, 3)
+    Notification.update(dispatch_started_at=utcnow()).where(Notification.id == claimed.id).execute()
+    Notification.update(status="delivered").where(Notification.id == done.id).execute()
+    make_unreadable(unreadable)
+    ids = [str(row.id) for row in (*rows, claimed, done, unreadable)]
+    before = _receipts_queued()
+
+    taken: list[int] = []
+    original = dispatch._read_awaiting.process
+    dispatch._read_awaiting.process = lambda asked: taken.append(len(asked)) or original(asked)
+    try:
+        deliver_sms_group(ids)
+        deliver_sms_group(ids)  # the group's message delivered twice: nothing is sent again
+    finally:
+        dispatch._read_awaiting.process = original
+
+    assert taken == [len(ids), len(ids)]  # one read of the whole group each time
+    receipts = _receipts_queued()[len(before):]
+    assert sorted(r["reference"] for r in receipts) == sorted(str(row.id) for row in rows)
+    for row in rows:
+        stored = Notification.get_by_id(row.id)
+        assert (stored.status, stored.sent_by, stored.billable_units) == ("sending", "simulated", 1)
+    assert [Notification.select(Notification.status).where(Notification.id == n.id).scalar()
+            for n in (claimed, done, unreadable)] == ["created", "delivered", "technical-failure"]
+    with running_worker():
+        wait_for(lambda: all(status_of(row.id) == "delivered" for row in rows))
+
+
+def test_an_error_in_a_group_bound_for_the_simulator_leaves_its_sends_to_messages_of_their_own(
+        service, live_server, caplog):
+    first, last = _created(service, 2)
+    with caplog.at_level(logging.WARNING, logger="workers.sending"):
+        broker.get_actor("deliver_sms_group").send([str(first.id), "not a notification id", str(last.id)])
+        with running_worker():
+            wait_for(lambda: status_of(first.id) == "delivered" and status_of(last.id) == "delivered")
+    assert any(r.getMessage().startswith(f"sending {first.id} together failed") and "3 sends of its group" in
                r.getMessage() for r in caplog.records)

@@ -114,13 +114,13 @@ def post_simulated_receipts(receipts: list[dict]) -> None:
     post_receipts(settings.base_url, settings.provider_webhook_token, SIMULATED, receipts)
 
 
-def queue_simulated_receipt(receipt: dict) -> None:
-    """Queue a live send's receipt from the simulator, at once. A Redis outage raises here, not
+def queue_simulated_receipts(receipts: list[dict]) -> None:
+    """Queue live sends' receipts from the simulator, at once, in one round trip. A Redis outage raises here, not
     left to the sweeps: the caller has recorded nothing yet, so the send stays `created` for its
     message's retry or the stuck-notifications sweep, where a swallowed outage would leave it
     `sending` with no receipt ever to come. Once the receipt is queued, a lost flush message is
     the outbox sweep's."""
-    add_now(simulated_outbox("receipts"), [receipt], flush_simulated_receipts)
+    add_now(simulated_outbox("receipts"), receipts, flush_simulated_receipts)
 
 
 # A flush retries for about five minutes, then hands its batch back for a later flush.

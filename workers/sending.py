@@ -11,17 +11,25 @@ import dramatiq
 
 from config import get_settings
 from models import crypto
-from models.db import utcnow
+from models.db import row_model, utcnow
 from models.notification import Notification
 from models.outages import UNAVAILABLE
 from pipeline import dispatch, failover, retry_window, statuses
-from pipeline.providers import FinalProviderError, OutcomeUnknownError, RetryableProviderError, simulated_receipt
+from pipeline.providers import (
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsProvider,
+    simulated_receipt,
+)
+from pipeline.providers.sms.circuit import CircuitBreaker
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import add_after_commit, enqueue_after_commit, enqueued_together, start_flush
 from workers.receipts import (
     FLUSH_RETRIES,
     post_simulated_receipts,
-    queue_simulated_receipt,
+    queue_simulated_receipts,
     simulated_outbox,
 )
 from workers.sms_rotation import circuit, slow
@@ -53,15 +61,12 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
             claim_first = False
             notification = dispatch.awaiting_dispatch(notification_id)
     except crypto.UNREADABLE:
-        # Content that no longer decrypts (SECRET_KEY changed, a damaged row) can never be sent.
-        log.exception("content of %s cannot be read; marking technical-failure", notification_id)
-        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+        _unreadable(notification_id)
         return
     if notification is None:
         return  # already dispatched, or another worker holds it
     try:
-        rotation = circuit() if notification.notification_type == "sms" else None
-        providers = failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+        rotation, providers = _route(notification)
     except BaseException:
         if claim_first:
             # Nothing was sent: a claim kept now would leave the notification `created` with no
@@ -73,7 +78,7 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         # The receipt is queued before the send is recorded: a worker killed between the two then
         # leaves the notification `created` for its redelivered message, never `sending` with no
         # receipt to come. A receipt that overtakes the record is applied all the same (rule 9).
-        queue_simulated_receipt(simulated_receipt(sent.reference, notification_id, notification.normalised_to))
+        queue_simulated_receipts([_receipt_of(notification, sent)])
         dispatch.record_sent(notification, sent)
         return
     if not claim_first and not dispatch.claim(notification):
@@ -99,6 +104,47 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         # here rather than by a queued receipt, which a Redis outage at this moment would lose. A
         # bounce that came first stands.
         statuses.transition_if_allowed(notification_id, statuses.DELIVERED)
+
+
+def _unreadable(notification_id: str) -> None:
+    # Content that no longer decrypts (SECRET_KEY changed, a damaged row) can never be sent.
+    log.exception("content of %s cannot be read; marking technical-failure", notification_id)
+    statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+
+
+def _route(notification: Notification) -> tuple[CircuitBreaker | None, list[SmsProvider | EmailProvider]]:
+    rotation = circuit() if notification.notification_type == "sms" else None
+    return rotation, failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
+
+
+def _receipt_of(notification: Notification, sent: dispatch.Dispatched) -> dict:
+    assert notification.normalised_to is not None  # set at accept for every text and email
+    return simulated_receipt(sent.reference, str(notification.id), notification.normalised_to)
+
+
+def _simulate_together(notification_ids: list[str]) -> list[str]:
+    """A group's sends bound for the simulator, each step made for all of them at once: read in one
+    round, their receipts queued in one round trip, recorded in one round, in _deliver's order (a
+    worker killed between the steps leaves them `created` for the sweeps, never `sending` with no
+    receipt to come). The ids that must go one by one instead (routed elsewhere) are returned."""
+    sends, one_by_one = [], []
+    for notification_id, row in zip(notification_ids, dispatch.awaiting_rows(notification_ids), strict=True):
+        if row is None:
+            continue  # already dispatched
+        try:
+            notification = row_model(Notification, *row)
+        except crypto.UNREADABLE:
+            _unreadable(notification_id)
+            continue
+        _, providers = _route(notification)
+        if len(providers) == 1 and dispatch.is_simulated(providers[0]):
+            sends.append((notification, dispatch.send(notification, providers[0])))
+        else:
+            one_by_one.append(notification_id)
+    if sends:
+        queue_simulated_receipts([_receipt_of(notification, sent) for notification, sent in sends])
+        dispatch.record_all_sent(sends)
+    return one_by_one
 
 
 def _wait_out(notification: Notification, reason: Exception) -> None:
@@ -156,7 +202,16 @@ GROUP_RETRIES = {"max_retries": 0}
 def _deliver_each(notification_ids: list[str], channel: str, one: dramatiq.Actor) -> None:
     """Send each notification of a group's message as its own message would. One that must wait out
     an outage, or meets an error, goes on (with those after it, for an error: the database or Redis
-    may be away) on messages of one send each, which retry and give up as a lone send's does."""
+    may be away) on messages of one send each, which retry and give up as a lone send's does. Where
+    only the simulator sends, the group's sends go through each step together."""
+    if failover.only_simulated(channel, get_settings()):
+        try:
+            notification_ids = _simulate_together(notification_ids)
+        except Exception as exc:
+            log.warning("sending %s together failed (%r): %d sends of its group retry on messages of their own",
+                        notification_ids[0], exc, len(notification_ids))
+            _on_their_own(one, notification_ids, _settings.provider_min_backoff_ms)
+            return
     for position, notification_id in enumerate(notification_ids):
         try:
             _deliver(notification_id, channel)

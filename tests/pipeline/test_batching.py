@@ -34,32 +34,35 @@ class Recorder:
 class Submitter(threading.Thread):
     """Submits one item on a thread of its own and keeps what submit returned or raised."""
 
-    def __init__(self, batcher: Batcher, item) -> None:
+    def __init__(self, batcher: Batcher, item, *, many: bool = False) -> None:
         super().__init__(daemon=True)
-        self.batcher, self.item = batcher, item
+        self.batcher, self.item, self.many = batcher, item, many
         self.result = self.error = None
 
     def run(self) -> None:
         try:
-            self.result = self.batcher.submit(self.item)
+            self.result = (self.batcher.submit_all if self.many else self.batcher.submit)(self.item)
         except BaseException as exc:  # noqa: BLE001 - the test asserts on it
             self.error = exc
 
 
 def _busy_round(batcher: Batcher, recorder: Recorder, first_item, later_items) -> tuple[Submitter, list[Submitter]]:
     """Starts a round trip for first_item that blocks, then queues later_items behind it one by one
-    (so their submission order is known), then lets the round trip finish."""
+    (so their submission order is known), then lets the round trip finish. A list among later_items
+    is one thread's submit_all."""
     gate = recorder.gate = threading.Event()
     recorder.entered.clear()
     first = Submitter(batcher, first_item)
     first.start()
     assert recorder.entered.wait(TIMEOUT)
     later = []
+    queued = 0
     for item in later_items:
-        submitter = Submitter(batcher, item)
+        submitter = Submitter(batcher, item, many=isinstance(item, list))
         submitter.start()
         later.append(submitter)
-        wait_until_queued(batcher, len(later))
+        queued += len(item) if isinstance(item, list) else 1
+        wait_until_queued(batcher, queued)
     gate.set()
     for thread in [first, *later]:
         thread.join(TIMEOUT)
@@ -195,3 +198,52 @@ def test_a_request_at_a_quiet_moment_does_not_linger():
     assert batcher.submit(2) == 20
     assert time.monotonic() - started < TIMEOUT  # a linger would have taken twice as long
     assert recorder.batches == [[1], [2]]
+
+
+def test_one_threads_items_share_a_round_trip_with_the_others_waiting():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder)
+    assert batcher.submit_all([1, 2]) == [10, 20]  # a quiet moment: one round for both
+    _, later = _busy_round(batcher, recorder, 0, [3, [4, 5, 6], 7])
+    assert recorder.batches == [[1, 2], [0], [3, 4, 5, 6, 7]]
+    assert [s.result for s in later] == [30, [40, 50, 60], 70]
+    assert batcher.submit_all([]) == []
+
+
+def test_one_threads_items_over_max_batch_take_rounds_in_turn():
+    recorder = Recorder()
+    batcher = Batcher("t", recorder, max_batch=2)
+    _, later = _busy_round(batcher, recorder, 0, [[1, 2, 3, 4, 5], 6])
+    assert recorder.batches == [[0], [1, 2], [3, 4], [5, 6]]
+    assert [s.result for s in later] == [[10, 20, 30, 40, 50], 60]
+    assert batcher.submit_all([7, 8, 9]) == [70, 80, 90]
+
+
+def test_an_error_among_one_threads_items_is_raised_once_all_are_served():
+    refused = ValueError("refused: 2")
+    recorder = Recorder(outcome=lambda item: refused if item == 2 else item * 10)
+    batcher = Batcher("t", recorder, max_batch=2)
+    _, later = _busy_round(batcher, recorder, 0, [[1, 2, 3], 4])
+    assert recorder.batches == [[0], [1, 2], [3, 4]]
+    assert (later[0].result, later[0].error) == (None, refused)
+    assert later[1].result == 40  # served after the failed item's thread had its round
+    assert _submit_on_a_thread(batcher, 5).result == 50
+
+
+def test_many_threads_submitting_many_items_each_get_their_own_results():
+    batcher = Batcher("t", lambda items: [item * 10 for item in items], max_batch=8)
+    start = threading.Barrier(8)
+
+    def many(offset: int) -> list:
+        start.wait()
+        return [batcher.submit_all([offset + i, offset + i + 1, offset + i + 2]) for i in range(0, 300, 3)]
+
+    results: dict[int, list] = {}
+    threads = [threading.Thread(target=lambda o=o: results.__setitem__(o, many(o))) for o in range(0, 8000, 1000)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+        assert not thread.is_alive()
+    for offset, got in results.items():
+        assert got == [[(offset + i + k) * 10 for k in range(3)] for i in range(0, 300, 3)]
