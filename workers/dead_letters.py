@@ -29,6 +29,14 @@ class DeadLetter:
     died_at: datetime.datetime
     enqueued_at: datetime.datetime
 
+    @property
+    def call(self) -> str:
+        """The actor and its arguments as the dead-letters page shows them: a group's message's list
+        of notification ids in brackets, without Python's quotes."""
+        def shown(argument: Any) -> str:
+            return f"[{', '.join(map(str, argument))}]" if isinstance(argument, list) else str(argument)
+        return f"{self.actor}({', '.join(map(shown, self.args))})"
+
 
 def supported() -> bool:
     return isinstance(broker, RedisBroker)

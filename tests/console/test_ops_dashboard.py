@@ -7,6 +7,7 @@ import pytest
 
 from tests.conftest import running_worker, wait_for
 from tests.console.browser import assert_accessible
+from tests.console.service_pages import signed_in_client
 from tests.factories import auth_headers, create_key, create_sample_template
 from workers import dead_letters, queue_stats
 
@@ -73,3 +74,21 @@ def test_dead_letters_are_requeued_from_the_page(signed_in_admin):
 def test_only_platform_admins_reach_the_dashboard(signed_in_member):
     response = signed_in_member.goto("/platform-admin/workers")
     assert response.status == 403
+
+
+@dramatiq.actor(queue_name="ops-test-dead-group", max_retries=0)
+def group_that_fails(notification_ids: list[str]) -> None:
+    raise RuntimeError("hand-over failed")
+
+
+@pytest.mark.skipif(not dead_letters.supported(), reason="dead-letter inspection reads Redis")
+def test_a_dead_group_message_shows_its_ids_plainly_on_the_page(console_app, platform_admin):
+    ids = ["6f1d5a3e-0000-4000-8000-000000000001", "6f1d5a3e-0000-4000-8000-000000000002"]
+    with running_worker():
+        group_that_fails.send(ids)
+        wait_for(lambda: dead_letters.list_dead("ops-test-dead-group"))
+    page = signed_in_client(console_app, platform_admin.user).get(
+        "/platform-admin/workers/queues/ops-test-dead-group/dead").get_data(as_text=True)
+    assert f"group_that_fails([{ids[0]}, {ids[1]}])</h2>" in page
+    assert "&#39;" not in page.split("<main", 1)[1]  # no Python quotes around the ids
+    dead_letters.drop_all("ops-test-dead-group")
