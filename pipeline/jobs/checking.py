@@ -1,8 +1,9 @@
 """Checking every row of an uploaded sheet with the API's rules, before anything is sent.
 
 The recipient columns are Notify's ("phone number" for text messages, "email address" for emails,
-"address line 1" to "address line 7" and "postcode" for letters), matched like placeholder names:
-case, spaces, '_' and '-' ignored. Each problem is reported with its row (numbered as the spreadsheet
+"address line 1" to "address line 7" and "postcode" for letters), or for texts and emails their Dutch
+names ("telefoonnummer", "e-mailadres"), matched like placeholder names: case, spaces, '_' and '-'
+ignored. Each problem is reported with its row (numbered as the spreadsheet
 program shows it: the header is row 1) and column, in the API's words.
 """
 from __future__ import annotations
@@ -20,6 +21,9 @@ from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_mess
 from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
 
 RECIPIENT_COLUMNS = {"sms": "phone number", "email": "email address", "letter": "address line 1"}
+# Dutch teams head the recipient column in Dutch: these names are taken as that column too.
+DUTCH_RECIPIENT_COLUMNS = {"sms": ("telefoonnummer", "mobiel nummer", "mobiele nummer"), "email": ("e-mailadres",),
+                           "letter": ()}
 API_FIELDS = {"sms": "phone_number", "email": "email_address"}
 
 
@@ -98,10 +102,10 @@ def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, interna
                 allowed_recipients: set[str] | None, trial_message: str) -> CheckedSheet:
     """Every row checked; allowed_recipients (comparison form) is given for a trial-mode service."""
     keys = [normalise_key(name) for name in sheet.header]
-    wanted = normalise_key(RECIPIENT_COLUMNS[channel])
+    wanted = {normalise_key(name) for name in (RECIPIENT_COLUMNS[channel], *DUTCH_RECIPIENT_COLUMNS[channel])}
     names = placeholder_names(*_texts(channel, version))
     placeholders = {normalise_key(name) for name in names}
-    checked = CheckedSheet(sheet.header, keys.index(wanted) if wanted in keys else None, [])
+    checked = CheckedSheet(sheet.header, next((i for i, key in enumerate(keys) if key in wanted), None), [])
     if checked.recipient_column is None:
         checked.problems.append(Problem(None, None, f"Missing column: {RECIPIENT_COLUMNS[channel]}"))
         return checked

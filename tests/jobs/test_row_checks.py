@@ -66,3 +66,16 @@ def test_an_empty_file_and_a_header_without_rows():
     template = create_sample_template(service=service, body="Hi")
     assert [p.message for p in _check(service, template, ["phone number"], []).problems] == [
         "The file has no rows of recipients"]
+
+
+def test_the_recipient_column_headed_in_dutch():
+    service = create_service(permissions=["sms", "email"])
+    text = create_sample_template(service=service, body="Hoi ((naam))")
+    checked = _check(service, text, ["naam", "Telefoonnummer"], [["Jan", "0612345678"], ["Piet", "12"]])
+    assert checked.recipient_column == 1 and checked.rows[0] == ["0612345678", {"naam": "Jan"}]
+    assert [(p.row, p.column) for p in checked.problems] == [(3, "Telefoonnummer")]
+    assert _check(service, text, ["mobiel_nummer", "naam"], [["0612345678", "Jan"]]).problems == []
+    email = create_sample_template(service=service, template_type="email", subject="Uw afspraak", body="Hallo")
+    assert _check(service, email, ["E-mailadres"], [["jan@example.nl"]]).problems == []
+    assert [p.message for p in _check(service, email, ["emails"], [["jan@example.nl"]]).problems] == [
+        "Missing column: email address"]
