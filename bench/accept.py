@@ -48,6 +48,7 @@ from bench.harness import (  # noqa: E402
     ROOT,
     drop_queues,
     free_port,
+    granian_process,
     gunicorn_process,
     provision,
     remove_sends,
@@ -73,6 +74,7 @@ class Side:
     name: str
     concurrency: int
     app: str  # "bare", "floor" or "service"
+    granian_threads: int = 0  # served by granian with this many threads per process, not gunicorn
 
 
 def _load(url: str, path: str, body: str, headers: dict[str, str], seconds: float, connections: int,
@@ -99,7 +101,9 @@ def measure(side: Side, args: argparse.Namespace, made: dict, env_base: dict[str
         app, ready = "bench.floor_app:app", "/"
     else:
         app, ready = "app:app", "/_status"
-    with gunicorn_process(app, env, free_port(), ready) as (url, pid):
+    server = (granian_process(app, env, free_port(), ready, side.granian_threads) if side.granian_threads
+              else gunicorn_process(app, env, free_port(), ready))
+    with server as (url, pid):
         def run(seconds: float) -> tuple[Figures, dict]:
             tokens = None
             if side.app != "bare":  # a new token for every request, minted just before the load (they live 30 s)
@@ -129,7 +133,7 @@ def _per_round(values: list[float], unit: str = "") -> str:
 def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: str, connections: int) -> None:
     bare = next(side for side in sides if side.app == "bare")
     floor = next((side for side in sides if side.app == "floor"), None)
-    services = [side for side in sides if side.app == "service"]
+    services = [side for side in sides if side.app == "service" and not side.granian_threads]
     print("\nmedians of the rounds (each round's figures in brackets)")
     for side in sides:
         rates = [f.rate for f in results[side.name]]
@@ -159,7 +163,16 @@ def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: st
         p99 = [f.p99_ms for f in accept]
         print(f"  p99 latency at {connections} connections: per round {_per_round(p99, ' ms')}; "
               f"median {_median(p99):.1f} ms   (target <= 50 ms)")
-    one = next((side for side in services if side.concurrency == 1), None)
+    granian = next((side for side in sides if side.granian_threads), None)
+    if granian is not None and floor is not None:
+        served, lowest = results[granian.name], results[floor.name]
+        rates = [f.rate / o.rate for f, o in zip(served, lowest, strict=True)]
+        cpu = [f.cpu_ms / o.cpu_ms for f, o in zip(served, lowest, strict=True)]
+        print(f"\n{granian.name}, {granian.granian_threads} threads each, against the floor (served by gunicorn):")
+        print(f"  rate / the floor's: per round {_per_round(rates, 'x')}; median {_median(rates):.2f}x")
+        print(f"  web CPU per send / the floor's: per round {_per_round(cpu, 'x')}; median {_median(cpu):.2f}x")
+        print(f"  p99 latency at {connections} connections: median {_median([f.p99_ms for f in served]):.1f} ms")
+    one = next((side for side in services if side.concurrency == 1 and not side.granian_threads), None)
     if one is not None:
         for side in services:
             if side is one:
@@ -186,6 +199,9 @@ def main() -> None:
                         help="requests per second a load may reach: tokens made per second of load")
     parser.add_argument("--no-floor", dest="floor", action="store_false",
                         help="leave out the floor (bench/floor_app.py)")
+    parser.add_argument("--granian-threads", type=int, default=0,
+                        help="also serve the service with granian (pip install granian), this many threads "
+                             "per process, at WEB_CONCURRENCY=2, and compare it with the floor")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
@@ -198,6 +214,9 @@ def main() -> None:
     if args.floor:
         sides.append(Side(f"floor, {R1_CONCURRENCY} processes", R1_CONCURRENCY, "floor"))
     sides += [Side(f"accept, {n} process{'es' if n > 1 else ''}", n, "service") for n in args.concurrency]
+    if args.granian_threads:
+        sides.append(Side(f"accept on granian, {R1_CONCURRENCY} processes", R1_CONCURRENCY, "service",
+                          args.granian_threads))
     results: dict[str, list[Figures]] = {side.name: [] for side in sides}
     print(f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.key_type} key, a new token per request, "
           f"{args.connections} connections, "

@@ -69,6 +69,44 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
         log.close()
 
 
+@contextlib.contextmanager
+def granian_process(app: str, env: dict[str, str], port: int, ready_path: str,
+                    threads: int) -> Iterator[tuple[str, int]]:
+    """app served by granian (a server whose HTTP side is Rust) with WEB_CONCURRENCY processes of
+    `threads` threads each and its access log on, for comparison with gunicorn_process; yields the
+    address and the pid of granian's main process (its workers are its children)."""
+    executable = Path(sys.executable).parent / "granian"
+    if not executable.exists():
+        sys.exit("granian is not installed: .venv/bin/pip install granian==2.8.9")
+    log_path = Path(env["INSTANCE_DIR"]) / "granian.log"
+    workers = int(env.get("WEB_CONCURRENCY", "2"))
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [str(executable), "--interface", "wsgi", "--workers", str(workers), "--blocking-threads", str(threads),
+             "--host", "127.0.0.1", "--port", str(port), "--access-log", app],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 120
+            while log_path.read_text().count("Started worker") < workers:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{app}: not all {workers} granian workers started")
+                time.sleep(0.2)
+            while True:
+                try:
+                    requests.request("GET", url + ready_path, timeout=5)
+                    break
+                except requests.RequestException:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+            yield url, process.pid
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
 _TOKEN_SCRIPT = """
 local threads = {}
 function setup(thread)
