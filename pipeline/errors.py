@@ -32,11 +32,14 @@ class AuthError(ApiError):
     status_code = 403
 
 
+NO_RESULT = "No result found"
+
+
 class NoResultFound(ApiError):
     error = "NoResultFound"
     status_code = 404
 
-    def __init__(self, message: str = "No result found") -> None:
+    def __init__(self, message: str = NO_RESULT) -> None:
         super().__init__(message)
 
 

@@ -18,10 +18,11 @@ from core import brands, go_live, senders
 from core.send_checks import TEAM_KEY_REFUSAL
 from core.service_users import LAST_MANAGER
 from pipeline import outbound, refusals, trial
-from pipeline.errors import BLANK
+from pipeline.errors import BLANK, NO_RESULT
 from pipeline.recipients import email_address, phone, postal_address
 
 WHOLE = {
+    NO_RESULT: _l("That is no longer there: someone else may have just removed it"),
     go_live.ALREADY_LIVE: _l("The service is already live"),
     go_live.ALREADY_REQUESTED: _l("Going live has already been requested for this service"),
     go_live.NOTHING_TO_DECIDE: _l("There is no request to go live waiting for a decision"),

@@ -210,6 +210,8 @@ def test_a_platform_admin_takes_a_service_out_and_both_histories_show_it(console
 
     again = client.post(f"{base}/services/{service.id}/remove", data={"csrf_token": token}, follow_redirects=True)
     assert again.status_code == 200 and len([e for e in _events(body) if e.action == "service.leave"]) == 1
+    # A second click (or a colleague's) is told in the page's language that it is gone already.
+    assert "Dat bestaat niet meer: iemand anders heeft het misschien net verwijderd" in again.get_data(as_text=True)
 
 
 def test_a_member_of_another_organisation_gets_404_on_the_new_pages(console_app, body):
