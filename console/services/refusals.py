@@ -43,6 +43,7 @@ WHOLE = {
                                                "or a country"),
     postal_address.NOT_REAL_POSTCODE: _l("Enter a real Dutch postcode"),
     postal_address.NOT_REAL_ADDRESS: _l("Enter a real address"),
+    postal_address.BFPO_WITH_COUNTRY: _l("The last line of a British forces (BFPO) address cannot be a country"),
 }
 PROBLEMS = {
     email_address.NOT_VALID_EMAIL: _l("Enter a valid email address"),
