@@ -62,8 +62,9 @@ def shown(field: str, value: Any) -> str:
     return str(value)
 
 
-def sentence(field: str, old: Any, new: Any) -> str:
-    label = str(FIELDS.get(field, field.replace("_", " ")))
+def sentence(field: str, old: Any, new: Any, label: str | None = None) -> str:
+    """The change of one field as a sentence; label: the field's name where FIELDS has none."""
+    label = label or str(FIELDS.get(field, field.replace("_", " ")))
     if old is None:
         return _("%(field)s: %(new)s", field=label, new=shown(field, new))
     if new is None:

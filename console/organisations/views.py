@@ -18,7 +18,7 @@ from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
 from console.auth import current_user, login_required, platform_admin_required
-from console.organisations import settings_views  # its routes join bp
+from console.organisations import history_wording, settings_views  # settings_views: its routes join bp
 from console.organisations.blueprint import bp
 from console.organisations.shared import KIND_NAMES, ROLE_NAMES, ConfirmForm, may_manage, perform, visible
 from core import organisation_members as members, organisations as orgs
@@ -286,15 +286,11 @@ ACTIONS = {
 }
 
 
-def _shown(values: dict[str, Any] | None) -> str:
-    return ", ".join(f"{key}: {value}" for key, value in (values or {}).items())
-
-
 @bp.get("/organisations/<organisation_id>/history")
 @login_required
 def history(organisation_id: str) -> Any:
     organisation = visible(organisation_id, manage=True)
-    rows = [(event, ACTIONS.get(event.action, event.action), _shown(event.before), _shown(event.after))
+    rows = [(event, ACTIONS.get(event.action, event.action), history_wording.changes(event))
             for event in members.organisation_history(str(organisation.id), limit=200)]
     return render_template("organisations/history.html", organisation=organisation, rows=rows)
 

@@ -69,8 +69,10 @@ def test_a_platform_admin_changes_the_settings_and_the_page_and_history_show_the
         "en", "Europe/London", AGREEMENT)
     history = client.get(f"{base}/history").get_data(as_text=True)
     assert "Instellingen gewijzigd" in history and platform_admin.email_address in history
-    assert "language: nl, time_zone: Europe/Amsterdam, rate_table: standard" in history
-    assert f"language: en, time_zone: Europe/London, rate_table: {AGREEMENT}" in history
+    assert "<li>Taal gewijzigd van Nederlands in Engels</li>" in history
+    assert "<li>Tijdzone gewijzigd van Europe/Amsterdam in Europe/London</li>" in history
+    assert f"<li>Tariefafspraak gewijzigd van Standaardtarieven in {AGREEMENT}</li>" in history
+    assert "<li>Soort: Gemeente</li>" in history  # the organisation as it was made
 
     renamed = client.post(f"{base}/settings", data={"csrf_token": token, **_settings(
         name="Provincie Utrecht", kind="provincie", language="en", time_zone="Europe/London",
@@ -167,7 +169,8 @@ def test_an_admin_changes_a_members_role_and_the_last_admin_stays(console_app, b
 
     history = signed_in_client(console_app, member.user).get(f"{base}/history").get_data(as_text=True)
     assert history.count("Rol van een lid gewijzigd") == 2
-    assert f"email_address: {admin.email_address}, role: member" in history
+    assert (f"<li>E-mailadres: {admin.email_address}</li><li>Rol gewijzigd van Beheerder van de organisatie in Lid</li>"
+            in history)
     roles = [(e.action, e.actor_name) for e in _events(body) if e.action == "member.role"]
     assert roles == [("member.role", admin.email_address)] * 2
 
@@ -200,7 +203,7 @@ def test_a_platform_admin_takes_a_service_out_and_both_histories_show_it(console
     assert "Parkeren" not in page and "Nog geen diensten." in page
 
     history = client.get(f"{base}/history").get_data(as_text=True)
-    assert "Dienst vertrokken" in history and "service: Parkeren" in history
+    assert "Dienst vertrokken" in history and "<li>Dienst was Parkeren</li>" in history
     left = [(e.action, e.actor_name, e.subject_id) for e in _events(body) if e.action == "service.leave"]
     assert left == [("service.leave", platform_admin.email_address, str(service.id))]
     moved = AuditEvent.get((AuditEvent.service_id == service.id) & (AuditEvent.action == "service.organisation")
