@@ -36,6 +36,17 @@ def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Itera
         yield url
 
 
+def _wait_until_answering(url: str, deadline: float) -> None:
+    while True:
+        try:
+            requests.request("GET", url, timeout=5)
+            return
+        except requests.RequestException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[tuple[str, int]]:
     """gunicorn() that also yields the master's pid (its workers are its children)."""
@@ -47,14 +58,7 @@ def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) 
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
-        while True:
-            try:
-                requests.request("GET", url + ready_path, timeout=5)
-                break
-            except requests.RequestException:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        _wait_until_answering(url + ready_path, deadline)
         # Each worker loads the app itself after the first answers: one still loading would add its
         # start-up CPU to the figures and serve nothing meanwhile.
         workers = int(env.get("WEB_CONCURRENCY", "2"))
@@ -93,14 +97,7 @@ def granian_process(app: str, env: dict[str, str], port: int, ready_path: str,
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{app}: not all {workers} granian workers started")
                 time.sleep(0.2)
-            while True:
-                try:
-                    requests.request("GET", url + ready_path, timeout=5)
-                    break
-                except requests.RequestException:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
+            _wait_until_answering(url + ready_path, deadline)
             yield url, process.pid
         finally:
             process.terminate()

@@ -155,13 +155,18 @@ def test_the_batcher_keeps_working_after_process_raised():
     assert _submit_on_a_thread(batcher, 5).result == 50
 
 
-def test_many_threads_each_get_their_own_result():
+@pytest.mark.parametrize("together", [1, 3], ids=["submit", "submit_all"])
+def test_many_threads_each_get_their_own_results(together):
     batcher = Batcher("t", lambda items: [item * 10 for item in items], max_batch=8)
     start = threading.Barrier(16)
 
     def many(offset: int) -> list:
         start.wait()
-        return [batcher.submit(offset + i) for i in range(200)]
+        got: list = []
+        for i in range(0, 198, together):
+            items = [offset + i + k for k in range(together)]
+            got.extend([batcher.submit(items[0])] if together == 1 else batcher.submit_all(items))
+        return got
 
     results: dict[int, list] = {}
     threads = [threading.Thread(target=lambda o=o: results.__setitem__(o, many(o))) for o in range(0, 16000, 1000)]
@@ -172,7 +177,7 @@ def test_many_threads_each_get_their_own_result():
         assert not thread.is_alive()
     assert sorted(results) == list(range(0, 16000, 1000))
     for offset, got in results.items():
-        assert got == [(offset + i) * 10 for i in range(200)]
+        assert got == [(offset + i) * 10 for i in range(198)]
 
 
 def test_after_a_shared_round_the_next_one_lingers_for_requests_on_their_way():
@@ -228,22 +233,3 @@ def test_an_error_among_one_threads_items_is_raised_once_all_are_served():
     assert (later[0].result, later[0].error) == (None, refused)
     assert later[1].result == 40  # served after the failed item's thread had its round
     assert _submit_on_a_thread(batcher, 5).result == 50
-
-
-def test_many_threads_submitting_many_items_each_get_their_own_results():
-    batcher = Batcher("t", lambda items: [item * 10 for item in items], max_batch=8)
-    start = threading.Barrier(8)
-
-    def many(offset: int) -> list:
-        start.wait()
-        return [batcher.submit_all([offset + i, offset + i + 1, offset + i + 2]) for i in range(0, 300, 3)]
-
-    results: dict[int, list] = {}
-    threads = [threading.Thread(target=lambda o=o: results.__setitem__(o, many(o))) for o in range(0, 8000, 1000)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-        assert not thread.is_alive()
-    for offset, got in results.items():
-        assert got == [[(offset + i + k) * 10 for k in range(3)] for i in range(0, 300, 3)]
