@@ -109,4 +109,4 @@ def _setup_by_code(auth_type: str) -> Any:
             return _finish(user, auth_type, None)
         else:
             form.code.errors.append(_("The code is wrong or has expired."))
-    return render_template(f"accounts/two_factor_setup_{auth_type}.html", form=form, user=user)
+    return render_template("accounts/two_factor_setup_code.html", form=form, user=user, auth_type=auth_type)

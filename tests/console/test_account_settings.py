@@ -166,6 +166,7 @@ def test_a_mobile_number_is_confirmed_by_a_texted_code_then_signs_in(page, make_
     page.check("input[name=auth_type][value=sms]")
     _submit(page)
     page.wait_for_url("**/two-factor/set-up/text-message")
+    assert "Vul de code in die we u per sms stuurden" in page.inner_text("main h1")
     assert_accessible(page)
     page.fill("#code", code_in(_texts_to(gateway, "+31612345678", 2)[1]))
     _submit(page)

@@ -39,6 +39,7 @@ def test_a_signed_in_user_changes_the_second_factor_to_email(page, make_user, re
     page.check("#auth_type-1")
     page.click("main form button[type=submit]")
     page.wait_for_url("**/two-factor/set-up/email")
+    assert page.inner_text("main h1") == "Bevestig uw e-mailadres"
     code = Notification.get(Notification.to == user.email_address).personalisation["code"]
     page.fill("#code", code)
     page.click("main form button[type=submit]")
