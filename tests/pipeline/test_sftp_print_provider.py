@@ -89,10 +89,9 @@ def test_a_complete_partial_folder_is_renamed_on_the_next_try(sftp_server):
     assert_handed_over(sftp_server, batch)
 
 
-def test_a_connection_killed_mid_batch_is_resumed_and_the_batch_handed_over_once(sftp_server):
-    batch = PrintBatch("b1", [a_letter(1_000_000) for _ in range(20)])
-    partial = sftp_server.drop / "outbox" / ".b1.partial"
-    failures = []
+def _sending_in_the_background(sftp_server, batch: PrintBatch) -> tuple[threading.Thread, list[PrintTransferError]]:
+    """The batch's send started on a thread of its own, and the list its failure lands in."""
+    failures: list[PrintTransferError] = []
 
     def send() -> None:
         try:
@@ -100,8 +99,15 @@ def test_a_connection_killed_mid_batch_is_resumed_and_the_batch_handed_over_once
         except PrintTransferError as error:
             failures.append(error)
 
-    first = threading.Thread(target=send)
-    first.start()
+    thread = threading.Thread(target=send)
+    thread.start()
+    return thread, failures
+
+
+def test_a_connection_killed_mid_batch_is_resumed_and_the_batch_handed_over_once(sftp_server):
+    batch = PrintBatch("b1", [a_letter(1_000_000) for _ in range(20)])
+    partial = sftp_server.drop / "outbox" / ".b1.partial"
+    first, failures = _sending_in_the_background(sftp_server, batch)
     wait_for(lambda: partial.is_dir() and len([p for p in partial.iterdir() if p.name.endswith(".pdf")]) >= 3,
              interval=0.001)
     sftp_server.pause_sessions()  # hold the server where it is, look, then drop the connection
@@ -122,16 +128,7 @@ def test_a_connection_killed_mid_batch_is_resumed_and_the_batch_handed_over_once
 def test_a_server_stopped_mid_batch_and_started_again(sftp_server):
     batch = PrintBatch("b1", [a_letter(1_000_000) for _ in range(10)])
     partial = sftp_server.drop / "outbox" / ".b1.partial"
-    failures = []
-
-    def send() -> None:
-        try:
-            provider(sftp_server).send_batch(batch)
-        except PrintTransferError as error:
-            failures.append(error)
-
-    first = threading.Thread(target=send)
-    first.start()
+    first, failures = _sending_in_the_background(sftp_server, batch)
     wait_for(lambda: partial.is_dir() and any(p.name.endswith(".pdf") for p in partial.iterdir()), interval=0.001)
     sftp_server.pause_sessions()
     sftp_server.stop()
