@@ -6,6 +6,7 @@ from typing import Any
 from flask import Blueprint, render_template
 from flask_babel import lazy_gettext as _l
 
+from console import times
 from console.auth import current_service, service_permission_required
 from console.history import wording
 from core.history import service_history
@@ -61,6 +62,7 @@ ACTORS = {"user": _l("console"), "admin-api": _l("admin API"), "cli": _l("comman
 @bp.get("/services/<service_id>/history")
 @service_permission_required("manage_service")
 def index(service_id: str) -> Any:
-    rows = [(event, ACTIONS.get(event.action, event.action), ACTORS.get(event.actor_kind, ""), wording.changes(event))
+    rows = [(times.when(event.created_at), f"{event.actor_name} ({ACTORS.get(event.actor_kind, '')})",
+             ACTIONS.get(event.action, event.action), wording.changes(event))
             for event in service_history(service_id, PAGE_SIZE)]
     return render_template("history/index.html", service=current_service(), rows=rows)

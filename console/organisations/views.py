@@ -17,6 +17,7 @@ from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
+from console import times
 from console.auth import current_user, login_required, platform_admin_required
 from console.organisations import history_wording, settings_views  # settings_views: its routes join bp
 from console.organisations.blueprint import bp
@@ -290,7 +291,8 @@ ACTIONS = {
 @login_required
 def history(organisation_id: str) -> Any:
     organisation = visible(organisation_id, manage=True)
-    rows = [(event, ACTIONS.get(event.action, event.action), history_wording.changes(event))
+    rows = [(times.when(event.created_at, time_zone=organisation.time_zone), event.actor_name,
+             ACTIONS.get(event.action, event.action), history_wording.changes(event))
             for event in members.organisation_history(str(organisation.id), limit=200)]
     return render_template("organisations/history.html", organisation=organisation, rows=rows)
 
