@@ -13,11 +13,11 @@ from core.services import find_service
 from models import audit
 from models.db import database, utcnow
 from models.go_live import GoLiveRequest, latest_request, pending_request
-from models.organisation import ADMIN, OrganisationUser, organisation_of
+from models.organisation import ADMIN, OrganisationUser, organisation_of, role_in
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
-from pipeline.errors import BadRequestError
+from pipeline.errors import BadRequestError, NoResultFound
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
@@ -36,6 +36,7 @@ NOTHING_TO_DECIDE = "There is no request to go live waiting for a decision"
 ANSWERS_NEEDED = "Say how many messages you expect per channel and who receives them"
 AWAITS_ORGANISATION = "The organisation's admin has not approved this request yet"
 NOT_FOR_ORGANISATION = "There is no request to go live waiting for the organisation's approval"
+ONLY_ADMINS = "Only an admin of the organisation or a platform admin can do this"
 VOLUME_CHANNELS = ("email", "sms", "letter")
 
 
@@ -128,6 +129,24 @@ def may_approve_for_organisation(user: User, service_id: object) -> bool:
     return row is not None and row.organisation_id is not None and OrganisationUser.select().where(
         (OrganisationUser.organisation == row.organisation_id) & (OrganisationUser.user == user)
         & (OrganisationUser.role == ADMIN)).exists()
+
+
+def check_organisation_step(user: User | None, service: Service) -> None:
+    """Whether `user` may approve or turn down the service's request for its organisation. The admin
+    client (no user) and platform admins may; anyone else only as an admin of the service's
+    organisation while the request waits for that organisation: NoResultFound for a user outside it,
+    ONLY_ADMINS (403) for a member, NOT_FOR_ORGANISATION (400) when nothing waits for it."""
+    if user is None or user.platform_admin:
+        return
+    organisation = organisation_of(service.id)
+    role = None if organisation is None else role_in(user, organisation.id)
+    if organisation is None or role is None:
+        raise NoResultFound()
+    if role != ADMIN:
+        raise BadRequestError(ONLY_ADMINS, status_code=403)
+    row = pending_request(service)
+    if row is None or not row.awaits_organisation or row.organisation_id != organisation.id:
+        raise BadRequestError(NOT_FOR_ORGANISATION)
 
 
 def approve_for_organisation(service_id: str) -> GoLiveStatus:

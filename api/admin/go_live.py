@@ -7,26 +7,21 @@ from flask import Response, jsonify
 
 from api.admin import admin_schemas, response_schemas as responses
 from api.admin.blueprint import admin_blueprint
-from api.admin.on_behalf import ONLY_ADMINS, acting
+from api.admin.on_behalf import acting
 from api.admin.organisation_schemas import on_behalf_query, request_go_live as request_answers
 from api.openapi import documented
 from api.request_body import json_body
 from api.schema import validate
 from core.go_live import (
-    NOT_FOR_ORGANISATION,
     GoLiveStatus,
     approve_go_live,
+    check_organisation_step,
     go_live_status,
-    may_approve_for_organisation,
     reject_go_live,
     request_go_live,
 )
 from core.services import find_service
-from models.go_live import GoLiveRequest, pending_request
-from models.organisation import ADMIN, organisation_of, role_in
-from models.service import Service
-from models.user import User
-from pipeline.errors import BadRequestError, NoResultFound
+from models.go_live import GoLiveRequest
 from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
 
@@ -72,23 +67,6 @@ def post_go_live_approve(service_id: str) -> Response:
     return jsonify(status_json(approve_go_live(service_id, send_email=send_platform_email)))
 
 
-def _may_reject(user: User | None, service: Service) -> None:
-    """On behalf of a console user who is not a platform admin: only an admin of the service's
-    organisation, and only while the request waits for that organisation (as the console's decision
-    page): 404 for a user outside the organisation, 403 for a member, 400 when nothing waits for it."""
-    if user is None or user.platform_admin:
-        return
-    organisation = organisation_of(service.id)
-    role = None if organisation is None else role_in(user, organisation.id)
-    if role is None:
-        raise NoResultFound()
-    if role != ADMIN:
-        raise BadRequestError(ONLY_ADMINS, status_code=403)
-    row = pending_request(service)
-    if row is None or not row.awaits_organisation or not may_approve_for_organisation(user, service.id):
-        raise BadRequestError(NOT_FOR_ORGANISATION)
-
-
 @admin_blueprint.post("/services/<service_id>/go-live/reject")
 @documented("Turn down the waiting request, with the reason the team is told. On behalf of an admin of "
             "the service's organisation: only while the request waits for the organisation's approval.",
@@ -97,6 +75,6 @@ def _may_reject(user: User | None, service: Service) -> None:
 def post_go_live_reject(service_id: str) -> Response:
     with acting() as user:
         service = find_service(service_id)
-        _may_reject(user, service)
+        check_organisation_step(user, service)
         reason = validate(admin_schemas.reject_go_live, json_body())["reason"]
         return jsonify(status_json(reject_go_live(service_id, reason, send_email=send_platform_email)))

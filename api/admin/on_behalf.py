@@ -13,8 +13,6 @@ from models import audit
 from models.user import User
 from pipeline.errors import ValidationError
 
-ONLY_ADMINS = "Only an admin of the organisation or a platform admin can do this"
-
 
 def caller() -> User | None:
     """The console user named by on_behalf_of; None when the admin client acts for itself."""

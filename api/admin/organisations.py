@@ -16,17 +16,17 @@ from api.admin import organisation_schemas as schemas, response_schemas as respo
 from api.admin.blueprint import admin_blueprint
 from api.admin.go_live import status_json
 from api.admin.history import event_json
-from api.admin.on_behalf import ONLY_ADMINS, acting, caller
+from api.admin.on_behalf import acting, caller
 from api.admin.services import service_json
 from api.openapi import documented
 from api.request_body import integer_argument, json_body
 from api.schema import uuid_property, validate
 from core import organisation_members as members, organisations as orgs
-from core.go_live import approve_for_organisation, may_approve_for_organisation
+from core.go_live import ONLY_ADMINS, approve_for_organisation, check_organisation_step
 from core.organisation_usage import OrganisationUsage, organisation_usage
 from core.search import search
 from core.services import find_service
-from models.organisation import ADMIN, Organisation, OrganisationUser, organisation_of, role_in
+from models.organisation import ADMIN, Organisation, OrganisationUser, role_in
 from models.user import User
 from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 from pipeline.formatting import iso
@@ -254,13 +254,7 @@ def get_organisation_history(organisation_id: str) -> Response:
             query=schemas.on_behalf_query)
 def post_organisation_approve(service_id: str) -> Response:
     with acting() as user:
-        service = find_service(service_id)
-        if user is not None and not user.platform_admin:
-            organisation = organisation_of(service.id)
-            if organisation is None or role_in(user, organisation.id) is None:
-                raise NoResultFound()
-            if not may_approve_for_organisation(user, service.id):
-                raise BadRequestError(ONLY_ADMINS, status_code=403)
+        check_organisation_step(user, find_service(service_id))
         return jsonify(status_json(approve_for_organisation(service_id)))
 
 

@@ -173,9 +173,9 @@ def remove_brand(organisation_id: str, kind: str, brand_id: str) -> Any:
 
 
 @bp.post("/organisations/<organisation_id>/services")
-@platform_admin_required
+@login_required
 def add_service(organisation_id: str) -> Any:
-    organisation, form = visible(organisation_id), ServiceForm()
+    organisation, form = visible(organisation_id, platform=True), ServiceForm()
     if form.validate_on_submit():
         wanted = form.service.data.strip()
         found = find_service_by_name(wanted) or (Service.get_or_none(Service.id == wanted) if is_uuid(wanted)

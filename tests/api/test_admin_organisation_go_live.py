@@ -56,6 +56,10 @@ def test_the_organisation_admin_approves_first_then_the_platform_admin(client):
 
     live = client.post(f"/admin/services/{sid}/go-live/approve", headers=admin_headers()).get_json()
     assert (live["trial_mode"], live["request"]["status"]) == (False, "approved")
+    # Nothing waits for the organisation any more: its admin is told so, as the platform admin would be.
+    again = client.post(approve, query_string={"on_behalf_of": admin.id}, headers=admin_headers())
+    assert errors(again) == (400, [("BadRequestError",
+                                    "There is no request to go live waiting for the organisation's approval")])
     events = AuditEvent.select().where(AuditEvent.service_id == sid).order_by(AuditEvent.created_at)
     steps = [(e.action, e.actor_name) for e in events if e.action.startswith("go_live")]
     assert steps == [("go_live.request", "notify-admin"), ("go_live.organisation_approve", admin.email_address),

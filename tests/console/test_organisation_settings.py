@@ -229,7 +229,8 @@ def test_a_member_of_another_organisation_gets_404_on_the_new_pages(console_app,
     assert client.get(f"{base}/settings").status_code == 404
     for path, data in ((f"{base}/settings", _settings(language="en")),
                        (f"{base}/members/{target.id}/role", {"role": "admin"}),
-                       (f"{base}/services/{service.id}/remove", {})):
+                       (f"{base}/services/{service.id}/remove", {}),
+                       (f"{base}/services", {"service": "Parkeren"})):
         assert client.post(path, data={"csrf_token": token, **data}).status_code == 404, path
     # A member of this organisation named in another's address changes nothing there either.
     assert client.post(f"/organisations/{other.id}/members/{target.id}/role",
