@@ -18,7 +18,7 @@ from flask import g, request
 
 from api.errors import AuthError
 from config import get_settings
-from core.limits import CountedAhead, observe_settings
+from core.limits import observe_settings
 from models import crypto
 from models.api_key import ApiKey, record_key_use
 from models.cache import cached
@@ -34,9 +34,6 @@ CLOCK_MESSAGE = "Error: Your system clock must be accurate to within 30 seconds"
 class Caller:
     service: Service
     api_key: ApiKey
-    # A live send's count against today's limit, made with the settings generation's read: the send
-    # route hands it to the send, and the end of the request gives it back if no send took it.
-    counted_ahead: CountedAhead | None = None
 
     @property
     def key_type(self) -> str:
@@ -212,35 +209,17 @@ def _authenticate(token: str, signed: _Signed | None) -> tuple[Service, ApiKey]:
     raise AuthError("Invalid token: API key not found")
 
 
-SEND_ROUTES = {"/v2/notifications/sms": "sms", "/v2/notifications/email": "email"}
-
-
-def _live_send(signed: _Signed | None) -> tuple[uuid.UUID, str] | None:
-    """For a send by a token a remembered live or team key signed: its service and channel, so that
-    it is counted in the round trip that reads the settings generation instead of one of its own.
-    Nothing for test keys (they have no daily limit) or keys not seen yet."""
-    channel = SEND_ROUTES.get(request.path) if request.method == "POST" else None
-    if channel is None or signed is None or signed.key_type == "test":
-        return None
-    return signed.service_id, channel
-
-
 def authenticate_service() -> Caller:
     token = _bearer_token()
     signed = _signed_by_known_key(token)
-    counted = observe_settings(_live_send(signed))
-    try:
-        service, key = _authenticate(token, signed)
-        # An expired key is refused as a revoked one: Notify's keys are revoked by setting their expiry.
-        # Checked on every request, a token remembered in _verified included.
-        if key.revoked_at is not None or key.expired(utcnow()):
-            raise AuthError("Invalid token: API key revoked")
-        record_key_use(key.id)
-    except BaseException:
-        if counted is not None:
-            counted.give_back()  # no Caller holds it: no send will take it
-        raise
-    caller = Caller(service=service, api_key=key, counted_ahead=counted)
+    observe_settings()
+    service, key = _authenticate(token, signed)
+    # An expired key is refused as a revoked one: Notify's keys are revoked by setting their expiry.
+    # Checked on every request, a token remembered in _verified included.
+    if key.revoked_at is not None or key.expired(utcnow()):
+        raise AuthError("Invalid token: API key revoked")
+    record_key_use(key.id)
+    caller = Caller(service=service, api_key=key)
     g.caller = caller
     logs.bind(service_id=service.id)
     return caller

@@ -84,6 +84,7 @@ def settings_generation() -> bytes | None:
     return _counters.submit((cache.generation_key(), ()))[0]
 
 
-def settings_generation_counting(*counters: Counter) -> tuple[bytes | None, list[int]]:
-    """settings_generation() and count(*counters) in the same round trip."""
-    return _counters.submit((cache.generation_key(), counters))
+def count_now(*counters: Counter) -> list[int]:
+    """count(), in a round trip of the caller's own: for a caller that is itself the leader of a
+    batch (core.recording's writer), which would only wait behind other requests' rounds."""
+    return _count_batch([(None, counters)])[0][1]

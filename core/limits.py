@@ -1,17 +1,15 @@
-"""Limits shared by every web process through Redis: the request rate and today's send counts, one of
-which a request about to send makes in the round trip that reads the settings generation."""
+"""Limits shared by every web process through Redis: the request rate and today's send counts."""
 from __future__ import annotations
 
 import datetime
 import logging
 import threading
 import time
-from collections.abc import Collection
 
 import redis
 
-from core.counters import Counter, client, count, namespaced, settings_generation, settings_generation_counting
-from models import cache
+from core.counters import client, count, count_now, namespaced, settings_generation
+from models import cache, settings_listener
 from pipeline import daily_limits
 from pipeline.errors import RateLimitError, TooManyRequestsError
 
@@ -96,31 +94,46 @@ def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
         )
 
 
-def daily_counter(service_id: object, kind: str) -> Counter:
-    """One send against today's limit of kind, as count() takes it."""
-    return daily_limits.daily_key(service_id, kind, daily_limits.today()), DAILY_KEY_TTL_SECONDS, 1
+# One send counted against one of today's limits: the counter's key, the limit and the limit's kind.
+DailyCount = tuple[str, int, str]
 
 
-def reserve_daily(service_id: object, limits: dict[str, int], ahead: CountedAhead | None = None) -> list[str]:
-    """Count one send against each of today's limits named (e.g. sms and international_sms).
+def daily_counts(service_id: object, limits: dict[str, int]) -> tuple[DailyCount, ...]:
+    """What a send of service_id counts against each of today's limits named (e.g. sms and
+    international_sms), for count_daily or reserve_daily."""
+    today = daily_limits.today()
+    return tuple((daily_limits.daily_key(service_id, kind, today), limit, kind) for kind, limit in limits.items())
 
-    ahead: a count of this send made before it ran (see observe_settings); reserve_daily takes it
-    for its kind instead of counting that kind again.
-    Raises TooManyRequestsError, counting nothing, when any would be exceeded; returns the keys
-    counted so a send that fails afterwards can give them back.
-    """
-    reached = {} if ahead is None else ahead.take(service_id, limits)
-    missing = [kind for kind in limits if kind not in reached]
-    if missing:
-        counters = [daily_counter(service_id, kind) for kind in missing]
-        for kind, counter, value in zip(missing, counters, count(*counters), strict=True):
-            reached[kind] = (counter[0], value)
-    keys = [reached[kind][0] for kind in limits]
-    for kind in limits:
-        if reached[kind][1] > limits[kind]:
-            release_daily(keys)
-            raise TooManyRequestsError(daily_limits.limit_message(kind, limits[kind]))
-    return keys
+
+def count_daily(sends: list[tuple[DailyCount, ...]]) -> list[TooManyRequestsError | None]:
+    """Count every send against its limits in one round trip, in the order given: each send is
+    counted as an INCR of its own would count it. A send that would exceed any of its limits gets
+    the refusal and its counts are given back (a second round trip, only then); None for the others."""
+    counters = [(key, DAILY_KEY_TTL_SECONDS, 1) for send in sends for key, _, _ in send]
+    values = iter(count_now(*counters) if counters else ())
+    outcomes: list[TooManyRequestsError | None] = []
+    given_back: list[str] = []
+    for send in sends:
+        over = [(kind, limit) for (_, limit, kind) in send if next(values) > limit]
+        if over:
+            given_back.extend(key for key, _, _ in send)
+            outcomes.append(TooManyRequestsError(daily_limits.limit_message(*over[0])))
+        else:
+            outcomes.append(None)
+    release_daily(given_back)
+    return outcomes
+
+
+def reserve_daily(service_id: object, limits: dict[str, int]) -> list[str]:
+    """Count one send against each of today's limits named, in a round trip of its own (a send that
+    record() does not write counts there instead). Raises TooManyRequestsError, counting nothing,
+    when any would be exceeded; returns the keys counted so a send that fails afterwards can give
+    them back."""
+    counts = daily_counts(service_id, limits)
+    refused = count_daily([counts])[0]
+    if refused is not None:
+        raise refused
+    return [key for key, _, _ in counts]
 
 
 def release_daily(keys: list[str]) -> None:
@@ -139,53 +152,16 @@ def release_daily_of(service_id: object, kinds: tuple[str, ...], counted_on: dat
         release_daily([daily_limits.daily_key(service_id, kind, f"{counted_on:%Y-%m-%d}") for kind in kinds])
 
 
-class CountedAhead:
-    """One send counted against today's limit of a kind before the send ran: a web request that is
-    about to send counts it in the round trip that reads the settings generation (observe_settings)
-    instead of one of its own. Whoever holds it either hands it to the send (reserve_daily takes it)
-    or gives it back, once, when no send took it (the request failed, or replayed an earlier answer).
-    """
-
-    __slots__ = ("service_id", "kind", "key", "value", "_open")
-
-    def __init__(self, service_id: object, kind: str, key: str, value: int) -> None:
-        self.service_id, self.kind, self.key, self.value = service_id, kind, key, value
-        self._open = True
-
-    def take(self, service_id: object, kinds: Collection[str]) -> dict[str, tuple[str, int]]:
-        """{kind: (key, value reached)} when this counts a send of service_id against one of kinds and
-        is still open; the taker now owns the count. Otherwise nothing."""
-        if not self._open or self.service_id != service_id or self.kind not in kinds:
-            return {}
-        self._open = False
-        return {self.kind: (self.key, self.value)}
-
-    def give_back(self) -> None:
-        """Give the count back unless it was taken or given back already."""
-        if not self._open:
-            return
-        self._open = False
-        try:
-            release_daily([self.key])
-        except redis.RedisError:
-            log.warning("could not give back a daily count of service %s (Redis unavailable)", self.service_id)
-
-
-def observe_settings(send: tuple[object, str] | None = None) -> CountedAhead | None:
-    """Read the settings generation for models.cache: entries cached before the latest settings
-    change are not used by this request. With send (a service id and a kind), that send is counted
-    against today's limit of its kind in the same round trip; the count is returned for the send to
-    take. Nothing when Redis cannot be asked: the cache's TTL bounds what the request may see, and
-    Redis's outage is the limits' to report."""
+def observe_settings() -> None:
+    """Make sure this request meets no cached entry older than the latest settings change (models.cache).
+    While this process listens for changes (models.settings_listener) there is nothing to do; until
+    then the request reads the settings generation itself. Nothing when Redis cannot be asked: the
+    cache's TTL bounds what the request may see, and Redis's outage is the limits' to report."""
+    if settings_listener.listening():
+        return
+    settings_listener.listen()
     try:
-        if send is None:
-            generation, ahead = settings_generation(), None
-        else:
-            service_id, kind = send
-            counter = daily_counter(service_id, kind)
-            generation, (value,) = settings_generation_counting(counter)
-            ahead = CountedAhead(service_id, kind, counter[0], value)
+        generation = settings_generation()
     except redis.RedisError:
-        return None
+        return
     cache.observe(generation)
-    return ahead

@@ -1,11 +1,13 @@
-"""Recording accepted sends: the rows of sends that arrive together go to the database in one
-INSERT, and once it has committed their deliveries start together (one Redis round trip each kind)."""
+"""Recording accepted sends: the sends that arrive together are counted against today's limits in
+one Redis round trip, their rows go to the database in one INSERT, and once it has committed their
+deliveries start together (one Redis round trip each kind)."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import peewee
 
+from core.limits import DailyCount, count_daily, release_daily
 from models.db import database, insert_rows, open_connection
 from models.notification import Notification
 from pipeline.batching import Batcher
@@ -22,17 +24,32 @@ def _insert_alone(row: Notification) -> Notification | Exception:
     return row
 
 
-def _write(batch: list[tuple[Notification, Enqueue]]) -> list[Notification | Exception]:
+def _insert(rows: list[Notification], daily: list[tuple[DailyCount, ...]]) -> list[Notification | Exception]:
+    """INSERT the rows; a row not written gives back its counts against today's limits."""
+    if not rows:
+        return []
     open_connection()  # this thread's own connection, replaced if the server dropped it
-    rows = [row for row, _ in batch]
     try:
         insert_rows(Notification, rows)  # one autocommitted statement: all rows or none
-        outcomes: list[Notification | Exception] = list(rows)
+        return list(rows)
     except peewee.IntegrityError:
         # A row the database refuses (its service deleted meanwhile) must not fail the others.
-        outcomes = [_insert_alone(row) for row in rows]
+        written = [_insert_alone(row) for row in rows]
+    except BaseException:
+        release_daily([key for counts in daily for key, _, _ in counts])
+        raise
+    release_daily([key for row, outcome, counts in zip(rows, written, daily, strict=True)
+                   if outcome is not row for key, _, _ in counts])
+    return written
+
+
+def _write(batch: list[tuple[Notification, Enqueue, tuple[DailyCount, ...]]]) -> list[Notification | Exception]:
+    refusals = count_daily([daily for _, _, daily in batch])
+    counted = [(row, daily) for (row, _, daily), refused in zip(batch, refusals, strict=True) if refused is None]
+    written = iter(_insert([row for row, _ in counted], [daily for _, daily in counted]))
+    outcomes: list[Notification | Exception] = [next(written) if refused is None else refused for refused in refusals]
     inserted: dict[Enqueue, list[Notification]] = {}
-    for (row, enqueue), outcome in zip(batch, outcomes, strict=True):
+    for (row, enqueue, _), outcome in zip(batch, outcomes, strict=True):
         if outcome is row:
             inserted.setdefault(enqueue, []).append(row)
     with enqueued_together():
@@ -47,9 +64,10 @@ def _write(batch: list[tuple[Notification, Enqueue]]) -> list[Notification | Exc
 _writer = Batcher("notification-writer", _write, linger_seconds=0.002)
 
 
-def record(row: Notification, enqueue: Enqueue) -> Notification:
-    """INSERT row, committed, then enqueue([row]) after the commit, together with the rows of
-    other requests waiting at the same moment. Raises what either raised."""
+def record(row: Notification, enqueue: Enqueue, daily: tuple[DailyCount, ...] = ()) -> Notification:
+    """Count the send against today's limits (raising TooManyRequestsError, counting nothing, when
+    any would be exceeded), INSERT row, committed, then enqueue([row]) after the commit, together with
+    the sends of other requests waiting at the same moment. Raises what any step raised."""
     if database.in_transaction():
         raise RuntimeError("record() commits on a thread of its own: call it outside a transaction")
-    return _writer.submit((row, enqueue))
+    return _writer.submit((row, enqueue, daily))

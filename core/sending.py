@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import send_checks
-from core.limits import CountedAhead, check_rate_limit, release_daily, reserve_daily
+from core.limits import DailyCount, check_rate_limit, daily_counts, release_daily, reserve_daily
 from core.recording import Enqueue, record
 from core.sender import Sender
 from models.db import database, insert_rows
@@ -71,13 +71,12 @@ def _render(channel: str, version: TemplateVersion, body: dict, values: dict) ->
     return rendered
 
 
-def _daily_limits(sender: Sender, channel: str, recipient: Recipient,
-                  counted_ahead: CountedAhead | None) -> list[str]:
+def _daily_counts(sender: Sender, channel: str, recipient: Recipient) -> tuple[DailyCount, ...]:
     if sender.key_type == "test":
-        return []
+        return ()
     service = sender.service
     kinds = [channel] + (["international_sms"] if recipient.international else [])
-    return reserve_daily(service.id, {kind: service.daily_limit(kind) for kind in kinds}, counted_ahead)
+    return daily_counts(service.id, {kind: service.daily_limit(kind) for kind in kinds})
 
 
 def scheduled_for_utc(body: dict) -> datetime.datetime | None:
@@ -91,11 +90,9 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
     return when
 
 
-def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueue: Enqueue,
-                      counted_ahead: CountedAhead | None = None) -> Accepted:
+def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueue: Enqueue) -> Accepted:
     """Check and record an sms or email, for an API key or a console user; raises pipeline.errors'
-    refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed.
-    counted_ahead: this send's count against today's limit, when authentication made it already."""
+    refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
     service = sender.service
     send_checks.check_permission(service, channel)
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
@@ -112,27 +109,28 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
     rendered = _render(channel, version, body, files.personalisation)
-    counted = _daily_limits(sender, channel, recipient, counted_ahead)
-    try:
-        row = new_notification(
-            service, channel, recipient, body=rendered.body, subject=rendered.subject, version=version,
-            key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
-            reference=body.get("reference"), reply_to_text=reply_to_text, scheduled_for=scheduled_for_utc(body),
-            # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
-            personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
-            one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
-        )
-        if files.pending:
+    daily = _daily_counts(sender, channel, recipient)
+    row = new_notification(
+        service, channel, recipient, body=rendered.body, subject=rendered.subject, version=version,
+        key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
+        reference=body.get("reference"), reply_to_text=reply_to_text, scheduled_for=scheduled_for_utc(body),
+        # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
+        personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
+        one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
+    )
+    if files.pending:
+        counted = reserve_daily(service.id, {kind: limit for _, limit, kind in daily})
+        try:
             # The files' rows commit with the notification's, in one transaction of this thread.
             with database.atomic():
                 insert_rows(Notification, [row])
                 files.save(row)
                 enqueue([row])
-            notification = row
-        else:
-            notification = record(row, enqueue)
-    except BaseException:
-        release_daily(counted)
-        raise
+        except BaseException:
+            release_daily(counted)
+            raise
+        notification = row
+    else:
+        notification = record(row, enqueue, daily)
     sanitised = sanitised_content(files.personalisation, _sanitise_keys(body)) if channel == "email" else {}
     return Accepted(notification, body, rendered, sanitised)

@@ -4,11 +4,13 @@ everywhere at once by any change to them.
 A settings generation in Redis changes with every committed write to the settings tables (services,
 their keys, templates, senders, team and the rest: the models marked @settings_table): every process
 sets a new one after committing such a write, whatever wrote it (admin API, CLI, console), because
-the hook hangs off the database handle itself (watch_settings_writes). Each web request reads the
-generation once (core.limits, in the round trip it shares with the rate-limit counters) and hands it
-to observe(); an entry is used only while no other generation has been seen since it was loaded. So
-a revoked key, a service going live or a changed limit counts from the next request in every
-process, for one cheap Redis read per request and no query.
+the hook hangs off the database handle itself (watch_settings_writes), and announces it: a web
+process listening (models.settings_listener) hands each new generation to observe() and
+acknowledges it, and the write returns once every listener has (or the TTL has passed). An entry is
+used only while no other generation has been seen since it was loaded. So a revoked key, a service
+going live or a changed limit counts from the next request in every process, with no Redis read and
+no query per request. A request in a process not listening (yet, or since its connection broke)
+reads the generation itself (core.limits.observe_settings).
 
 Entries also expire after CACHE_TTL_SECONDS (default 2 s): the bound on staleness where no
 generation is read (worker processes) or Redis could not be asked.
@@ -119,6 +121,22 @@ def generation_key() -> str:
     return f"{get_settings().queue_namespace}:settings-generation"
 
 
+def changes_channel() -> str:
+    """The channel each new generation is published on (models.settings_listener listens)."""
+    return f"{get_settings().queue_namespace}:settings-generation-changes"
+
+
+def acknowledgements_key(generation: bytes) -> str:
+    """The list each listener pushes to once it has observed generation."""
+    return f"{get_settings().queue_namespace}:settings-generation-heard:{generation.decode()}"
+
+
+ACKNOWLEDGEMENT_TTL_SECONDS = 60
+# How long a settings write waits at least for the listeners: the other processes' TTL is not known
+# here, and the tests' one-hour TTL is set only in the server they start.
+MIN_WAIT_SECONDS = 2.0
+
+
 # Writes made inside bookkeeping() change nothing the hot path reads (a key's last use).
 _bookkeeping: contextvars.ContextVar[bool] = contextvars.ContextVar("settings_bookkeeping", default=False)
 
@@ -164,13 +182,38 @@ def _bump() -> None:
     # has seen before.
     generation = secrets.token_hex(8).encode()
     try:
-        _redis().set(generation_key(), generation)
+        pipe = _redis().pipeline(transaction=False)
+        pipe.set(generation_key(), generation)
+        pipe.publish(changes_channel(), generation)
+        listeners = pipe.execute()[1]
     except redis.RedisError:
         # The write is committed; other processes see it once their entries expire (the TTL).
         log.warning("settings changed but Redis could not be told; other processes see it within the cache TTL")
         clear()
         return
     observe(generation)
+    _await_listeners(generation, listeners)
+
+
+def _await_listeners(generation: bytes, listeners: int) -> None:
+    """Wait until each listener that received the generation has observed it: the request a caller
+    makes once this write has returned must not meet an entry older than it in any process. A
+    listener that never answers (a stopped process) costs at most the TTL, after which every entry
+    loaded before the write has expired anyway."""
+    deadline = time.monotonic() + max(get_settings().cache_ttl_seconds, MIN_WAIT_SECONDS)
+    key = acknowledgements_key(generation)
+    heard = 0
+    try:
+        while heard < listeners:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                log.warning("settings changed: %d of %d listening processes did not confirm it in time",
+                            listeners - heard, listeners)
+                return
+            if _redis().blpop([key], timeout=min(left, 1.0)) is not None:
+                heard += 1
+    except redis.RedisError:
+        log.warning("settings changed: could not wait for the listening processes (Redis unavailable)")
 
 
 _watched: weakref.WeakSet[peewee.Database] = weakref.WeakSet()

@@ -2,16 +2,22 @@
 from __future__ import annotations
 
 import datetime
+import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+import peewee
 import pytest
 import requests
 
 from core import counters, limits
+from core.recording import record
 from core.tokens import create_token
 from models.api_key import ApiKey
+from models.db import utcnow
 from models.notification import Notification
+from pipeline.errors import TooManyRequestsError
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors
@@ -95,16 +101,14 @@ def test_a_refused_request_is_not_remembered(client):
 
 
 def _daily_count(service, kind="sms") -> int | None:
-    value = counters.client().get(limits.daily_counter(service.id, kind)[0])
+    value = counters.client().get(limits.daily_counts(service.id, {kind: 0})[0][0])
     return None if value is None else int(value)
 
 
 @pytest.mark.parametrize("new_tokens", [False, True], ids=["one token", "a new token per request"])
-def test_a_known_key_counts_its_send_ahead_and_gives_back_what_no_send_took(client, new_tokens):
-    # A send by a live key this process has verified a token of is counted with the settings
-    # generation's read, whether the client repeats its token or makes a new one per request as the
-    # official clients do; requests that do not send (refused, replayed) give the count back, so
-    # only sends use up the limit.
+def test_only_sends_use_up_the_daily_limit(client, new_tokens):
+    # Whether the client repeats its token or makes a new one per request as the official clients
+    # do, requests that do not send (refused, replayed) count nothing.
     service = create_service(sms_daily_limit=2)
     body = _sms(service)
     key = create_key(service=service)
@@ -129,7 +133,7 @@ def test_a_known_key_counts_its_send_ahead_and_gives_back_what_no_send_took(clie
     assert Notification.select().where(Notification.service == service.id).count() == 2
 
 
-def test_a_known_test_token_makes_no_daily_count(client):
+def test_a_test_key_makes_no_daily_count(client):
     service = create_service(sms_daily_limit=1)
     body = _sms(service)
     headers = auth_headers(create_key(service=service, key_type="test"))
@@ -138,7 +142,7 @@ def test_a_known_test_token_makes_no_daily_count(client):
     assert _daily_count(service) is None
 
 
-def test_a_revoked_key_gives_back_the_count_made_ahead(client):
+def test_a_revoked_key_counts_nothing(client):
     service = create_service(sms_daily_limit=5)
     body = _sms(service)
     key = create_key(service=service)
@@ -150,21 +154,45 @@ def test_a_revoked_key_gives_back_the_count_made_ahead(client):
     assert _daily_count(service) == 1
 
 
-def test_a_count_made_ahead_is_taken_by_one_send_or_given_back_once(service):
-    ahead = limits.observe_settings((service.id, "sms"))
+def _unsaved_sms(service) -> Notification:
+    """A row as send_notification hands it to record(): not yet written."""
+    return Notification(id=uuid.uuid4(), service=service.id, key_type="live", notification_type="sms", status="created",
+                        template_id=uuid.uuid4(), template_version=1, body="Hello", to="+31612345678",
+                        normalised_to="+31612345678", created_at=utcnow())
+
+
+def test_sends_recorded_together_are_counted_each_in_turn(service):
+    # The sends of one round are counted in one round trip, each as an INCR of its own would count
+    # it: the ones within the limit are written, the ones beyond it refused and given back.
+    limit = 5
+    daily = limits.daily_counts(service.id, {"sms": limit})
+    enqueued: list = []
+    start = threading.Barrier(12)
+
+    def send(_: int) -> str:
+        start.wait()
+        try:
+            return str(record(_unsaved_sms(service), enqueued.extend, daily).id)
+        except TooManyRequestsError as exc:
+            return str(exc)
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        outcomes = list(pool.map(send, range(12)))
+    assert outcomes.count("Exceeded send limits (sms: 5) for today") == 7
+    assert _daily_count(service) == limit
+    assert Notification.select().where(Notification.service == service.id).count() == limit
+    assert len(enqueued) == limit
+
+
+def test_a_send_the_database_refuses_gives_back_its_count(service):
+    daily = limits.daily_counts(service.id, {"sms": 5})
+    row = _unsaved_sms(service)
+    row.service_id = uuid.uuid4()  # no such service: the INSERT is refused
+    with pytest.raises(peewee.IntegrityError):
+        record(row, lambda rows: None, daily)
+    assert _daily_count(service) == 0
+    record(_unsaved_sms(service), lambda rows: None, daily)
     assert _daily_count(service) == 1
-    assert ahead.take(service.id, ["email"]) == {}  # not this send's count
-    assert limits.reserve_daily(service.id, {"sms": 5}, ahead) == [ahead.key]
-    assert _daily_count(service) == 1  # taken, not counted again
-    ahead.give_back()  # the send owns it now
-    assert _daily_count(service) == 1
-    unused = limits.observe_settings((service.id, "sms"))
-    assert _daily_count(service) == 2
-    unused.give_back()
-    unused.give_back()
-    assert _daily_count(service) == 1
-    assert unused.take(service.id, ["sms"]) == {}  # given back: a send counts anew
-    assert limits.observe_settings() is None
 
 
 @pytest.fixture

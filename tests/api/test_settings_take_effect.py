@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from core import counters
+from models import cache, settings_listener
 from models.api_key import ApiKey
 from tests.admin_helpers import admin_headers
 from tests.conftest import gunicorn_server
@@ -145,3 +147,20 @@ def test_a_changed_limit_or_permission_counts_from_the_next_request(web):
     _both_processes(log, send, _refused((429, "Exceeded rate limit for key type live of 1 requests per 60 seconds")))
     _admin("PATCH", url, f"/services/{service.id}", json={"rate_limit": 3000, "permissions": ["email"]})
     _both_processes(log, send, _refused((400, "Service is not allowed to send text messages")))
+
+
+def test_both_processes_hear_changes_and_read_no_generation_per_request(web):
+    # What makes the tests above hold without a Redis read per request: each process listens
+    # (models.settings_listener), and the changes' writes wait for both to have heard them.
+    url, log = web
+    service = create_service()
+    key = create_key(service=service)
+    read = lambda: requests.get(f"{url}/v2/templates", headers=auth_headers(key), timeout=10)  # noqa: E731
+    _both_processes(log, read, _status(200))
+    channel = cache.changes_channel()
+    this_process = int(settings_listener.listening())  # the suite's own, when a test made it listen
+    assert dict(counters.client().pubsub_numsub(channel))[channel.encode()] >= 2 + this_process
+    reads = lambda: int(counters.client().info("commandstats").get("cmdstat_mget", {}).get("calls", 0))  # noqa: E731
+    before = reads()
+    _both_processes(log, read, _status(200))
+    assert reads() == before

@@ -45,7 +45,7 @@ def accept(caller: Caller, channel: str, enqueue: Enqueue,
 def _accept(caller: Caller, channel: str, enqueue: Enqueue,
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
     body = validate(SCHEMAS[channel], without_nulls(json_body(), OPTIONAL_NULLABLE))
-    accepted = send_notification(sender_of(caller), channel, body, enqueue, counted_ahead=caller.counted_ahead)
+    accepted = send_notification(sender_of(caller), channel, body, enqueue)
     response = respond(accepted.notification, accepted.body, accepted.rendered)
     if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
         response["sanitised_content"] = accepted.sanitised_content
