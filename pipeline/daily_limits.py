@@ -1,7 +1,8 @@
 """Today's send counts per service and kind (sms, email, letter, international_sms), in Redis.
 
-The API counts one send at a time (core/limits.py, through its batched counters); a bulk job counts
-all its rows at once when it starts. Both use the keys made here, so they count against one limit.
+The API's sends are counted by the notification writer, the sends of one moment in one round trip
+(core/recording.py, core/limits.py); a bulk job counts all its rows at once when it starts. Both use
+the keys made here, so they count against one limit.
 """
 from __future__ import annotations
 
