@@ -13,7 +13,7 @@ from core.services import find_service
 from models import audit
 from models.db import database, utcnow
 from models.go_live import GoLiveRequest, latest_request, pending_request
-from models.organisation import ADMIN, OrganisationUser, organisation_of, role_in
+from models.organisation import ADMIN, organisation_of, role_in
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
@@ -121,14 +121,6 @@ def request_go_live(service_id: str, *, expected_volumes: dict[str, int] | None 
                      after={"status": "pending", "expected_volumes": volumes, "recipients": who,
                             "organisation": approver.name if approver else None})
     return row
-
-
-def may_approve_for_organisation(user: User, service_id: object) -> bool:
-    """Whether the user is an admin of the organisation whose approval the service's request awaits."""
-    row = pending_request(service_id)
-    return row is not None and row.organisation_id is not None and OrganisationUser.select().where(
-        (OrganisationUser.organisation == row.organisation_id) & (OrganisationUser.user == user)
-        & (OrganisationUser.role == ADMIN)).exists()
 
 
 def check_organisation_step(user: User | None, service: Service) -> None:

@@ -23,7 +23,7 @@ from console.organisations import history_wording, settings_views  # settings_vi
 from console.organisations.blueprint import bp
 from console.organisations.shared import KIND_NAMES, ROLE_NAMES, ConfirmForm, may_manage, perform, visible
 from core import organisation_members as members, organisations as orgs
-from core.go_live import approve_for_organisation, may_approve_for_organisation, reject_go_live
+from core.go_live import approve_for_organisation, check_organisation_step, reject_go_live
 from core.organisation_usage import CSV_HEADER, organisation_usage, usage_rows
 from core.search import search
 from models.appearance import EmailBrand, LetterBrand
@@ -32,6 +32,7 @@ from models.go_live import GoLiveRequest
 from models.organisation import Organisation
 from models.service import Service, find_service_by_name
 from pipeline.csv_output import csv_text
+from pipeline.errors import BadRequestError, NoResultFound
 from workers.platform_email import send_platform_email
 
 CURRENCY = "EUR"
@@ -228,8 +229,12 @@ def usage_csv(organisation_id: str) -> Response:
 
 def _service_awaiting(organisation: Organisation, service_id: str) -> GoLiveRequest:
     row = next((r for r in _awaiting(organisation) if str(r.service.id) == service_id), None)
-    if row is None or not may_approve_for_organisation(current_user(), row.service.id):
+    if row is None:
         abort(404)
+    try:
+        check_organisation_step(current_user(), row.service)
+    except (NoResultFound, BadRequestError):
+        abort(404)  # the same rule as the admin API's; a decision not yours to make is no page for you
     return row
 
 

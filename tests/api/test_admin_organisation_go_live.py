@@ -118,3 +118,4 @@ def test_a_request_is_turned_down_on_behalf_of_a_console_user(client):
     assert steps == [("go_live.request", "notify-admin"), ("go_live.reject", admin.email_address),
                      ("go_live.request", "notify-admin"), ("go_live.organisation_approve", admin.email_address),
                      ("go_live.reject", platform.email_address)]
+

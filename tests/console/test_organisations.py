@@ -11,6 +11,8 @@ from core.organisations import add_domain, add_service, create_organisation
 from models.appearance import language_of
 from models.organisation import OrganisationEvent, OrganisationUser, organisation_of
 from models.service import Service
+from tests.admin_helpers import admin_headers, post_service
+from tests.api.test_admin_organisation_go_live import ANSWERS, _organisation_with, _ready
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import create_service
@@ -130,3 +132,24 @@ def test_a_service_of_an_organisation_chooses_among_its_brands(console_app, body
     html = page.get_data(as_text=True)
     assert "Utrecht blauw" in html and "Iemand anders" not in html
     assert other.name == "Iemand anders"
+
+
+def test_the_console_decides_the_organisation_step_by_the_same_rule_as_the_api(client, console_app, platform_admin):
+    # A platform admin may approve for the organisation through either door; an organisation admin
+    # with nothing waiting for the organisation finds no decision page, where the API answers 400.
+    sid = post_service(client, name="Parkeren")["id"]
+    _ready(client, sid)
+    admin = create_console_user(name="Org admin")
+    org_id = _organisation_with(client, sid, admin=admin.email_address)
+    client.post(f"/admin/services/{sid}/go-live/request", json=ANSWERS, headers=admin_headers())
+    page = f"/organisations/{org_id}/go-live/{sid}"
+    console = signed_in_client(console_app, platform_admin.user)
+    assert console.get(page).status_code == 200
+    token = csrf_token(console, page)
+    assert console.post(f"{page}/approve", data={"csrf_token": token}).status_code == 302
+    status = client.get(f"/admin/services/{sid}/go-live", headers=admin_headers()).get_json()
+    assert status["request"]["organisation_approved_by"] == platform_admin.email_address
+    assert signed_in_client(console_app, admin.user).get(page).status_code == 404
+    refused = client.post(f"/admin/services/{sid}/go-live/organisation-approve",
+                          query_string={"on_behalf_of": admin.id}, headers=admin_headers())
+    assert refused.status_code == 400
