@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.organisation_members import has_admin
+from config import get_settings
+from core.organisation_members import admins_of, has_admin
 from core.services import find_service
 from models import audit
 from models.db import database, utcnow
@@ -24,6 +25,8 @@ from pipeline.errors import BadRequestError, NoResultFound
 EmailSender = Callable[[str, str, dict[str, str]], object]
 # The platform's email templates (models/platform.py) for each decision.
 APPROVED_TEMPLATE, REJECTED_TEMPLATE = "go-live-approved", "go-live-rejected"
+AWAITS_ORGANISATION_TEMPLATE = "go-live-awaits-organisation"
+ORGANISATION_APPROVED_TEMPLATE = "go-live-organisation-approved"
 
 CHECKLIST = {
     "reply_to_address": "Add a reply-to email address",
@@ -96,10 +99,11 @@ def _answers(expected_volumes: dict[str, int] | None, recipients: str | None,
     return volumes or None, who
 
 
-def request_go_live(service_id: str, *, expected_volumes: dict[str, int] | None = None,
+def request_go_live(service_id: str, *, send_email: EmailSender, expected_volumes: dict[str, int] | None = None,
                     recipients: str | None = None) -> GoLiveRequest:
     """Ask to go live, as the current actor; refused while the checklist is incomplete. A service of an
-    organisation with an admin needs the team's answers: that admin decides first."""
+    organisation with an admin needs the team's answers: that admin decides first, and its admins are
+    told by email where to decide."""
     service = find_service(service_id)
     if not service.trial_mode:
         raise BadRequestError(ALREADY_LIVE)
@@ -120,6 +124,12 @@ def request_go_live(service_id: str, *, expected_volumes: dict[str, int] | None 
         audit.record(service.id, "go_live.request", subject_id=row.id,
                      after={"status": "pending", "expected_volumes": volumes, "recipients": who,
                             "organisation": approver.name if approver else None})
+    if approver is not None:
+        url = f"{get_settings().admin_url}/organisations/{approver.id}/go-live/{service.id}"
+        for to in admins_of(approver.id):
+            send_email(AWAITS_ORGANISATION_TEMPLATE, to, {
+                "service_name": service.name, "organisation_name": approver.name,
+                "requested_by": requester.name, "url": url})
     return row
 
 
@@ -141,8 +151,9 @@ def check_organisation_step(user: User | None, service: Service) -> None:
         raise BadRequestError(NOT_FOR_ORGANISATION)
 
 
-def approve_for_organisation(service_id: str) -> GoLiveStatus:
-    """The organisation admin's approval: the request goes on to the platform admin."""
+def approve_for_organisation(service_id: str, *, send_email: EmailSender) -> GoLiveStatus:
+    """The organisation admin's approval: the request goes on to the platform admin, and the team is
+    told so."""
     service = find_service(service_id)
     with database.atomic():
         row = pending_request(service)
@@ -152,6 +163,10 @@ def approve_for_organisation(service_id: str) -> GoLiveStatus:
         row.save()
         audit.record(service.id, "go_live.organisation_approve", subject_id=row.id,
                      before={"status": "pending"}, after={"status": "pending", "organisation_approved": True})
+    organisation = organisation_of(service.id)
+    for to in _recipients(service, row):
+        send_email(ORGANISATION_APPROVED_TEMPLATE, to, {
+            "service_name": service.name, "organisation_name": organisation.name if organisation else ""})
     return go_live_status(service_id)
 
 

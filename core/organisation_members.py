@@ -44,6 +44,13 @@ def has_admin(organisation_id: object) -> bool:
                                            & (OrganisationUser.role == ADMIN)).exists()
 
 
+def admins_of(organisation_id: object) -> list[str]:
+    """The email addresses of the organisation's admins."""
+    return [member.user.email_address for member in OrganisationUser.select(OrganisationUser, User).join(User)
+            .where((OrganisationUser.organisation == organisation_id) & (OrganisationUser.role == ADMIN))
+            .order_by(User.email_address)]
+
+
 def _role(role: str) -> str:
     if role not in ORGANISATION_ROLES:
         raise ValidationError(f"role must be one of {', '.join(ORGANISATION_ROLES)}")

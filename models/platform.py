@@ -53,6 +53,23 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "((service_name)) is nu live: de dienst kan berichten naar iedereen sturen.\n\n"
         "((service_name)) is now live: it can send messages to anyone.",
     ),
+    # A request waiting for an organisation's approval, to the organisation's admins.
+    "go-live-awaits-organisation": (
+        "((service_name)) wacht op uw goedkeuring / ((service_name)) awaits your approval",
+        "((requested_by)) vraagt om ((service_name)) live te zetten. Als beheerder van ((organisation_name)) "
+        "beslist u eerst:\n\n((url))\n\n"
+        "((requested_by)) asks to take ((service_name)) live. As an admin of ((organisation_name)) you "
+        "decide first:\n\n((url))",
+    ),
+    # The organisation approved: the team hears that the platform's admins decide next.
+    "go-live-organisation-approved": (
+        "((organisation_name)) heeft ((service_name)) goedgekeurd / ((organisation_name)) approved "
+        "((service_name))",
+        "((organisation_name)) heeft de aanvraag om ((service_name)) live te zetten goedgekeurd. Het team "
+        "van Notify NL beslist nu.\n\n"
+        "((organisation_name)) approved the request to take ((service_name)) live. The Notify NL team "
+        "decides next.",
+    ),
     "go-live-rejected": (
         "((service_name)) kan nog niet live / ((service_name)) cannot go live yet",
         "Uw aanvraag om ((service_name)) live te zetten is afgewezen: ((reason))\n\n"

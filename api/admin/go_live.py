@@ -57,7 +57,7 @@ def get_go_live(service_id: str) -> Response:
 def post_go_live_request(service_id: str) -> tuple[Response, int]:
     find_service(service_id)
     answers = validate(request_answers, json_body())
-    return jsonify(request_json(request_go_live(service_id, **answers))), 201
+    return jsonify(request_json(request_go_live(service_id, send_email=send_platform_email, **answers))), 201
 
 
 @admin_blueprint.post("/services/<service_id>/go-live/approve")

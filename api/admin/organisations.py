@@ -30,6 +30,7 @@ from models.organisation import ADMIN, Organisation, OrganisationUser, role_in
 from models.user import User
 from pipeline.errors import BadRequestError, NoResultFound, ValidationError
 from pipeline.formatting import iso
+from workers.platform_email import send_platform_email
 
 ONLY_PLATFORM_ADMINS = "Only a platform admin can do this"
 _path = schemas.organisation_path
@@ -255,7 +256,7 @@ def get_organisation_history(organisation_id: str) -> Response:
 def post_organisation_approve(service_id: str) -> Response:
     with acting() as user:
         check_organisation_step(user, find_service(service_id))
-        return jsonify(status_json(approve_for_organisation(service_id)))
+        return jsonify(status_json(approve_for_organisation(service_id, send_email=send_platform_email)))
 
 
 @admin_blueprint.get("/search")

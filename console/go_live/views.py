@@ -93,7 +93,7 @@ def _status(service_id: str) -> GoLiveStatus:
 def request_page(service_id: str) -> Any:
     form = RequestForm()
     if form.validate_on_submit():
-        done, _ = _perform(lambda: request_go_live(service_id, **form.answers()), form)
+        done, _ = _perform(lambda: request_go_live(service_id, send_email=send_platform_email, **form.answers()), form)
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),

@@ -257,7 +257,7 @@ def approve(organisation_id: str, service_id: str) -> Any:
     organisation = visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), ConfirmForm()
     if form.validate_on_submit():
-        done = perform(lambda: approve_for_organisation(service_id), form)[0]
+        done = perform(lambda: approve_for_organisation(service_id, send_email=send_platform_email), form)[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _decide_page(organisation, row, form, RejectForm(formdata=None))

@@ -2,7 +2,10 @@
 platform admin; a service of a body with no admin goes straight to the platform admin."""
 from __future__ import annotations
 
+from config import get_settings
 from models.audit import AuditEvent
+from models.notification import Notification
+from models.platform import PLATFORM_SERVICE_ID
 from tests.admin_helpers import admin_headers, errors, post_service
 from tests.console.users import create_console_user
 
@@ -119,3 +122,28 @@ def test_a_request_is_turned_down_on_behalf_of_a_console_user(client):
                      ("go_live.request", "notify-admin"), ("go_live.organisation_approve", admin.email_address),
                      ("go_live.reject", platform.email_address)]
 
+
+
+def _platform_emails() -> list[tuple[str, str, str]]:
+    rows = Notification.select().where(Notification.service == PLATFORM_SERVICE_ID).order_by(Notification.created_at)
+    return [(row.to, row.subject, row.body) for row in rows]
+
+
+def test_the_organisations_admins_hear_a_request_waits_and_the_team_hears_they_approved(client):
+    sid = post_service(client, name="Parkeren")["id"]
+    _ready(client, sid)
+    admin, member = create_console_user(name="Org admin"), create_console_user()
+    org_id = _organisation_with(client, sid, admin=admin.email_address)
+    client.post(f"/admin/organisations/{org_id}/members", json={"email_address": member.email_address,
+                                                                "role": "member"}, headers=admin_headers())
+    client.post(f"/admin/services/{sid}/go-live/request", json=ANSWERS, headers=admin_headers())
+    [(to, subject, body)] = _platform_emails()
+    assert (to, subject) == (admin.email_address, "Parkeren wacht op uw goedkeuring / Parkeren awaits your approval")
+    assert f"{get_settings().admin_url}/organisations/{org_id}/go-live/{sid}" in body
+    assert "As an admin of Gemeente Utrecht you decide first" in body
+
+    client.post(f"/admin/services/{sid}/go-live/organisation-approve", query_string={"on_behalf_of": admin.id},
+                headers=admin_headers())
+    told = [(to, subject) for to, subject, _ in _platform_emails()[1:]]
+    assert told == [("colleague@example.nl",
+                     "Gemeente Utrecht heeft Parkeren goedgekeurd / Gemeente Utrecht approved Parkeren")]
