@@ -39,6 +39,11 @@ def _target() -> Target:
     return os.getpid(), settings.redis_url, str(settings.instance_dir), settings.queue_namespace
 
 
+def client_name() -> str:
+    """The name this process's listener gives its Redis connections (CLIENT LIST shows it)."""
+    return f"settings-listener-{os.getpid()}"
+
+
 def listening() -> bool:
     """Whether this process hears every new generation of the current deployment's channel now."""
     return _heard is not None and _heard == _target()
@@ -59,7 +64,8 @@ def listen() -> None:
 
 
 def _run(target: Target, channel: str, url: str) -> None:
-    client = redis.Redis.from_url(url, socket_timeout=None, health_check_interval=HEALTH_CHECK_SECONDS)
+    client = redis.Redis.from_url(url, socket_timeout=None, health_check_interval=HEALTH_CHECK_SECONDS,
+                                  client_name=client_name())
     while _started == target:
         try:
             _listen(client, channel, target)
