@@ -34,6 +34,7 @@ and the floor are served with the settings of the database measured.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -54,6 +55,7 @@ from bench.harness import (  # noqa: E402
     remove_sends,
     service_env,
     vacuum,
+    worktree,
     wrk_post,
 )
 from bench.proc import load_average, tree_cpu_seconds  # noqa: E402
@@ -75,6 +77,7 @@ class Side:
     concurrency: int
     app: str  # "bare", "floor" or "service"
     granian_threads: int = 0  # served by granian with this many threads per process, not gunicorn
+    tree: Path | None = None  # the service at another commit (--beside), served from its own checkout
 
 
 def _load(url: str, path: str, body: str, headers: dict[str, str], seconds: float, connections: int,
@@ -101,8 +104,10 @@ def measure(side: Side, args: argparse.Namespace, made: dict, env_base: dict[str
         app, ready = "bench.floor_app:app", "/"
     else:
         app, ready = "app:app", "/_status"
+    if side.tree is not None:
+        env["PYTHONPATH"] = str(side.tree)
     server = (granian_process(app, env, free_port(), ready, side.granian_threads) if side.granian_threads
-              else gunicorn_process(app, env, free_port(), ready))
+              else gunicorn_process(app, env, free_port(), ready, side.tree or ROOT))
     with server as (url, pid):
         def run(seconds: float) -> tuple[Figures, dict]:
             tokens = None
@@ -133,7 +138,7 @@ def _per_round(values: list[float], unit: str = "") -> str:
 def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: str, connections: int) -> None:
     bare = next(side for side in sides if side.app == "bare")
     floor = next((side for side in sides if side.app == "floor"), None)
-    services = [side for side in sides if side.app == "service" and not side.granian_threads]
+    services = [side for side in sides if side.app == "service" and not side.granian_threads and side.tree is None]
     print("\nmedians of the rounds (each round's figures in brackets)")
     for side in sides:
         rates = [f.rate for f in results[side.name]]
@@ -172,6 +177,14 @@ def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: st
         print(f"  rate / the floor's: per round {_per_round(rates, 'x')}; median {_median(rates):.2f}x")
         print(f"  web CPU per send / the floor's: per round {_per_round(cpu, 'x')}; median {_median(cpu):.2f}x")
         print(f"  p99 latency at {connections} connections: median {_median([f.p99_ms for f in served]):.1f} ms")
+    beside = next((side for side in sides if side.tree is not None), None)
+    if beside is not None and main is not None:
+        now, then = results[main.name], results[beside.name]
+        rates = [f.rate / o.rate for f, o in zip(now, then, strict=True)]
+        cpu = [f.cpu_ms / o.cpu_ms for f, o in zip(now, then, strict=True)]
+        print(f"\nthis tree's accept against {beside.name}, in the same rounds:")
+        print(f"  rate: per round {_per_round(rates, 'x')}; median {_median(rates):.2f}x")
+        print(f"  web CPU per send: per round {_per_round(cpu, 'x')}; median {_median(cpu):.2f}x")
     one = next((side for side in services if side.concurrency == 1 and not side.granian_threads), None)
     if one is not None:
         for side in services:
@@ -202,6 +215,9 @@ def main() -> None:
     parser.add_argument("--granian-threads", type=int, default=0,
                         help="also serve the service with granian (pip install granian), this many threads "
                              "per process, at WEB_CONCURRENCY=2, and compare it with the floor")
+    parser.add_argument("--beside", metavar="REVISION", default=None,
+                        help="also serve the service at this git revision (its own checkout) at WEB_CONCURRENCY=2, "
+                             "and compare this tree's with it round by round: what a change bought")
     args = parser.parse_args()
     if args.seconds > 25:
         sys.exit("--seconds must stay under the 30 s token lifetime")
@@ -217,6 +233,15 @@ def main() -> None:
     if args.granian_threads:
         sides.append(Side(f"accept on granian, {R1_CONCURRENCY} processes", R1_CONCURRENCY, "service",
                           args.granian_threads))
+    with contextlib.ExitStack() as stack:
+        if args.beside:
+            tree = stack.enter_context(worktree(args.beside))
+            sides.append(Side(f"accept at {args.beside}, {R1_CONCURRENCY} processes", R1_CONCURRENCY, "service",
+                              tree=tree))
+        run_rounds(sides, args, made, env)
+
+
+def run_rounds(sides: list[Side], args: argparse.Namespace, made: dict, env: dict[str, str]) -> None:
     results: dict[str, list[Figures]] = {side.name: [] for side in sides}
     print(f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.key_type} key, a new token per request, "
           f"{args.connections} connections, "

@@ -29,6 +29,18 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
+def worktree(revision: str) -> Iterator[Path]:
+    """A checkout of revision beside this one (git worktree), removed afterwards: to serve the code
+    of another commit in the same rounds as this tree's."""
+    path = Path(tempfile.mkdtemp(prefix="bench-tree-"))
+    subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(path), revision], cwd=ROOT, check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=False)
+
+
+@contextlib.contextmanager
 def gunicorn(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[str]:
     """app served as the Procfile serves it: gunicorn.conf.py, whose worker class follows
     DATABASE_URL in env, with its access log (written to the server's log file in INSTANCE_DIR)."""
@@ -48,12 +60,14 @@ def _wait_until_answering(url: str, deadline: float) -> None:
 
 
 @contextlib.contextmanager
-def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str) -> Iterator[tuple[str, int]]:
-    """gunicorn() that also yields the master's pid (its workers are its children)."""
+def gunicorn_process(app: str, env: dict[str, str], port: int, ready_path: str,
+                     tree: Path = ROOT) -> Iterator[tuple[str, int]]:
+    """gunicorn() that also yields the master's pid (its workers are its children); tree: the
+    checkout whose code and gunicorn.conf.py it serves."""
     log = open(Path(env["INSTANCE_DIR"]) / "gunicorn.log", "w")
     process = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), app, "--bind", f"127.0.0.1:{port}"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
