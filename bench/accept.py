@@ -135,6 +135,15 @@ def _per_round(values: list[float], unit: str = "") -> str:
     return ", ".join(f"{value:.2f}{unit}" for value in values)
 
 
+def _against(title: str, served: list[Figures], reference: list[Figures]) -> None:
+    """served's rate and CPU per request against reference's, round by round."""
+    rates = [f.rate / o.rate for f, o in zip(served, reference, strict=True)]
+    cpu = [f.cpu_ms / o.cpu_ms for f, o in zip(served, reference, strict=True)]
+    print(f"\n{title}:")
+    print(f"  rate: per round {_per_round(rates, 'x')}; median {_median(rates):.2f}x")
+    print(f"  web CPU per send: per round {_per_round(cpu, 'x')}; median {_median(cpu):.2f}x")
+
+
 def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: str, connections: int) -> None:
     bare = next(side for side in sides if side.app == "bare")
     floor = next((side for side in sides if side.app == "floor"), None)
@@ -170,21 +179,14 @@ def summarise(sides: list[Side], results: dict[str, list[Figures]], key_type: st
               f"median {_median(p99):.1f} ms   (target <= 50 ms)")
     granian = next((side for side in sides if side.granian_threads), None)
     if granian is not None and floor is not None:
-        served, lowest = results[granian.name], results[floor.name]
-        rates = [f.rate / o.rate for f, o in zip(served, lowest, strict=True)]
-        cpu = [f.cpu_ms / o.cpu_ms for f, o in zip(served, lowest, strict=True)]
-        print(f"\n{granian.name}, {granian.granian_threads} threads each, against the floor (served by gunicorn):")
-        print(f"  rate / the floor's: per round {_per_round(rates, 'x')}; median {_median(rates):.2f}x")
-        print(f"  web CPU per send / the floor's: per round {_per_round(cpu, 'x')}; median {_median(cpu):.2f}x")
-        print(f"  p99 latency at {connections} connections: median {_median([f.p99_ms for f in served]):.1f} ms")
+        _against(f"{granian.name}, {granian.granian_threads} threads each, against the floor (served by gunicorn)",
+                 results[granian.name], results[floor.name])
+        print(f"  p99 latency at {connections} connections: "
+              f"median {_median([f.p99_ms for f in results[granian.name]]):.1f} ms")
     beside = next((side for side in sides if side.tree is not None), None)
     if beside is not None and main is not None:
-        now, then = results[main.name], results[beside.name]
-        rates = [f.rate / o.rate for f, o in zip(now, then, strict=True)]
-        cpu = [f.cpu_ms / o.cpu_ms for f, o in zip(now, then, strict=True)]
-        print(f"\nthis tree's accept against {beside.name}, in the same rounds:")
-        print(f"  rate: per round {_per_round(rates, 'x')}; median {_median(rates):.2f}x")
-        print(f"  web CPU per send: per round {_per_round(cpu, 'x')}; median {_median(cpu):.2f}x")
+        _against(f"this tree's accept against {beside.name}, in the same rounds",
+                 results[main.name], results[beside.name])
     one = next((side for side in services if side.concurrency == 1 and not side.granian_threads), None)
     if one is not None:
         for side in services:

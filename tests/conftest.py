@@ -273,3 +273,17 @@ def playwright_session():
 
     with sync_playwright() as playwright:
         yield playwright
+
+
+@pytest.fixture
+def caching(monkeypatch):
+    """The settings cache on (an hour's TTL) for this test, empty before and after it."""
+    import dataclasses
+
+    import config
+    from models import cache
+
+    monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(), cache_ttl_seconds=3600))
+    cache.clear()
+    yield
+    cache.clear()

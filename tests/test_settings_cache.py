@@ -1,26 +1,16 @@
 """The hot-path cache and the settings generation that makes its entries stale in every process."""
 from __future__ import annotations
 
-import dataclasses
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import peewee
 import pytest
 
-import config
 from core import counters
 from models import cache
 from models.db import database
 from tests.factories import create_notification, create_service
-
-
-@pytest.fixture
-def caching(monkeypatch):
-    monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(), cache_ttl_seconds=3600))
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _generation() -> bytes | None:

@@ -3,7 +3,6 @@ read no settings generation of their own, and a settings write returns only once
 process has heard it."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -11,9 +10,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-import config
 from config import get_settings, redis_url
 from core import counters
 from models import cache, settings_listener
@@ -21,14 +17,6 @@ from tests.factories import auth_headers, create_key
 from tests.redis_watch import commands_naming
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def caching(monkeypatch):
-    monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(), cache_ttl_seconds=3600))
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _until(condition: Callable[[], bool], what: str) -> None:

@@ -29,16 +29,22 @@ def _organisation_with(client, sid: str, *, admin: str | None) -> str:
     return org["id"]
 
 
-ANSWERS = {"expected_volumes": {"email": 5000, "sms": 200}, "recipients": "Inwoners met een parkeervergunning"}
-
-
-def test_the_organisation_admin_approves_first_then_the_platform_admin(client):
+def _service_of_organisation(client):  # noqa: ANN202 (the service's and organisation's ids, its admin and member)
+    """A service ready to go live, of an organisation with an admin and a member."""
     sid = post_service(client, name="Parkeren")["id"]
     _ready(client, sid)
     admin, member = create_console_user(name="Org admin"), create_console_user()
     org_id = _organisation_with(client, sid, admin=admin.email_address)
     client.post(f"/admin/organisations/{org_id}/members", json={"email_address": member.email_address,
                                                                 "role": "member"}, headers=admin_headers())
+    return sid, org_id, admin, member
+
+
+ANSWERS = {"expected_volumes": {"email": 5000, "sms": 200}, "recipients": "Inwoners met een parkeervergunning"}
+
+
+def test_the_organisation_admin_approves_first_then_the_platform_admin(client):
+    sid, org_id, admin, member = _service_of_organisation(client)
 
     without = client.post(f"/admin/services/{sid}/go-live/request", json={}, headers=admin_headers())
     assert errors(without) == (400, [("BadRequestError",
@@ -123,19 +129,13 @@ def test_a_request_is_turned_down_on_behalf_of_a_console_user(client):
                      ("go_live.reject", platform.email_address)]
 
 
-
 def _platform_emails() -> list[tuple[str, str, str]]:
     rows = Notification.select().where(Notification.service == PLATFORM_SERVICE_ID).order_by(Notification.created_at)
     return [(row.to, row.subject, row.body) for row in rows]
 
 
 def test_the_organisations_admins_hear_a_request_waits_and_the_team_hears_they_approved(client):
-    sid = post_service(client, name="Parkeren")["id"]
-    _ready(client, sid)
-    admin, member = create_console_user(name="Org admin"), create_console_user()
-    org_id = _organisation_with(client, sid, admin=admin.email_address)
-    client.post(f"/admin/organisations/{org_id}/members", json={"email_address": member.email_address,
-                                                                "role": "member"}, headers=admin_headers())
+    sid, org_id, admin, member = _service_of_organisation(client)
     client.post(f"/admin/services/{sid}/go-live/request", json=ANSWERS, headers=admin_headers())
     [(to, subject, body)] = _platform_emails()
     assert (to, subject) == (admin.email_address, "Parkeren wacht op uw goedkeuring / Parkeren awaits your approval")
