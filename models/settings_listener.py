@@ -21,8 +21,9 @@ from models import cache
 
 log = logging.getLogger(__name__)
 
-# How often an idle subscription is checked with a PING: a connection Redis dropped silently is
-# noticed within this, and its requests go back to reading the generation themselves.
+# How often redis-py's health check PINGs an idle subscription. A connection that Redis or a restart
+# closed is noticed at once; one cut off without closing may take TCP minutes, and meanwhile the
+# cache's TTL bounds what this process serves (models.cache).
 HEALTH_CHECK_SECONDS = 5
 RETRY_SECONDS = 1.0
 
