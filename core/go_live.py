@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from config import get_settings
-from core.organisation_members import admins_of, has_admin
+from core.organisation_members import admins_of
 from core.services import find_service
 from models import audit
 from models.db import database, utcnow
@@ -112,7 +112,8 @@ def request_go_live(service_id: str, *, send_email: EmailSender, expected_volume
     if missing:
         raise BadRequestError(*missing)
     organisation = organisation_of(service.id)
-    approver = organisation if organisation is not None and has_admin(organisation.id) else None
+    admins = admins_of(organisation.id) if organisation is not None else []
+    approver = organisation if admins else None
     volumes, who = _answers(expected_volumes, recipients, required=approver is not None)
     with database.atomic():
         if pending_request(service) is not None:
@@ -126,7 +127,7 @@ def request_go_live(service_id: str, *, send_email: EmailSender, expected_volume
                             "organisation": approver.name if approver else None})
     if approver is not None:
         url = f"{get_settings().admin_url}/organisations/{approver.id}/go-live/{service.id}"
-        for to in admins_of(approver.id):
+        for to in admins:
             send_email(AWAITS_ORGANISATION_TEMPLATE, to, {
                 "service_name": service.name, "organisation_name": approver.name,
                 "requested_by": requester.name, "url": url})

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core import send_checks
-from core.limits import check_rate_limit, release_daily, reserve_daily
+from core.limits import check_rate_limit, daily_counts, release_daily, reserve_daily
 from core.sender import Sender
 from core.sending import scheduled_for_utc
 from models.db import database, insert_rows
@@ -65,7 +65,7 @@ def check_may_send_letters(sender: Sender) -> None:
 def _reserve_daily(sender: Sender) -> list[str]:
     if sender.key_type == "test":
         return []
-    return reserve_daily(sender.service.id, {"letter": sender.service.daily_limit("letter")})
+    return reserve_daily(daily_counts(sender.service.id, {"letter": sender.service.daily_limit("letter")}))
 
 
 def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:

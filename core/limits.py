@@ -124,12 +124,11 @@ def count_daily(sends: list[tuple[DailyCount, ...]]) -> list[TooManyRequestsErro
     return outcomes
 
 
-def reserve_daily(service_id: object, limits: dict[str, int]) -> list[str]:
-    """Count one send against each of today's limits named, in a round trip of its own (a send that
-    record() does not write counts there instead). Raises TooManyRequestsError, counting nothing,
-    when any would be exceeded; returns the keys counted so a send that fails afterwards can give
-    them back."""
-    counts = daily_counts(service_id, limits)
+def reserve_daily(counts: tuple[DailyCount, ...]) -> list[str]:
+    """Count one send against each of today's limits in counts (daily_counts), in a round trip of its
+    own (a send that record() does not write counts there instead). Raises TooManyRequestsError,
+    counting nothing, when any would be exceeded; returns the keys counted so a send that fails
+    afterwards can give them back."""
     refused = count_daily([counts])[0]
     if refused is not None:
         raise refused

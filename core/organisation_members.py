@@ -39,11 +39,6 @@ def members_of(organisation: Organisation) -> list[OrganisationUser]:
                 .where(OrganisationUser.organisation == organisation).order_by(User.name, User.email_address))
 
 
-def has_admin(organisation_id: object) -> bool:
-    return OrganisationUser.select().where((OrganisationUser.organisation == organisation_id)
-                                           & (OrganisationUser.role == ADMIN)).exists()
-
-
 def admins_of(organisation_id: object) -> list[str]:
     """The email addresses of the organisation's admins."""
     return [member.user.email_address for member in OrganisationUser.select(OrganisationUser, User).join(User)

@@ -119,7 +119,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
     )
     if files.pending:
-        counted = reserve_daily(service.id, {kind: limit for _, limit, kind in daily})
+        counted = reserve_daily(daily)
         try:
             # The files' rows commit with the notification's, in one transaction of this thread.
             with database.atomic():
