@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime
 import re
+import zoneinfo
 
 import pytest
 
 from models.db import utcnow
+from models.notification import Notification
 from models.service import Service
 from tests.console.service_pages import signed_in_client
 from tests.console.users import create_console_user
@@ -68,8 +70,10 @@ def test_filters_by_channel_status_and_date(viewer, service, messages):
     assert _found(viewer, service, "status=failed") == [messages["email"], messages["failed"]]
     assert _found(viewer, service, "status=received") == [messages["letter"]]  # letters only, as the API
     assert _found(viewer, service, "status=delivered&channel=sms") == [messages["sms"]]
-    three_days_ago = (utcnow() - datetime.timedelta(days=3)).date().isoformat()
-    assert _found(viewer, service, f"date_from={three_days_ago}&date_to={three_days_ago}") == [messages["old"]]
+    # The console's dates are the service's own days: near midnight, its date and UTC's differ.
+    made = Notification.get_by_id(messages["old"]).created_at.replace(tzinfo=datetime.UTC)
+    day = made.astimezone(zoneinfo.ZoneInfo(service.time_zone)).date().isoformat()
+    assert _found(viewer, service, f"date_from={day}&date_to={day}") == [messages["old"]]
 
 
 def test_a_shorter_retention_hides_older_messages(viewer, service, messages):
