@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from notifications_python_client.errors import HTTPError
 from notifications_python_client.notifications import NotificationsAPIClient
+from playwright.sync_api import expect
 
 from core.templates import add_template
 from models.api_key import ApiKey
@@ -57,7 +58,7 @@ def test_make_a_service_and_a_key_use_it_with_the_python_client_then_revoke_it(p
     page.check("#key_type-1")  # team and guest list
     _submit(page, "Doorgaan")
     key = page.inner_text("#api-key").strip()
-    assert page.locator("#copy-key").is_visible()  # JavaScript on: the copy button is offered
+    expect(page.locator("#copy-key")).to_be_visible()  # JavaScript on, once its deferred script ran
     assert_accessible(page)
     assert key.startswith(f"website-{service.id}-") and len(key) == len("website-") + 36 + 1 + 36
 
