@@ -219,11 +219,12 @@ def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, A
     columns = Notification._meta.fields
     sql = compiled_sql(("transition-each", new_status, names, len(unique)), lambda p: _update_each(
         new_status, tuple(shared), names, len(unique), p))
-    params = []  # in the statement's order: the VALUES rows, then what every row is set to
+    params = []  # in the statement's order: the VALUES rows, what every row is set to, the ids
     for notification_id, fields in unique:
         params.append(Notification.id.db_value(notification_id))
         params.extend(columns[name].db_value(fields[name]) for name in names)
     params += _params(shared)
+    params += [Notification.id.db_value(notification_id) for notification_id, _ in unique]
     moved = set(_moved(database.execute_sql(sql, params).fetchall(), new_status, set(first)))
     return [str(notification_id) in moved and first[str(notification_id)] == index
             for index, (notification_id, _) in enumerate(changes)]
@@ -247,7 +248,10 @@ def _update_each(new_status: str, shared: tuple[str, ...], names: tuple[str, ...
     return (f'WITH "changes" ("id", {", ".join(column(columns[name]) for name in names)})'
             f' AS (VALUES {", ".join([row] * rows)})'
             f' UPDATE {table} SET {", ".join(assignments)} FROM "changes"'
-            f' WHERE {table}.{column(Notification.id)} = "changes"."id" AND {_status_allows(new_status)}'
+            f' WHERE {table}.{column(Notification.id)} = "changes"."id"'
+            # The ids again, as a list the planner counts: joined on "changes" alone, a burst of rows
+            # newer than the table's statistics had it scan the whole table in every statement.
+            f' AND {table}.{column(Notification.id)} IN ({", ".join([p] * rows)}) AND {_status_allows(new_status)}'
             f' RETURNING {table}.{column(Notification.id)}, {table}.{column(Notification.notification_type)}')
 
 
