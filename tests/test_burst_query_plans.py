@@ -8,21 +8,17 @@ or statistics decide the plan.
 """
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from models import crypto
-from models.db import connect_url, utcnow
-from models.migrations import migrate
+from models.db import utcnow
 from pipeline import statuses
 from tests.factories import create_service
-from tests.test_scale_query_plans import _admin, plan, statements, using
+from tests.test_scale_query_plans import URL, own_database, plan, statements, using
 
-URL = os.environ.get("DATABASE_URL", "")
 pytestmark = pytest.mark.skipif(not URL.startswith(("postgres://", "postgresql://")),
                                 reason="query plans are PostgreSQL's")
 BURST = 5_000
@@ -37,18 +33,8 @@ FROM generate_series(1, {rows})
 
 @pytest.fixture
 def burst_db() -> Iterator:
-    parts = urlsplit(URL)
-    name = f"{parts.path.lstrip('/')}_burst"
-    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    _admin(f'CREATE DATABASE "{name}"')
-    db = connect_url(urlunsplit(parts._replace(path=f"/{name}")))
-    try:
-        with using(db):
-            migrate()
-            yield db
-    finally:
-        db.close()
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with own_database("burst") as db, using(db):
+        yield db
 
 
 def test_a_batch_moved_to_sending_is_found_by_id_in_a_burst_the_statistics_have_not_seen(burst_db):

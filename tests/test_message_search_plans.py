@@ -4,22 +4,20 @@ tests/test_scale_query_plans.py)."""
 from __future__ import annotations
 
 import datetime
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from models.db import connect_url, utcnow
-from models.migrations import migrate
+from models.db import utcnow
 from models.notification import RECIPIENT_INDEX
 from pipeline.message_search import KEY_TYPE_CHOICES, MessageSearch, count_matches, search_page
 from tests.factories import create_notification, create_service
 from tests.test_scale_query_plans import (
     FULL_SORT,
     URL,
-    _admin,
     assert_index_only,
     generate,
     notification_reads,
+    own_database,
     plan,
     statements,
     using,
@@ -32,14 +30,8 @@ ROWS = 300_000
 
 @pytest.fixture(scope="module")
 def scale():
-    parts = urlsplit(URL)
-    name = f"{parts.path.lstrip('/')}_search"
-    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    _admin(f'CREATE DATABASE "{name}"')
-    db = connect_url(urlunsplit(parts._replace(path=f"/{name}")))
-    try:
+    with own_database("search") as db:
         with using(db):
-            migrate()
             services = [create_service(name=f"search {n}") for n in range(10)]
             generate(db, services, ROWS, utcnow())
             for n in range(20):
@@ -47,9 +39,6 @@ def scale():
                                     normalised_to=f"Jan{n % 2}@Example.nl", status="delivered")
             db.execute_sql("ANALYZE")
         yield {"db": db, "service": services[0]}
-    finally:
-        db.close()
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _plans(scale, run) -> list[str]:

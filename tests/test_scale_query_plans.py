@@ -73,12 +73,6 @@ def generate(db: peewee.Database, services: list, rows: int, now: datetime.datet
     db.execute_sql("ANALYZE")
 
 
-def _scale_url() -> tuple[str, str]:
-    parts = urlsplit(URL)
-    name = f"{parts.path.lstrip('/')}_scale"
-    return name, urlunsplit(parts._replace(path=f"/{name}"))
-
-
 def _admin(sql: str) -> None:
     connection = psycopg2.connect(URL)
     connection.autocommit = True
@@ -99,15 +93,28 @@ def using(db: peewee.Database) -> Iterator[None]:
         database.initialize(before)
 
 
-@pytest.fixture(scope="module")
-def scale() -> Iterator[dict]:
-    name, url = _scale_url()
+@contextmanager
+def own_database(suffix: str) -> Iterator[peewee.Database]:
+    """A migrated database of the caller's own, named after DATABASE_URL's (`<db>_<suffix>`), dropped
+    afterwards, so no other test's rows or statistics decide a plan (the models use it within using())."""
+    parts = urlsplit(URL)
+    name = f"{parts.path.lstrip('/')}_{suffix}"
     _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     _admin(f'CREATE DATABASE "{name}"')
-    db = connect_url(url)
+    db = connect_url(urlunsplit(parts._replace(path=f"/{name}")))
     try:
         with using(db):
             migrate()
+        yield db
+    finally:
+        db.close()
+        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def scale() -> Iterator[dict]:
+    with own_database("scale") as db:
+        with using(db):
             services = [create_service(name=f"scale {n}") for n in range(SERVICES)]
             now = utcnow()
             generate(db, services, ROWS, now)
@@ -116,9 +123,6 @@ def scale() -> Iterator[dict]:
                 "SELECT reference FROM notification WHERE service_id = %s AND key_type = 'live'"
                 " AND reference IS NOT NULL LIMIT 1", (services[0].id,)).fetchone()[0]
         yield {"db": db, "services": services, "key": key, "now": now, "reference": reference}
-    finally:
-        db.close()
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager
