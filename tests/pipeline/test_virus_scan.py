@@ -146,8 +146,12 @@ def test_clamd_that_hangs_up_without_answering_is_unavailable():
         listener.listen()
 
         def hang_up() -> None:
+            # Read the whole request before closing: closing with bytes still unread makes the
+            # kernel answer with a reset instead of an orderly end, which is another failure.
             connection, _ = listener.accept()
-            connection.recv(64)
+            received = b""
+            while not received.endswith(b"data\0\0\0\0"):
+                received += connection.recv(64)
             connection.close()
 
         thread = threading.Thread(target=hang_up)
