@@ -59,6 +59,11 @@ def create_app() -> Flask:
     def _disconnect(exc: BaseException | None) -> None:
         leave_request(g.get("connection_was_open", True))
 
+    from api.send_door import send_door
+
+    # Flask's own wsgi_app stays inside: the test client and every server reach the door first.
+    app.wsgi_app = send_door(app.wsgi_app, lambda body: app.json.dumps(body, separators=(",", ":")))  # type: ignore[method-assign, assignment]
+
     status_redis = redis.Redis.from_url(redis_url(settings), socket_timeout=2, socket_connect_timeout=2)
 
     @app.get("/_status")

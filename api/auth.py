@@ -40,8 +40,7 @@ class Caller:
         return self.api_key.key_type
 
 
-def _bearer_token() -> str:
-    header = request.headers.get("Authorization")
+def bearer_token(header: str | None) -> str:
     if not header:
         raise AuthError("Unauthorized: authentication token must be provided", status_code=401)
     scheme, _, token = header.partition(" ")
@@ -209,8 +208,9 @@ def _authenticate(token: str, signed: _Signed | None) -> tuple[Service, ApiKey]:
     raise AuthError("Invalid token: API key not found")
 
 
-def authenticate_service() -> Caller:
-    token = _bearer_token()
+def service_caller(authorization: str | None) -> Caller:
+    """The service and key whose token the Authorization header carries, or the AuthError saying why not."""
+    token = bearer_token(authorization)
     signed = _signed_by_known_key(token)
     observe_settings()
     service, key = _authenticate(token, signed)
@@ -219,14 +219,17 @@ def authenticate_service() -> Caller:
     if key.revoked_at is not None or key.expired(utcnow()):
         raise AuthError("Invalid token: API key revoked")
     record_key_use(key.id)
-    caller = Caller(service=service, api_key=key)
-    g.caller = caller
     logs.bind(service_id=service.id)
+    return Caller(service=service, api_key=key)
+
+
+def authenticate_service() -> Caller:
+    caller = g.caller = service_caller(request.headers.get("Authorization"))
     return caller
 
 
 def authenticate_admin() -> None:
-    token = _bearer_token()
+    token = bearer_token(request.headers.get("Authorization"))
     settings = get_settings()
     if _issuer(token) != settings.admin_client_id:
         raise AuthError("Invalid token: client not found")

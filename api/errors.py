@@ -45,19 +45,32 @@ ERROR_RESPONSE = {
 }
 
 
+def error_body(status_code: int, error: str, messages: list[str]) -> dict:
+    return {"status_code": status_code, "errors": [{"error": error, "message": m} for m in messages]}
+
+
 def error_response(status_code: int, error: str, messages: list[str]) -> Response:
-    response = jsonify(
-        {"status_code": status_code, "errors": [{"error": error, "message": m} for m in messages]}
-    )
+    response = jsonify(error_body(status_code, error, messages))
     response.status_code = status_code
     return response
 
 
-def register_error_handlers(app: Flask) -> None:
-    @app.errorhandler(ApiError)
-    def api_error(exc: ApiError) -> Response:
-        return error_response(exc.status_code, exc.error, exc.messages)
+def describe(exc: Exception) -> tuple[int, str, list[str], dict[str, str]]:
+    """An exception no route handled as its answer: status, error name, messages and extra headers.
+    The Flask app's handlers and the send door (api/send_door.py) both answer through it."""
+    if isinstance(exc, ApiError):
+        return exc.status_code, exc.error, exc.messages, {}
+    if isinstance(exc, UNAVAILABLE):
+        # The database or Redis is down: nothing was recorded (a send's row and its count go
+        # together), and the same request will work once it is back.
+        log.warning("dependency unavailable: %r", exc)
+        return (503, "ServiceUnavailableError", ["Service temporarily unavailable, try again later"],
+                {"Retry-After": str(RETRY_AFTER_SECONDS)})
+    log.exception("unhandled exception", exc_info=exc)
+    return 500, "Exception", ["Internal server error"], {}
 
+
+def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:
         names = {404: ("ResourceNotFound", "The requested URL was not found on the server."),
@@ -68,18 +81,9 @@ def register_error_handlers(app: Flask) -> None:
             response.headers["Allow"] = ", ".join(exc.valid_methods)
         return response
 
-    def unavailable(exc: Exception) -> Response:
-        # The database or Redis is down: nothing was recorded (a send's row and its count go
-        # together), and the same request will work once it is back.
-        log.warning("dependency unavailable: %r", exc)
-        response = error_response(503, "ServiceUnavailableError", ["Service temporarily unavailable, try again later"])
-        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-        return response
-
-    for error in UNAVAILABLE:
-        app.register_error_handler(error, unavailable)
-
     @app.errorhandler(Exception)
-    def unexpected(exc: Exception) -> Response:
-        log.exception("unhandled exception")
-        return error_response(500, "Exception", ["Internal server error"])
+    def any_other(exc: Exception) -> Response:
+        status, error, messages, headers = describe(exc)
+        response = error_response(status, error, messages)
+        response.headers.update(headers)
+        return response

@@ -86,13 +86,14 @@ _request_ids = _RequestIds()
 _REQUEST_ID_ENVIRON = "HTTP_" + REQUEST_ID_HEADER.upper().replace("-", "_")
 
 
-def _request_started() -> None:
+def begin_request(environ: dict) -> str:
+    """A request's id (the caller's X-Request-Id when it is a sane one), bound to its log lines."""
     logs.clear()
     # Read from the environ: the headers object raises and catches a KeyError for a header not sent.
-    supplied = request.environ.get(_REQUEST_ID_ENVIRON, "")
-    g.request_id = supplied if _VALID_REQUEST_ID.fullmatch(supplied) else _request_ids.next()
-    g.request_started = time.perf_counter()
-    logs.bind(request_id=g.request_id)
+    supplied = environ.get(_REQUEST_ID_ENVIRON, "")
+    request_id = supplied if _VALID_REQUEST_ID.fullmatch(supplied) else _request_ids.next()
+    logs.bind(request_id=request_id)
+    return request_id
 
 
 # The labelled series are looked up once each: labels() validates and locks on every call.
@@ -100,28 +101,38 @@ _durations: dict[tuple[str, str, int], object] = {}
 _accepted: dict[tuple[str, str], object] = {}
 
 
-def _request_finished(response: Response) -> Response:
-    response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
-    route = request.url_rule.rule if request.url_rule is not None else "<unmatched>"
-    elapsed = time.perf_counter() - g.get("request_started", time.perf_counter())
-    status = response.status_code
-    series = _durations.get((route, request.method, status))
+def count_request(route: str, method: str, status: int, elapsed: float, key_type: str, error: str) -> None:
+    """A request answered: its duration by route, method and status; an accepted send by channel and
+    key type; a refusal by a limit (error: the answer's error name, "" for none)."""
+    series = _durations.get((route, method, status))
     if series is None:
-        series = _durations[(route, request.method, status)] = metrics.http_requests.labels(
-            route, request.method, str(status))
+        series = _durations[(route, method, status)] = metrics.http_requests.labels(route, method, str(status))
     series.observe(elapsed)  # type: ignore[attr-defined]
-    if status == 201 and request.method == "POST" and route.startswith("/v2/notifications/"):
-        caller = g.get("caller")
-        key = (route.rsplit("/", 1)[1], caller.key_type if caller else "")
+    if status == 201 and method == "POST" and route.startswith("/v2/notifications/"):
+        key = (route.rsplit("/", 1)[1], key_type)
         counter = _accepted.get(key)
         if counter is None:
             counter = _accepted[key] = metrics.notifications_accepted.labels(*key)
         counter.inc()  # type: ignore[attr-defined]
-    elif status == 429:
+    elif status == 429 and error in _REFUSALS:
+        metrics.limit_refusals.labels(_REFUSALS[error]).inc()
+
+
+def _request_started() -> None:
+    g.request_id = begin_request(request.environ)
+    g.request_started = time.perf_counter()
+
+
+def _request_finished(response: Response) -> Response:
+    response.headers[REQUEST_ID_HEADER] = g.get("request_id", "")
+    route = request.url_rule.rule if request.url_rule is not None else "<unmatched>"
+    elapsed = time.perf_counter() - g.get("request_started", time.perf_counter())
+    error = ""
+    if response.status_code == 429:
         errors = (response.get_json(silent=True) or {}).get("errors") or [{}]
-        limit = _REFUSALS.get(errors[0].get("error", ""))
-        if limit:
-            metrics.limit_refusals.labels(limit).inc()
+        error = errors[0].get("error", "")
+    caller = g.get("caller")
+    count_request(route, request.method, response.status_code, elapsed, caller.key_type if caller else "", error)
     return response
 
 

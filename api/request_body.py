@@ -35,6 +35,11 @@ def json_body(*, max_bytes: int | None = None, max_items: int | None = None) -> 
     raw = request.get_data(cache=True)
     if max_bytes is not None and len(raw) > max_bytes:
         raise RequestEntityTooLarge()
+    return parse_body(raw, max_items=max_items)
+
+
+def parse_body(raw: bytes, *, max_items: int | None = None) -> Any:
+    """A body already read, parsed and checked as json_body does."""
     if not raw.strip():
         return {}
     try:

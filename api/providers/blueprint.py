@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint
+from flask import Blueprint, request
 
-from api.auth import _bearer_token
+from api.auth import bearer_token
 from api.errors import AuthError
 from config import get_settings
 
@@ -18,7 +18,7 @@ providers_blueprint = Blueprint("providers", __name__, url_prefix="/providers")
 @providers_blueprint.before_request
 def _authenticate() -> None:
     # The same 401 answers as the v2 API for a missing header or another scheme.
-    token = _bearer_token()
+    token = bearer_token(request.headers.get("Authorization"))
     expected = get_settings().provider_webhook_token
     # Constant-time comparison, so response timing does not reveal how much of a guess was right.
     if not hmac.compare_digest(token.encode(), expected.encode()):

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from flask import Response, g, jsonify
+from flask import Response, g, jsonify, request
 
 from api.openapi import documented
 from api.v2.blueprint import v2_blueprint
@@ -12,7 +12,7 @@ from pipeline.rendering import Rendered
 from workers.sending import enqueue_deliveries
 
 
-def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict:
+def email_response(notification: Notification, body: dict, rendered: Rendered) -> dict:
     return {**response_base(notification), "content": {
         "from_email": sending_address(notification.service),
         "body": rendered.body,
@@ -24,5 +24,6 @@ def _respond(notification: Notification, body: dict, rendered: Rendered) -> dict
 @v2_blueprint.post("/notifications/email")
 @documented("Send an email.", {201: post_email_response}, body=post_email_request)
 def post_email() -> tuple[Response, int]:
-    body, status = accept(g.caller, "email", enqueue_deliveries, _respond)
+    body, status = accept(g.caller, "email", request.get_data(), request.headers.get("Idempotency-Key"),
+                          enqueue_deliveries, email_response)
     return jsonify(body), status

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import request
-
 from api.auth import Caller
-from api.request_body import json_body
+from api.request_body import parse_body
 from api.schema import validate
 from api.v2.notifications.post_schemas import post_email_request, post_sms_request
 from config import get_settings
@@ -36,15 +34,16 @@ def without_nulls(raw: Any, keys: tuple[str, ...]) -> Any:
     return raw
 
 
-def accept(caller: Caller, channel: str, enqueue: Enqueue,
+def accept(caller: Caller, channel: str, raw_body: bytes, idempotency_key: str | None, enqueue: Enqueue,
            respond: Callable[[Notification, dict, Rendered], dict]) -> tuple[dict, int]:
-    return answer_once(caller.service.id, request.headers.get("Idempotency-Key"),
-                       lambda: _accept(caller, channel, enqueue, respond))
+    """The answer to a send of channel posted with raw_body: its body and status."""
+    return answer_once(caller.service.id, idempotency_key,
+                       lambda: _accept(caller, channel, raw_body, enqueue, respond))
 
 
-def _accept(caller: Caller, channel: str, enqueue: Enqueue,
+def _accept(caller: Caller, channel: str, raw_body: bytes, enqueue: Enqueue,
             respond: Callable[[Notification, dict, Rendered], dict]) -> dict:
-    body = validate(SCHEMAS[channel], without_nulls(json_body(), OPTIONAL_NULLABLE))
+    body = validate(SCHEMAS[channel], without_nulls(parse_body(raw_body), OPTIONAL_NULLABLE))
     accepted = send_notification(sender_of(caller), channel, body, enqueue)
     response = respond(accepted.notification, accepted.body, accepted.rendered)
     if channel == "email":  # every email response carries it, {} when nothing was changed (wire contract)
