@@ -151,6 +151,13 @@ def _segment(text: str) -> object:
     return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
 
 
+@functools.lru_cache(maxsize=64)
+def _header(text: str) -> object:
+    # A client's header is the same on every token it makes ({"alg":"HS256","typ":"JWT"}); read once.
+    # Only ever read: the cached dict is shared by every token with this header.
+    return _segment(text)
+
+
 def _signed_by_known_key(token: str) -> _Signed | None:
     """The token's service, key and iat when it is a plain HS256 token (the official clients' shape)
     signed by a key of its issuer this process has verified a token of before; None for any other,
@@ -160,7 +167,7 @@ def _signed_by_known_key(token: str) -> _Signed | None:
         return None
     header_text, claims_text, signature = parts.groups()
     try:
-        header, claims = _segment(header_text), _segment(claims_text)
+        header, claims = _header(header_text), _segment(claims_text)
         if not (isinstance(header, dict) and isinstance(claims, dict)):
             return None
         service_id = uuid.UUID(claims["iss"])

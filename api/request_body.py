@@ -50,8 +50,18 @@ def parse_body(raw: bytes, *, max_items: int | None = None) -> Any:
         raise BadRequestError(INVALID_JSON) from None
     if max_items is not None and isinstance(data, list) and len(data) > max_items:
         raise BadRequestError(f"Too many items: at most {max_items} in one request, got {len(data)}")
-    check_storable(data)
+    if _may_hold_unstorable(raw):
+        check_storable(data)
     return data
+
+
+def _may_hold_unstorable(raw: bytes) -> bool:
+    """False when no value parsed from raw can be too deep or hold a NUL or a lone surrogate: fewer
+    brackets than the depth allowed, no escape (the only way JSON text spells a NUL or a surrogate)
+    and no byte of a surrogate or a NUL written out (UTF-16 and UTF-32 bodies have NUL bytes, so they
+    are walked). Nearly every body is such, and walking it cost a tenth of a send's own work."""
+    return (raw.count(b"{") + raw.count(b"[") >= MAX_DEPTH or b"\\u" in raw or b"\xed" in raw
+            or b"\x00" in raw)
 
 
 def _not_json(constant: str) -> float:

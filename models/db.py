@@ -108,7 +108,9 @@ def insert_rows(model: type[M], rows: Sequence[M]) -> None:
     sql = compiled_sql(("insert", model, len(rows)), lambda p: (
         f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f in fields)}) VALUES '
         + ", ".join([f'({", ".join([p] * len(fields))})'] * len(rows))))
-    database.execute_sql(sql, [f.db_value(row.__data__.get(f.name)) for row in rows for f in fields])
+    # None is None in every column type: most of a new row's columns are empty until later stages.
+    database.execute_sql(sql, [None if (value := row.__data__.get(f.name)) is None else f.db_value(value)
+                               for row in rows for f in fields])
 
 
 def is_uuid(value: str) -> bool:

@@ -83,6 +83,28 @@ def test_personalisation_values_and_keys(client, service, key, char, what):
         400, "ValidationError", f"personalisation keys must not contain {what}")
 
 
+def test_a_surrogate_written_out_in_utf8_rather_than_escaped(client, service, key):
+    # Python's JSON reader takes the three bytes of an encoded surrogate as one; no escape is in sight.
+    body = _sms_body(service, "ref").encode().replace(b'"ref"', b'"ref\xed\xa0\x80"')
+    response = client.post("/v2/notifications/sms", data=body,
+                           headers={**auth_headers(key), "Content-Type": "application/json"})
+    assert error(response) == (400, "ValidationError", "reference must not contain lone surrogates (U+D800)")
+
+
+def test_a_nul_in_a_utf16_body(client, service, key):
+    body = _sms_body(service, f"ref{NUL}").encode("utf-16-le")
+    response = client.post("/v2/notifications/sms", data=body,
+                           headers={**auth_headers(key), "Content-Type": "application/json"})
+    assert error(response) == (400, "ValidationError", "reference must not contain NUL characters (U+0000)")
+
+
+def test_nesting_just_too_deep_with_few_other_brackets(client, service, key):
+    template = create_sample_template(service=service, body="Hello")
+    body = '{"phone_number": "+31612345678", "template_id": "%s", "personalisation": %s}' % (
+        template.id, "[" * 64 + "]" * 64)  # the innermost list 64 levels in: the first depth refused
+    assert error(_post(client, "/v2/notifications/sms", body, auth_headers(key))) == TOO_DEEP
+
+
 def test_email_address_with_a_surrogate(client, service, key):
     template = create_sample_template(service=service, template_type="email", body="Hi")
     body = '{"email_address": "a%s@example.nl", "template_id": "%s"}' % (SURROGATE, template.id)

@@ -63,7 +63,8 @@ def test_a_refusal_is_answered_alike(client, headers, templates, kwargs_of, stat
 
 def test_the_callers_request_id_is_answered_back(client, headers, templates):
     door, app = _both(client, "sms", headers={**headers, "X-Request-Id": "trace-42"},
-                      json={"phone_number": "0612345678", "template_id": templates["sms"], "personalisation": {"code": "1"}})
+                      json={"phone_number": "0612345678", "template_id": templates["sms"],
+                            "personalisation": {"code": "1"}})
     assert door.headers["X-Request-Id"] == app.headers["X-Request-Id"] == "trace-42"
 
 
@@ -82,7 +83,8 @@ def test_a_failure_nobody_foresaw_is_a_500_in_the_error_shape(client, headers, t
     door = client.post("/v2/notifications/sms", headers=headers,
                        json={"phone_number": "0612345678", "template_id": templates["sms"]})
     assert door.status_code == 500
-    assert door.get_json() == {"status_code": 500, "errors": [{"error": "Exception", "message": "Internal server error"}]}
+    assert door.get_json() == {"status_code": 500,
+                               "errors": [{"error": "Exception", "message": "Internal server error"}]}
 
 
 def test_other_methods_and_paths_stay_with_the_app(client, headers):
