@@ -55,9 +55,18 @@ def error_response(status_code: int, error: str, messages: list[str]) -> Respons
     return response
 
 
+_HTTP_NAMES = {404: ("ResourceNotFound", "The requested URL was not found on the server."),
+               405: ("MethodNotAllowed", "The method is not allowed for the requested URL.")}
+
+
 def describe(exc: Exception) -> tuple[int, str, list[str], dict[str, str]]:
     """An exception no route handled as its answer: status, error name, messages and extra headers.
-    The Flask app's handlers and the send door (api/send_door.py) both answer through it."""
+    The Flask app's handler and the send door (api/send_door.py) both answer through it."""
+    if isinstance(exc, HTTPException):
+        code = exc.code or 500
+        error, message = _HTTP_NAMES.get(code, (type(exc).__name__, exc.description or exc.name))
+        allowed = getattr(exc, "valid_methods", None) if code == 405 else None
+        return code, error, [message], {"Allow": ", ".join(allowed)} if allowed else {}
     if isinstance(exc, ApiError):
         return exc.status_code, exc.error, exc.messages, {}
     if isinstance(exc, UNAVAILABLE):
@@ -71,18 +80,9 @@ def describe(exc: Exception) -> tuple[int, str, list[str], dict[str, str]]:
 
 
 def register_error_handlers(app: Flask) -> None:
-    @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Response:
-        names = {404: ("ResourceNotFound", "The requested URL was not found on the server."),
-                 405: ("MethodNotAllowed", "The method is not allowed for the requested URL.")}
-        error, message = names.get(exc.code or 500, (type(exc).__name__, exc.description or exc.name))
-        response = error_response(exc.code or 500, error, [message])
-        if exc.code == 405 and exc.valid_methods:
-            response.headers["Allow"] = ", ".join(exc.valid_methods)
-        return response
-
+    # Flask hands HTTP errors (404, 405, 413...) to a handler of Exception too, routing redirects aside.
     @app.errorhandler(Exception)
-    def any_other(exc: Exception) -> Response:
+    def any_error(exc: Exception) -> Response:
         status, error, messages, headers = describe(exc)
         response = error_response(status, error, messages)
         response.headers.update(headers)

@@ -61,6 +61,12 @@ def test_a_refusal_is_answered_alike(client, headers, templates, kwargs_of, stat
     assert door.get_json() == app.get_json() and door.get_json()["status_code"] == status
 
 
+def test_a_body_shorter_than_its_length_is_answered_alike(client, headers):
+    door, app = _both(client, "sms", headers=headers, data=b"{}", environ_overrides={"CONTENT_LENGTH": "100"})
+    assert (door.status_code, app.status_code) == (400, 400)
+    assert door.get_json() == app.get_json() and door.get_json()["errors"][0]["error"] == "ClientDisconnected"
+
+
 def test_the_callers_request_id_is_answered_back(client, headers, templates):
     door, app = _both(client, "sms", headers={**headers, "X-Request-Id": "trace-42"},
                       json={"phone_number": "0612345678", "template_id": templates["sms"],
