@@ -219,12 +219,13 @@ def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, A
     columns = Notification._meta.fields
     sql = compiled_sql(("transition-each", new_status, names, len(unique)), lambda p: _update_each(
         new_status, tuple(shared), names, len(unique), p))
+    ids = [Notification.id.db_value(notification_id) for notification_id, _ in unique]
     params = []  # in the statement's order: the VALUES rows, what every row is set to, the ids
-    for notification_id, fields in unique:
-        params.append(Notification.id.db_value(notification_id))
+    for row_id, (_, fields) in zip(ids, unique, strict=True):
+        params.append(row_id)
         params.extend(columns[name].db_value(fields[name]) for name in names)
     params += _params(shared)
-    params += [Notification.id.db_value(notification_id) for notification_id, _ in unique]
+    params += ids
     moved = set(_moved(database.execute_sql(sql, params).fetchall(), new_status, set(first)))
     return [str(notification_id) in moved and first[str(notification_id)] == index
             for index, (notification_id, _) in enumerate(changes)]
