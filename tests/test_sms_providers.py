@@ -45,8 +45,7 @@ def send(live_server, body: str = "Your code is 1234", sender: str | None = None
 EXPECTED = {
     "spryng": lambda ref: {"encoding": "plain", "body": "Your code is 1234", "route": "business",
                            "originator": "Gemeente", "recipients": ["31612345678"], "reference": ref},
-    "cm": lambda ref: {"messages": {"authentication": {"producttoken": "00000000-0000-0000-0000-0000000000cm"},
-                                    "msg": [{"from": "Gemeente", "to": [{"number": "0031612345678"}],
+    "cm": lambda ref: {"messages": {"msg": [{"from": "Gemeente", "to": [{"number": "0031612345678"}],
                                              "body": {"content": "Your code is 1234"}, "dcs": 0, "reference": ref,
                                              "allowedChannels": ["SMS"], "minimumNumberOfMessageParts": 1,
                                              "maximumNumberOfMessageParts": 8}]}},

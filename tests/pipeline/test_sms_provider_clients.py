@@ -62,7 +62,7 @@ ENCODED = {
 
 def test_alphanumeric_and_long_number_senders_gsm7_and_unicode_texts(fake):
     kind, running = fake
-    gateway = client(kind, running.url)
+    gateway = client(kind, running.base_url)
     first = gateway.send_sms(sms())
     gateway.send_sms(sms(body="Één keer – ✓", sender="+31 970 100 200"))
 
@@ -74,14 +74,14 @@ def test_alphanumeric_and_long_number_senders_gsm7_and_unicode_texts(fake):
 def test_an_alphanumeric_sender_over_eleven_characters_is_never_sent(fake):
     kind, running = fake
     with pytest.raises(FinalProviderError) as refused:
-        client(kind, running.url).send_sms(sms(sender="Gemeente Utrecht"))
+        client(kind, running.base_url).send_sms(sms(sender="Gemeente Utrecht"))
     assert refused.value.status == TECHNICAL_FAILURE and running.attempts == 0
 
 
 def test_a_twilio_messaging_service_picks_the_sender():
     with FakeGateway(token=TOKENS["twilio"], dialect="twilio", account_sid=ACCOUNT_SID) as running:
         service = "MG" + "0" * 32
-        client("twilio", running.url, messaging_service_sid=service).send_sms(sms(sender="Gemeente Utrecht"))
+        client("twilio", running.base_url, messaging_service_sid=service).send_sms(sms(sender="Gemeente Utrecht"))
         [message] = running.wait_for_messages(1)
     assert message.payload["MessagingServiceSid"] == service and "From" not in message.payload
 
@@ -96,7 +96,7 @@ def test_refusals_are_sorted(fake, status, kind_of_error, final_status):
     kind, running = fake
     running.fail_next(1, status)
     with pytest.raises(kind_of_error) as raised:
-        client(kind, running.url).send_sms(sms())
+        client(kind, running.base_url).send_sms(sms())
     assert getattr(raised.value, "status", None) == final_status
     assert raised.value.certainly_not_delivered
 
@@ -104,7 +104,7 @@ def test_refusals_are_sorted(fake, status, kind_of_error, final_status):
 def test_wrong_credentials_are_a_technical_failure(fake):
     kind, running = fake
     with pytest.raises(FinalProviderError) as refused:
-        client(kind, running.url, token="wrong").send_sms(sms())
+        client(kind, running.base_url, token="wrong").send_sms(sms())
     assert refused.value.status == TECHNICAL_FAILURE and running.messages == []
 
 
@@ -113,18 +113,18 @@ def test_a_success_we_cannot_read_is_an_unknown_outcome(fake, body):
     kind, running = fake
     running.fail_next(1, 201 if kind == "twilio" else 200, body=body)
     with pytest.raises(OutcomeUnknownError):
-        client(kind, running.url).send_sms(sms())
+        client(kind, running.base_url).send_sms(sms())
 
 
 def test_an_answer_that_never_comes_is_an_unknown_outcome(fake):
     kind, running = fake
     running.hang_next(1, 1.0)
     with pytest.raises(OutcomeUnknownError):
-        client(kind, running.url, timeout=0.3).send_sms(sms())
+        client(kind, running.base_url, timeout=0.3).send_sms(sms())
 
 
 def test_cm_s_low_balance_lets_another_gateway_try():
     with FakeGateway(token=TOKENS["cm"], dialect="cm") as running:
         running.fail_next(1, 400, body={"details": "Insufficient balance", "errorCode": 102, "messages": []})
         with pytest.raises(RetryableProviderError):
-            client("cm", running.url).send_sms(sms())
+            client("cm", running.base_url).send_sms(sms())
