@@ -206,8 +206,21 @@ class CheckedHTTPSConnection(HTTPSConnection):
         return _connect_checked(self, plain_http=False)
 
 
+class PublicHTTPConnection(HTTPConnection):
+    """Plain http to a checked public address (or loopback, as allowed). Only for what is verified on
+    its own whatever the connection: a CA certificate named in another certificate's Authority
+    Information Access, which must still chain up to a trusted root."""
+
+    def _new_conn(self) -> socket.socket:
+        return _connect_checked(self, plain_http=False)
+
+
 class _CheckedHTTPPool(HTTPConnectionPool):
     ConnectionCls = CheckedHTTPConnection
+
+
+class _PublicHTTPPool(HTTPConnectionPool):
+    ConnectionCls = PublicHTTPConnection
 
 
 class _CheckedHTTPSPool(HTTPSConnectionPool):
@@ -215,6 +228,7 @@ class _CheckedHTTPSPool(HTTPSConnectionPool):
 
 
 CHECKED_POOLS = {"http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+_SELF_VERIFYING_POOLS = {"http": _PublicHTTPPool, "https": _CheckedHTTPSPool}
 
 
 def checked_pool_manager(**options: Any) -> PoolManager:
@@ -232,3 +246,12 @@ class CheckedAdapter(requests.adapters.HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = CHECKED_POOLS
+
+
+class SelfVerifyingDataAdapter(requests.adapters.HTTPAdapter):
+    """CheckedAdapter's checks, with plain http to public addresses too (PublicHTTPConnection): for
+    fetching what is verified on its own, such as CA certificates, never anything else."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _SELF_VERIFYING_POOLS
