@@ -13,7 +13,8 @@ included), multicast, reserved or unspecified addresses, in every notation a res
 (the resolver's search domains make them local) and the local and metadata names (localhost and
 *.localhost, *.internal, *.local, *.home.arpa, metadata.goog). When any address of a name is refused,
 the name is. CALLBACKS_ALLOW_HTTP_LOOPBACK (tests, a local set-up) lets loopback through, by https or
-plain http; plain http goes nowhere else.
+plain http; plain http goes nowhere else, but for CA certificates (SelfVerifyingDataAdapter), which
+are trusted only once they chain up to a trusted root whatever carried them.
 """
 from __future__ import annotations
 
