@@ -5,7 +5,8 @@ is upgraded in place, a current one is left alone.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 
 import peewee
 
@@ -13,7 +14,7 @@ from models import crypto
 from models.api_key import ApiKey
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from models.callback_attempt import CallbackAttempt
-from models.db import BaseModel, database, utcnow
+from models.db import BaseModel, database, is_postgres, utcnow
 from models.document import Document
 from models.held_receipt import HeldReceipt
 from models.notification import Notification, ReceivedText
@@ -382,16 +383,71 @@ def migrate() -> list[int]:
         for version, name, step in MIGRATIONS:
             if version in done:
                 continue
-            with database.atomic():
-                step()
-                SchemaVersion.create(version=version, name=name)
+            with _foreign_keys_off_on_sqlite():
+                with database.atomic():
+                    step()
+                    _check_foreign_keys(version)
+                    SchemaVersion.create(version=version, name=name)
             applied.append(version)
     return applied
+
+
+class ForeignKeyViolation(RuntimeError):
+    """A step left rows that point at nothing; its transaction is rolled back."""
+
+
+@contextlib.contextmanager
+def _foreign_keys_off_on_sqlite() -> Iterator[None]:
+    """SQLite's documented procedure for changing a table's schema
+    (https://www.sqlite.org/lang_altertable.html#otheralter): foreign keys off outside the transaction,
+    checked before it commits, on again after. With them on, a step that rebuilds a table (copy, drop,
+    rename, as peewee's SqliteMigrator does for a NOT NULL column) cascaded the drop through every
+    table referring to it: upgrades across step 150 deleted every key, template and message."""
+    if is_postgres():
+        yield
+        return
+    database.execute_sql("PRAGMA foreign_keys = OFF")
+    try:
+        yield
+    finally:
+        database.execute_sql("PRAGMA foreign_keys = ON")
+
+
+def _check_foreign_keys(version: int) -> None:
+    if is_postgres():
+        return  # PostgreSQL checks every constraint as the step runs
+    broken = database.execute_sql("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        tables = sorted({row[0] for row in broken})
+        raise ForeignKeyViolation(f"step {version} left {len(broken)} rows pointing at nothing in {', '.join(tables)}")
+
+
+def pending() -> list[int]:
+    """The steps a database still needs: all of them for a fresh install, none for one up to date."""
+    with database.connection_context():
+        if SchemaVersion._meta.table_name not in database.get_tables():
+            return [version for version, _, _ in MIGRATIONS]
+        done = {row.version for row in SchemaVersion.select()}
+    return [version for version, _, _ in MIGRATIONS if version not in done]
+
+
+def release(url: str) -> list[int]:
+    """The release step: a SQLite database that holds data is copied before it is migrated, so a step
+    that goes wrong costs nothing that cannot be brought back."""
+    from models.backup import backup_sqlite
+
+    steps = pending()
+    if steps and len(steps) < len(MIGRATIONS) and not is_postgres():
+        copy = backup_sqlite(url, before_step=steps[0])
+        if copy is not None:
+            print(f"copied the database before migrating it: {copy}")
+    return migrate()
 
 
 if __name__ == "__main__":
     from config import get_settings
     from models.db import init_database
 
-    init_database(get_settings().database_url)
-    print(f"schema migrations applied: {migrate() or 'none (up to date)'}")
+    database_url = get_settings().database_url
+    init_database(database_url)
+    print(f"schema migrations applied: {release(database_url) or 'none (up to date)'}")

@@ -1,7 +1,10 @@
 """Schema migrations run against the test database (SQLite or PostgreSQL)."""
 from __future__ import annotations
 
-from models.db import database
+import contextlib
+from pathlib import Path
+
+from models.db import database, is_postgres
 from models.migrations import SchemaVersion, migrate
 from models.notification import Notification
 
@@ -243,3 +246,99 @@ def test_a_database_from_before_time_zones_gets_the_column_with_amsterdam_for_ev
     assert [row[0] for row in database.execute_sql('SELECT "time_zone" FROM "service"').fetchall()] == [
         "Europe/Amsterdam"]
     assert migrate() == []
+
+
+def _a_service_with_a_row_in_every_table_that_refers_to_it():
+    from models import crypto
+    from models.notification import ReceivedText
+    from models.service import GuestListEntry, InboundNumber, LetterContact, ReplyToAddress, ServiceCallback, \
+        SmsSender, TeamMember
+    from tests.factories import create_key, create_notification, create_sample_template, create_service
+
+    service = create_service()
+    create_key(service=service)
+    for kind in ("sms", "email", "letter"):
+        template = create_sample_template(service=service, template_type=kind, name=kind)
+        create_notification(service=service, template=template, status="delivered")
+    ReceivedText.create(service=service, notify_number="+3197010000001", user_number="+31612345678", content="Hoi")
+    SmsSender.create(service=service, sms_sender="Gemeente", is_default=True)
+    ReplyToAddress.create(service=service, email_address="balie@example.nl", is_default=True)
+    LetterContact.create(service=service, contact_block="Gemeente\nPostbus 1", is_default=True)
+    InboundNumber.create(service=service, number="+3197010000001")
+    GuestListEntry.create(service=service, recipient="+31612345678", recipient_type="mobile")
+    TeamMember.create(service=service, email_address="lid@example.nl")
+    ServiceCallback.create(service=service, kind="delivery_status", url="https://example.nl/cb",
+                           bearer_token_encrypted=crypto.encrypt("a-bearer-token-of-some-length"))
+    return service
+
+
+def _rows_per_table() -> dict[str, int]:
+    return {table: database.execute_sql(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+            for table in database.get_tables()}
+
+
+def test_an_upgrade_across_the_time_zone_step_keeps_every_row_of_every_table():
+    # Step 150 rebuilt the service table on SQLite; with foreign keys on, its drop cascaded through
+    # every table referring to a service, and an upgraded install answered "API key not found".
+    _a_service_with_a_row_in_every_table_that_refers_to_it()
+    database.execute_sql('ALTER TABLE "service" DROP COLUMN "time_zone"')
+    SchemaVersion.delete().where(SchemaVersion.version == 150).execute()
+    before = _rows_per_table()
+
+    assert migrate() == [150]
+
+    after = _rows_per_table()
+    assert after == {**before, "schema_version": before["schema_version"] + 1}
+    for table in ("apikey", "template", "notification", "receivedtext", "smssender", "servicecallback"):
+        assert before.get(table), f"{table} holds no row to lose: the test would prove nothing"
+
+
+def test_a_step_that_rebuilds_a_table_on_sqlite_keeps_the_rows_that_refer_to_it(monkeypatch):
+    """peewee's SqliteMigrator makes a column NOT NULL by copying the table, dropping it and renaming
+    the copy: the rebuild SQLite's documentation describes, safe only with foreign keys off."""
+    from playhouse.migrate import SchemaMigrator, migrate as apply
+
+    from models import migrations
+
+    _a_service_with_a_row_in_every_table_that_refers_to_it()
+    database.execute_sql('ALTER TABLE "service" ADD COLUMN "motto" VARCHAR(255)')
+    database.execute_sql("""UPDATE "service" SET "motto" = 'dienstbaar'""")
+
+    def rebuild() -> None:
+        apply(SchemaMigrator.from_database(database).add_not_null("service", "motto"))
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (9999, "motto required", rebuild)])
+    before = _rows_per_table()
+
+    assert migrate() == [9999]
+
+    assert _rows_per_table() == {**before, "schema_version": before["schema_version"] + 1}
+    assert not next(c for c in database.get_columns("service") if c.name == "motto").null
+    if not is_postgres():
+        assert database.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1  # on again after the step
+    SchemaVersion.delete().where(SchemaVersion.version == 9999).execute()
+    database.execute_sql('ALTER TABLE "service" DROP COLUMN "motto"')
+
+
+def test_the_release_step_copies_a_sqlite_database_before_it_migrates_it(monkeypatch, tmp_path):
+    import sqlite3
+
+    from config import get_settings
+    from models import migrations
+
+    if is_postgres():
+        assert migrations.release(get_settings().database_url) == []  # nothing to copy, nothing pending
+        return
+    _a_service_with_a_row_in_every_table_that_refers_to_it()
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, (9999, "a later step", lambda: None)])
+    before = _rows_per_table()
+    database_file = Path(get_settings().database_url.removeprefix("sqlite:///"))
+
+    assert migrations.release(get_settings().database_url) == [9999]
+
+    copies = list((database_file.parent / "backups").glob(f"{database_file.stem}-*-before-step-9999*"))
+    assert len(copies) == 1
+    with contextlib.closing(sqlite3.connect(copies[0])) as copy:
+        assert {table: copy.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0] for table in before} == before
+    copies[0].unlink()
+    SchemaVersion.delete().where(SchemaVersion.version == 9999).execute()
