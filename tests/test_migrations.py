@@ -251,8 +251,15 @@ def test_a_database_from_before_time_zones_gets_the_column_with_amsterdam_for_ev
 def _a_service_with_a_row_in_every_table_that_refers_to_it():
     from models import crypto
     from models.notification import ReceivedText
-    from models.service import GuestListEntry, InboundNumber, LetterContact, ReplyToAddress, ServiceCallback, \
-        SmsSender, TeamMember
+    from models.service import (
+        GuestListEntry,
+        InboundNumber,
+        LetterContact,
+        ReplyToAddress,
+        ServiceCallback,
+        SmsSender,
+        TeamMember,
+    )
     from tests.factories import create_key, create_notification, create_sample_template, create_service
 
     service = create_service()
