@@ -6,24 +6,12 @@ of the prices.
 """
 from __future__ import annotations
 
-import datetime
-
 import peewee
 
 from models.db import BaseModel, utcnow, uuid_pk
 
 SMS, LETTER = "sms", "letter"
 STANDARD_RATES = "standard"  # the rate table of every service without an agreement of its own
-# What the table is seeded with (models/migrations.py): list prices before any free allowance.
-DEFAULT_VALID_FROM = datetime.date(2020, 1, 1)
-DEFAULT_SMS_RATE = "0.0227"
-DEFAULT_LETTER_RATES = {  # postage: (first sheet, each further sheet)
-    "second": ("0.68", "0.05"),
-    "first": ("1.22", "0.05"),
-    "economy": ("0.59", "0.05"),
-    "europe": ("1.63", "0.05"),
-    "rest-of-world": ("1.63", "0.05"),
-}
 
 
 class Rate(BaseModel):
@@ -44,13 +32,3 @@ class Rate(BaseModel):
         table_name = "rate"
         indexes = ((("rate_table", "notification_type", "postage", "valid_from"), True),)
 
-
-def seed_default_rates() -> None:
-    """The default rate card, when the table is empty."""
-    if Rate.select().exists():
-        return
-    rows = [{"notification_type": SMS, "postage": None, "valid_from": DEFAULT_VALID_FROM, "rate": DEFAULT_SMS_RATE}]
-    rows += [{"notification_type": LETTER, "postage": postage, "valid_from": DEFAULT_VALID_FROM, "rate": first,
-              "sheet_rate": further} for postage, (first, further) in DEFAULT_LETTER_RATES.items()]
-    for row in rows:
-        Rate.create(**row)

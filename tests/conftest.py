@@ -111,7 +111,7 @@ def _clean() -> Iterator[None]:
                 database.execute_sql(f'DELETE FROM "{table}"')
             database.execute_sql("PRAGMA foreign_keys = ON")
         # The rate card's default prices, as the migration seeds them (the truncation above took them).
-        from models.rate import seed_default_rates
+        from tests.factories import seed_default_rates
 
         seed_default_rates()
 

@@ -1,6 +1,8 @@
 """Keyword-only factories for test data, built with the same functions the admin API uses."""
 from __future__ import annotations
 
+import datetime
+
 from models.api_key import create_api_key
 from models.service import Service
 from models.template import Template, create_template
@@ -68,3 +70,29 @@ def create_notification(*, service: Service, template: Template | None = None, n
     defaults.update(fields)
     return Notification.create(service=service, key_type=key_type, notification_type=kind, status=status,
                                **defaults)
+
+
+# The rate card a fresh install is given (migration step 110, release 0.8.0's): what a test's emptied
+# table gets back.
+DEFAULT_VALID_FROM = datetime.date(2020, 1, 1)
+DEFAULT_SMS_RATE = "0.0227"
+DEFAULT_LETTER_RATES = {  # postage: (first sheet, each further sheet)
+    "second": ("0.68", "0.05"),
+    "first": ("1.22", "0.05"),
+    "economy": ("0.59", "0.05"),
+    "europe": ("1.63", "0.05"),
+    "rest-of-world": ("1.63", "0.05"),
+}
+
+
+def seed_default_rates() -> None:
+    """The default rate card, when the table is empty."""
+    from models.rate import LETTER, SMS, Rate
+
+    if Rate.select().exists():
+        return
+    rows = [{"notification_type": SMS, "postage": None, "valid_from": DEFAULT_VALID_FROM, "rate": DEFAULT_SMS_RATE}]
+    rows += [{"notification_type": LETTER, "postage": postage, "valid_from": DEFAULT_VALID_FROM, "rate": first,
+              "sheet_rate": further} for postage, (first, further) in DEFAULT_LETTER_RATES.items()]
+    for row in rows:
+        Rate.create(**row)

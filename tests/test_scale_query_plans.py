@@ -16,15 +16,13 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import urlsplit, urlunsplit
 
 import peewee
-import psycopg2
 import pytest
 
 from models import crypto
 from models.api_key import KEY_TYPES
-from models.db import connect_url, database, utcnow
+from models.db import utcnow
 from models.migrations import migrate
 from models.notification import Notification
 from models.queries import PAGE_SIZE, retention_cutoff
@@ -34,6 +32,7 @@ from pipeline.receipts import _record_sent_from_receipts
 from pipeline.retention import purge_notifications
 from pipeline.sending_timeout import time_out_overdue
 from tests.factories import create_key, create_service
+from tests.private_databases import private_database, using
 from workers.letters import sweep_stuck_letters
 from workers.periodic import sweep_stuck_notifications
 
@@ -73,42 +72,14 @@ def generate(db: peewee.Database, services: list, rows: int, now: datetime.datet
     db.execute_sql("ANALYZE")
 
 
-def _admin(sql: str) -> None:
-    connection = psycopg2.connect(URL)
-    connection.autocommit = True
-    try:
-        connection.cursor().execute(sql)
-    finally:
-        connection.close()
-
-
-@contextmanager
-def using(db: peewee.Database) -> Iterator[None]:
-    """The models read and write db for a while (the shared handle is swapped back afterwards)."""
-    before = database.obj
-    database.initialize(db)
-    try:
-        yield
-    finally:
-        database.initialize(before)
-
-
 @contextmanager
 def own_database(suffix: str) -> Iterator[peewee.Database]:
     """A migrated database of the caller's own, named after DATABASE_URL's (`<db>_<suffix>`), dropped
     afterwards, so no other test's rows or statistics decide a plan (the models use it within using())."""
-    parts = urlsplit(URL)
-    name = f"{parts.path.lstrip('/')}_{suffix}"
-    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    _admin(f'CREATE DATABASE "{name}"')
-    db = connect_url(urlunsplit(parts._replace(path=f"/{name}")))
-    try:
+    with private_database(suffix) as db:
         with using(db):
             migrate()
         yield db
-    finally:
-        db.close()
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="module")

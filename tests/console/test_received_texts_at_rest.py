@@ -8,9 +8,8 @@ import uuid
 import peewee
 
 from config import get_settings
-from models import migrations
 from models.db import database
-from models.migrations import SchemaVersion, migrate
+from models.migrations import SchemaVersion, migrate, steps as migrations
 from models.notification import ReceivedText
 from models.service import InboundNumber
 from tests.api.test_get_notification import auth

@@ -1,0 +1,123 @@
+"""Versioned schema migrations, frozen: each step states its own DDL, as it was when the step was
+written, in `sql/<version>.<dialect>.sql`, and never reads a model class, so a fresh install and an
+upgraded database are made by the same statements whatever the models say today.
+
+`python -m models.migrations` (the Procfile's release process) is idempotent: an existing database
+is upgraded in place, a current one is left alone. The first step is the whole schema of release
+0.8.0, the oldest release that upgrades in place; CONTRIBUTING.md says how to add a step.
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import peewee
+
+from models.db import BaseModel, database, is_postgres, utcnow
+from models.migrations.steps import BASELINE, MIGRATIONS, OLDEST_RELEASE, Step
+
+SQL_DIR = Path(__file__).resolve().parent / "sql"
+
+
+class SchemaVersion(BaseModel):
+    version = peewee.IntegerField(primary_key=True)
+    name = peewee.CharField()
+    applied_at = peewee.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "schema_version"
+
+
+class UnsupportedDatabase(RuntimeError):
+    """A database made by a release older than the oldest one this release upgrades."""
+
+
+class ForeignKeyViolation(RuntimeError):
+    """A step left rows that point at nothing; its transaction is rolled back."""
+
+
+def migrate(until: int | None = None) -> list[int]:
+    """Apply pending migrations (up to and including step `until`, if given); returns the versions applied."""
+    applied: list[int] = []
+    with database.connection_context():
+        database.create_tables([SchemaVersion])
+        done = {row.version for row in SchemaVersion.select()}
+        if done and BASELINE not in done:
+            raise UnsupportedDatabase(
+                f"this database's last migration step is {max(done)}, from a release older than {OLDEST_RELEASE}:"
+                f" upgrade it with release {OLDEST_RELEASE}'s release step first, then with this one")
+        for step in MIGRATIONS:
+            if step.version in done or (until is not None and step.version > until):
+                continue
+            _apply(step)
+            applied.append(step.version)
+    return applied
+
+
+def _apply(step: Step) -> None:
+    with _foreign_keys_off_on_sqlite():
+        with database.atomic():
+            for statement in statements(step.version):
+                database.execute_sql(statement)
+            if step.data is not None:
+                step.data(database.obj)
+            _check_foreign_keys(step.version)
+            SchemaVersion.create(version=step.version, name=step.name)
+
+
+def statements(version: int) -> list[str]:
+    """The step's DDL for this database's dialect, one statement at a time; `--` lines are comments."""
+    path = SQL_DIR / f"{version:04d}.{'postgresql' if is_postgres() else 'sqlite'}.sql"
+    if not path.exists():
+        return []
+    text = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("--"))
+    return [part.strip() for part in text.split(";\n") if part.strip().rstrip(";")]
+
+
+@contextlib.contextmanager
+def _foreign_keys_off_on_sqlite() -> Iterator[None]:
+    """SQLite's documented procedure for changing a table's schema
+    (https://www.sqlite.org/lang_altertable.html#otheralter): foreign keys off outside the transaction,
+    checked before it commits, on again after. With them on, a step that rebuilds a table (copy, drop,
+    rename) cascades the drop through every table referring to it: upgrades across step 150 with
+    release 0.9.0 deleted every key, template and message of a SQLite install."""
+    if is_postgres():
+        yield
+        return
+    database.execute_sql("PRAGMA foreign_keys = OFF")
+    try:
+        yield
+    finally:
+        database.execute_sql("PRAGMA foreign_keys = ON")
+
+
+def _check_foreign_keys(version: int) -> None:
+    if is_postgres():
+        return  # PostgreSQL checks every constraint as the step runs
+    broken = database.execute_sql("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        tables = sorted({row[0] for row in broken})
+        raise ForeignKeyViolation(f"step {version} left {len(broken)} rows pointing at nothing in {', '.join(tables)}")
+
+
+def pending() -> list[int]:
+    """The steps a database still needs: all of them for a fresh install, none for one up to date."""
+    with database.connection_context():
+        if SchemaVersion._meta.table_name not in database.get_tables():
+            return [step.version for step in MIGRATIONS]
+        done = {row.version for row in SchemaVersion.select()}
+    return [step.version for step in MIGRATIONS if step.version not in done]
+
+
+def release(url: str) -> list[int]:
+    """The release step: a SQLite database that holds data is copied before it is migrated, so a step
+    that goes wrong costs nothing that cannot be brought back."""
+    from models.backup import backup_sqlite
+
+    steps = pending()
+    if steps and len(steps) < len(MIGRATIONS) and not is_postgres():
+        copy = backup_sqlite(url, before_step=steps[0])
+        if copy is not None:
+            print(f"copied the database before migrating it: {copy}")
+    return migrate()
