@@ -5,6 +5,7 @@ Dramatiq broker are process-wide, as they are in the web and worker processes.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import socket
@@ -62,6 +63,13 @@ from models.migrations import migrate  # noqa: E402
 from workers import registry  # noqa: E402
 from workers.broker import broker, ops_redis  # noqa: E402
 
+if not os.environ.get("REDIS_URL"):
+    import embedded_redis
+
+    # Importing the app started the embedded Redis: stopped when this process ends, whether a test
+    # ran or not (--collect-only, a collection error, an interrupted run all skip the session's teardown).
+    atexit.register(embedded_redis.stop, Path(_instance))
+
 
 def _all_tables() -> list[str]:
     return [t for t in database.get_tables() if t != "schema_version"]
@@ -77,10 +85,6 @@ def _schema() -> Iterator[None]:
     yield
     broker.flush_all()
     broker.close()
-    if not os.environ.get("REDIS_URL"):
-        import embedded_redis
-
-        embedded_redis.stop(Path(_instance))
 
 
 @pytest.fixture(autouse=True)
