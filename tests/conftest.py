@@ -66,8 +66,8 @@ from workers.broker import broker, ops_redis  # noqa: E402
 if not os.environ.get("REDIS_URL"):
     import embedded_redis
 
-    # Importing the app started the embedded Redis: stopped when this process ends, whether a test
-    # ran or not (--collect-only, a collection error, an interrupted run all skip the session's teardown).
+    # Importing the app started the embedded Redis. The session's teardown stops it; this, when the
+    # process ends without one (--collect-only, a collection error, a run interrupted during set-up).
     atexit.register(embedded_redis.stop, Path(_instance))
 
 
@@ -85,6 +85,8 @@ def _schema() -> Iterator[None]:
     yield
     broker.flush_all()
     broker.close()
+    if not os.environ.get("REDIS_URL"):
+        embedded_redis.stop(Path(_instance))
 
 
 @pytest.fixture(autouse=True)

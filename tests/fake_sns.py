@@ -58,6 +58,7 @@ class FakeSns:
         context.load_cert_chain(self.ca_file, key_file)
         self.host_pattern = r"^127\.0\.0\.1$"
         self.certificate_fetches = 0
+        self.user_agents: list[str | None] = []  # each request's User-Agent, in order
         self.confirmations: list[dict[str, list[str]]] = []
         self.confirm_status = 200
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -119,6 +120,7 @@ def _handler_for(sns: FakeSns) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
             parts = urlsplit(self.path)
+            sns.user_agents.append(self.headers.get("User-Agent"))
             if parts.path == CERT_PATH:
                 sns.certificate_fetches += 1
                 self._answer(200, sns.signing_certificate, "application/x-x509-ca-cert")

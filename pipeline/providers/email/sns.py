@@ -30,7 +30,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from config import Settings
-from pipeline.outbound import CheckedAdapter, RefusedAddress
+from pipeline import outbound
+from pipeline.outbound import RefusedAddress
 
 NOTIFICATION = "Notification"
 SUBSCRIPTION_CONFIRMATION = "SubscriptionConfirmation"
@@ -79,10 +80,8 @@ class SnsVerifier:
         self.host_pattern = re.compile(settings.sns_host_pattern)
         self.topic_arns = frozenset(settings.sns_topic_arns)
         self.timeout = timeout
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxy from the environment makes the connection instead
+        self.session = outbound.session()
         self.session.verify = settings.sns_ca_file or True
-        self.session.mount("https://", CheckedAdapter())
         self._certificates: OrderedDict[str, x509.Certificate] = OrderedDict()
         self._lock = threading.Lock()
 
