@@ -100,6 +100,7 @@ deadline = time.monotonic() + float(bound)
 while time.monotonic() < deadline and os.getppid() == int(parent):
     alive = [w for w in worker_processes() if w.alive and w.started_at >= float(since)]
     if len(alive) >= int(workers) and answers(web + "/_live") and answers(console + "/"):
+        time.sleep(1)  # the processes' own start-up lines reach the terminal through honcho a moment later
         sys.exit(0)
     time.sleep(0.5)
 sys.exit(1)
@@ -229,7 +230,7 @@ def run() -> int:
         _say("starting web, console, worker, jobs and scheduler (Procfile); their lines follow")
         honcho = subprocess.Popen([str(VENV / "bin" / "honcho"), "start", "--port", port,
                                    "web", "console", "worker", "jobs", "scheduler"], cwd=ROOT, env=env)
-        waiter = _announce_when_ready(honcho, env, console)
+        waiter = _announce_when_ready(honcho, f"http://127.0.0.1:{port}", env, console)
         return _until_stopped(honcho)
     finally:
         # The embedded Redis runs as a daemon outside the process group Ctrl-C reaches: it outlived
@@ -241,13 +242,12 @@ def run() -> int:
             subprocess.run([str(PYTHON), "-c", STOP_REDIS], cwd=ROOT, env=env, check=False)
 
 
-def _announce_when_ready(honcho: subprocess.Popen, env: dict[str, str], console: str) -> subprocess.Popen:
+def _announce_when_ready(honcho: subprocess.Popen, web: str, env: dict[str, str], console: str) -> subprocess.Popen:
     """Once the web, the console and every worker process answer, say so and print the console's
     address and set-up link again: the start-up's many lines have scrolled them away by then."""
     workers = sum(int(n) for n in re.findall(r"workers\.supervise\b.*?--processes (\d+)",
                                              (ROOT / "Procfile").read_text()))
-    web, console_url = f"http://127.0.0.1:{env['PORT'] if 'PORT' in env else '6011'}", \
-        f"http://127.0.0.1:{env['CONSOLE_PORT']}"
+    console_url = f"http://127.0.0.1:{env['CONSOLE_PORT']}"
     # A session of its own: the Ctrl-C meant for honcho's processes must not interrupt it mid-poll.
     waiter = subprocess.Popen([str(PYTHON), "-c", WAIT_READY, web, console_url, str(workers), str(time.time()),
                                str(READY_WITHIN_SECONDS), str(os.getpid())],
