@@ -28,11 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = f"notify-nl/{__version__}"
 
 
-def test_the_release_is_a_semantic_version_named_in_the_user_agent():
-    assert re.fullmatch(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)", __version__)
-    assert EXPECTED == "notify-nl/" + __version__
-
-
 def test_an_sms_gateway_and_a_callback_receiver_see_the_release(receiver, live_server, worker):  # noqa: F811
     service = create_service(permissions=["sms"])
     register(service, receiver)
