@@ -127,7 +127,7 @@ def _ensure_venv(lock: Path) -> None:
     markers = {path: VENV / f".{path.name}.sha256" for path in covered}
     if all(markers[path].exists() and markers[path].read_text() == wanted[path] for path in covered):
         return
-    _say(f"installing {_packages(lock)} packages from {lock.name} into .venv (the first time takes a few minutes)")
+    _say(f"installing {_packages(lock)} packages from {lock.name} into .venv (the first time takes a minute or two)")
     subprocess.run([str(PYTHON), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--require-hashes",
                     "-r", str(lock)], check=True)
     for path in covered:
