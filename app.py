@@ -8,6 +8,7 @@ from api.errors import register_error_handlers
 from config import get_settings, redis_url
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
+from version import __version__
 
 
 def create_app() -> Flask:
@@ -69,7 +70,7 @@ def create_app() -> Flask:
     @app.get("/_status")
     def status() -> tuple[Response, int]:
         checks, code = health(database, status_redis, get_settings())
-        return jsonify(checks), code
+        return jsonify({**checks, "version": __version__}), code
 
     return app
 

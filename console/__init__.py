@@ -18,6 +18,7 @@ from config import email_goes_nowhere, get_settings
 from console.request_size import limit_requests
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
+from version import __version__
 
 ROOT = Path(__file__).resolve().parent
 LANGUAGES = {"nl": "Nederlands", "en": "English"}
@@ -137,6 +138,8 @@ def create_console_app() -> Flask:
     # Times in the service's zone, named ("26 nov 2026 07:00 CET"): console/times.py.
     app.jinja_env.filters["when"] = times.when
     app.jinja_env.filters["day"] = times.day
+    # The release, in every page's footer (version.py).
+    app.jinja_env.globals["version"] = __version__
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)

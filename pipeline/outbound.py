@@ -1,4 +1,5 @@
-"""Addresses the service connects out to: services' callback URLs and SMS gateways.
+"""Addresses the service connects out to: services' callback URLs and SMS gateways; and what every
+outbound HTTP call says it is (USER_AGENT: this release, so a receiver's logs name it).
 
 A URL is checked where it is saved (`url_problem`) and its host again each time a connection is made
 (`connectable_addresses`, through the connection classes below), because a name can resolve elsewhere
@@ -32,10 +33,13 @@ from urllib3.poolmanager import PoolManager
 from urllib3.util import connection
 
 from config import get_settings
+from version import __version__
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # (host, port) -> the addresses it resolves to, as text; raises OSError (socket.gaierror) when it does not.
 Resolver = Callable[[str, int], list[str]]
+
+USER_AGENT = f"notify-nl/{__version__}"
 
 NOT_HTTPS = "is not a valid https url"
 HAS_CREDENTIALS = "must not contain a user name or password"
@@ -256,3 +260,16 @@ class SelfVerifyingDataAdapter(requests.adapters.HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = _SELF_VERIFYING_POOLS
+
+
+def session(*, checked: bool = True, adapter: requests.adapters.HTTPAdapter | None = None) -> requests.Session:
+    """A requests session for calls out, saying USER_AGENT. `checked`: every connection goes to an
+    address checked as it is made (CheckedAdapter, or the given adapter of its kind), and no proxy or
+    .netrc from the environment makes it instead; unchecked only for our own webhooks at BASE_URL."""
+    made = requests.Session()
+    made.headers["User-Agent"] = USER_AGENT
+    if checked:
+        made.trust_env = False
+        made.mount("https://", adapter or CheckedAdapter())
+        made.mount("http://", adapter or CheckedAdapter())
+    return made

@@ -106,6 +106,7 @@ class FakeSns:
         self.confirmations: list[dict[str, list[str]]] = []
         self.confirm_status = 200
         self.files: dict[str, bytes] = {}
+        self.user_agents: list[str | None] = []  # each request's User-Agent, in order
         # The CA issuers' plain http server first: the signing certificate names its address.
         self._issuers = ThreadingHTTPServer(("127.0.0.1", 0), _issuers_handler_for(self))
         self.issuer_url = f"http://127.0.0.1:{self._issuers.server_address[1]}{ISSUER_PATH}"
@@ -213,6 +214,7 @@ def _handler_for(sns: FakeSns) -> type[BaseHTTPRequestHandler]:
     class Handler(_Handler):
         def do_GET(self) -> None:  # noqa: N802
             parts = urlsplit(self.path)
+            sns.user_agents.append(self.headers.get("User-Agent"))
             if parts.path in sns.files:
                 sns.certificate_fetches += 1
                 self._answer(200, sns.files[parts.path], "application/x-x509-ca-cert")

@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from config import Settings
+from pipeline import outbound
 from pipeline.outbound import CheckedAdapter, SelfVerifyingDataAdapter
 from pipeline.providers.email.sns_certificates import CertificateRefused, SigningCertificates, trust_store
 
@@ -135,9 +136,6 @@ class SnsVerifier:
 
 
 def _session(settings: Settings, adapter: requests.adapters.HTTPAdapter) -> requests.Session:
-    session = requests.Session()
-    session.trust_env = False  # no proxy from the environment makes the connection instead
+    session = outbound.session(adapter=adapter)  # no proxy from the environment makes the connection instead
     session.verify = settings.sns_ca_file or True
-    session.mount("https://", adapter)
-    session.mount("http://", adapter)
     return session
