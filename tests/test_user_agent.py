@@ -59,7 +59,7 @@ def test_every_kind_of_sms_gateway_sees_the_release(kind):
 def test_sns_sees_the_release_when_a_certificate_is_fetched_and_a_subscription_confirmed(tmp_path):
     with FakeSns(tmp_path) as sns:
         settings = dataclasses.replace(config.get_settings(), sns_host_pattern=sns.host_pattern,
-                                       sns_ca_file=str(sns.ca_file))
+                                       sns_ca_file=str(sns.ca_file), sns_signing_ca_file=str(sns.signing_ca_file))
         verifier = SnsVerifier(settings)
         verifier.certificate(f"{sns.url}{CERT_PATH}")
         assert verifier.confirm_subscription(sns.subscription_confirmation()["SubscribeURL"])
