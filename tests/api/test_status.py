@@ -12,7 +12,8 @@ from api.monitoring import health
 def test_status_answers_200_without_authentication(client):
     response = client.get("/_status")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok", "workers": "ok", "queues": "ok"}
+    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok", "settings": "ok", "workers": "ok",
+                                   "queues": "ok"}
 
 
 def _closed_port() -> int:
