@@ -23,7 +23,6 @@ import peewee
 
 from config import Settings
 from models.outages import DATABASE_UNAVAILABLE
-from pipeline.errors import Misconfigured
 from pipeline.print_provider import PROVIDERS
 from pipeline.print_provider.ssh import HostKeyPin, SftpTarget
 from pipeline.providers.email import smtp
