@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import click
 from flask import Flask, g, render_template, request, session
 from flask_babel import Babel, format_decimal, format_percent
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -18,6 +19,8 @@ from config import email_goes_nowhere, get_settings
 from console.request_size import limit_requests
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
+from pipeline import provider_settings
+from pipeline.errors import Misconfigured
 from version import __version__
 
 ROOT = Path(__file__).resolve().parent
@@ -43,6 +46,8 @@ def create_console_app() -> Flask:
         logging.getLogger("console").warning(warning)
     if database.obj is None:
         init_database(settings.database_url)
+    if click.get_current_context(silent=True) is None:  # a server, not a `flask --app console` command
+        provider_settings.refuse_to_start(settings, provider_settings.CONSOLE)
     app = Flask(__name__)
     app.config.update(
         SETTINGS=settings,
@@ -148,6 +153,9 @@ def create_console_app() -> Flask:
     app.register_error_handler(404, _error_page(404, "errors/404.html"))
     app.register_error_handler(429, _error_page(429, "errors/429.html"))
     app.register_error_handler(CSRFError, _error_page(400, "errors/csrf.html"))
+    # Settings that cannot work (pipeline/provider_settings.py) are named, never a 500.
+    app.register_error_handler(Misconfigured, lambda error: (
+        render_template("errors/misconfigured.html", problems=error.messages), Misconfigured.status_code))
     limit_requests(app, settings.console_max_upload_bytes)
     return app
 

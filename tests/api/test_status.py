@@ -14,8 +14,8 @@ from version import __version__
 def test_status_answers_200_without_authentication_and_names_the_release(client):
     response = client.get("/_status")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok", "workers": "ok", "queues": "ok",
-                                   "version": __version__}
+    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok", "settings": "ok", "workers": "ok",
+                                   "queues": "ok", "version": __version__}
     assert re.fullmatch(r"\d+\.\d+\.\d+", response.get_json()["version"])
 
 
