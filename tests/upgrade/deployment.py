@@ -15,9 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg2
 import redis
 import requests
 
@@ -25,7 +23,6 @@ from tests.conftest import _free_port
 from tests.private_servers import Processes
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITE_DATABASE_URL = os.environ["DATABASE_URL"]  # set by tests/conftest.py before this is imported
 START_SECONDS = 90  # a loaded 2-core machine starts gunicorn and its app in a few seconds; allow far more
 
 
@@ -38,31 +35,6 @@ class Tree:
 
 
 CURRENT = Tree("current", ROOT, Path(sys.executable))
-
-
-def on_postgres() -> bool:
-    return SUITE_DATABASE_URL.startswith(("postgres://", "postgresql://"))
-
-
-def _admin_sql(statement: str) -> None:
-    with contextlib.closing(psycopg2.connect(SUITE_DATABASE_URL)) as connection:
-        connection.autocommit = True
-        connection.cursor().execute(statement)
-
-
-@contextlib.contextmanager
-def private_database(directory: Path, label: str) -> Iterator[str]:
-    """An empty database of the suite's kind, for one install: its URL; dropped afterwards."""
-    if not on_postgres():
-        yield f"sqlite:///{directory / label}.db"
-        return
-    parts = urlsplit(SUITE_DATABASE_URL)
-    name = f"upgrade_{label}_{uuid.uuid4().hex[:8]}"
-    _admin_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(parts._replace(path=f"/{name}"))
-    finally:
-        _admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @dataclass

@@ -10,9 +10,9 @@ import time
 
 from tests.contract.test_python_client_letters import ADDRESS
 from tests.test_callbacks import Receiver
+from tests.upgrade.compare import changes
 from tests.upgrade.deployment import CURRENT
 from tests.upgrade.releases import PREVIOUS
-from tests.upgrade.test_upgrade import changes
 from tests.upgrade.world import FINAL_SECONDS, Operator, every_notification
 
 TOKEN = "rolling-deploy-callback-token"
@@ -60,8 +60,8 @@ def test_the_previous_releases_web_and_worker_keep_working_on_the_upgraded_schem
             assert _final(live, ids) == FINAL
             listed = {n["id"] for n in every_notification(live)}
             assert set(ids.values()) | set(before["each notification of the live key"]) == listed
-            assert changes(before["each notification of the live key"],
-                           {nid: live.get_notification_by_id(nid) for nid in before["each notification of the live key"]}) == []
+            earlier = before["each notification of the live key"]
+            assert changes(earlier, {nid: live.get_notification_by_id(nid) for nid in earlier}) == []
             assert changes(before["templates of the live key"], live.get_all_templates()["templates"]) == []
             assert _callbacks(receiver, {ids["sms"], ids["email"]}) == {
                 ids[kind]: {"status": "delivered", "authorization": f"Bearer {TOKEN}"} for kind in ("sms", "email")}

@@ -6,11 +6,10 @@ must read back unchanged through the current API with the old keys, and show in 
 """
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.schema_shape import differences
+from tests.upgrade.compare import changes
 from tests.upgrade.releases import RELEASES
 from tests.upgrade.upgrade_run import Upgrade
 from tests.upgrade.world import JOB_ROWS
@@ -19,28 +18,6 @@ from tests.upgrade.world import JOB_ROWS
 @pytest.fixture(params=RELEASES, ids=lambda release: release.version)
 def upgraded(request: pytest.FixtureRequest, upgrades) -> Upgrade:
     return upgrades(request.param)
-
-
-def changes(before: Any, after: Any, path: str = "") -> list[str]:
-    """Each value `before` holds that `after` lost or holds otherwise, by where it is: fields `after`
-    adds are no change. Lists of records with an id are matched by id, then checked for order."""
-    if isinstance(before, dict) and isinstance(after, dict):
-        return [line for key, value in before.items() for line in (
-            [f"{path}.{key}: gone (was {value!r})"] if key not in after else changes(value, after[key], f"{path}.{key}"))]
-    if isinstance(before, list) and isinstance(after, list):
-        if before and all(isinstance(item, dict) and "id" in item for item in before + after):
-            now = {item["id"]: item for item in after}
-            lines = [line for item in before for line in (
-                [f"{path}: {item['id']} gone (was {item!r})"] if item["id"] not in now
-                else changes(item, now[item["id"]], f"{path}[{item['id']}]"))]
-            lines += [f"{path}: {item['id']} not there before" for item in after
-                      if item["id"] not in {old["id"] for old in before}]
-            order = ([item["id"] for item in before], [item["id"] for item in after])
-            return lines or ([] if order[0] == order[1] else [f"{path}: order {order[0]} -> {order[1]}"])
-        if len(before) != len(after):
-            return [f"{path}: {before!r} -> {after!r}"]
-        return [line for n, (old, new) in enumerate(zip(before, after)) for line in changes(old, new, f"{path}[{n}]")]
-    return [] if before == after else [f"{path}: {before!r} -> {after!r}"]
 
 
 def test_the_older_release_holds_the_whole_world_it_was_given(upgraded):
@@ -62,6 +39,7 @@ def test_the_older_release_holds_the_whole_world_it_was_given(upgraded):
 
 
 def test_the_upgraded_schema_is_a_fresh_installs(upgraded, fresh_shape):
+    assert {"service", "apikey", "templateversion", "notification", "receivedtext", "job"} <= set(fresh_shape)
     assert differences(fresh_shape, upgraded.shape) == []
 
 
@@ -82,3 +60,15 @@ def test_the_current_console_shows_the_old_messages_the_job_and_the_received_tex
     assert "herinneringen.csv" in shown["job page"]
     for text in before["received texts of the live key"]:
         assert text["content"] in shown["conversations"]
+
+
+def test_a_change_is_named_where_it_is():
+    """The comparison the read-back rests on: a lost record, a changed or lost field, an order."""
+    before = {"list": [{"id": "a", "status": "delivered"}, {"id": "b", "status": "sent"}], "name": "x", "n": [1]}
+    assert changes(before, {**before, "added": 1}) == []
+    assert changes(before, {"list": [{"id": "b", "status": "sent", "more": 1}, {"id": "a", "status": "failed"}],
+                            "n": [1, 2]}) == [
+        ".list[a].status: 'delivered' -> 'failed'", ".name: gone (was 'x')", ".n: [1] -> [1, 2]"]
+    assert changes(before, {**before, "list": before["list"][::-1]}) == [".list: order ['a', 'b'] -> ['b', 'a']"]
+    assert changes(before, {**before, "list": before["list"][:1]}) == [
+        ".list: b gone (was {'id': 'b', 'status': 'sent'})"]

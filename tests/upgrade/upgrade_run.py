@@ -13,9 +13,10 @@ from typing import Any
 
 from config import get_settings, redis_url
 from models.db import connect_url
+from tests.private_databases import private_database_url
 from tests.schema_shape import Shape, schema_shape
 from tests.upgrade.console_session import ConsoleSession
-from tests.upgrade.deployment import CURRENT, Install, Tree, private_database
+from tests.upgrade.deployment import CURRENT, Install, Tree
 from tests.upgrade.release_tree import extract_tree, release_python
 from tests.upgrade.releases import Release
 from tests.upgrade.world import Operator, World, build_world, read_world
@@ -45,8 +46,7 @@ def shape_of(database_url: str) -> Shape:
 def fresh_install_shape(directory: Path, stack: contextlib.ExitStack) -> Shape:
     """The schema the current release step makes on an empty database of the suite's kind."""
     directory.mkdir()
-    install = Install(directory, stack.enter_context(private_database(directory, "fresh")),
-                      redis_url(get_settings()))
+    install = Install(directory, stack.enter_context(private_database_url("upgrade_fresh")), redis_url(get_settings()))
     install.release_step(CURRENT)
     return shape_of(install.database_url)
 
@@ -54,7 +54,7 @@ def fresh_install_shape(directory: Path, stack: contextlib.ExitStack) -> Shape:
 def upgrade_from(release: Release, directory: Path, stack: contextlib.ExitStack) -> Upgrade:
     tree = Tree(release.version, extract_tree(release.commit, directory / "tree"), release_python(release.commit))
     label = release.version.replace(".", "")
-    install = Install(directory, stack.enter_context(private_database(directory, f"from_{label}")),
+    install = Install(directory, stack.enter_context(private_database_url(f"upgrade_from_{label}")),
                       redis_url(get_settings()))
     stack.callback(install.forget_redis)
     install.release_step(tree)
