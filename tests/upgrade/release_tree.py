@@ -54,7 +54,8 @@ def release_python(commit: str) -> Path:
     """The python of the release's own venv, built from its requirements.txt unless the cache holds it."""
     commit = full_commit(commit)
     requirements = _git("show", f"{commit}:requirements.txt")
-    wanted = hashlib.sha256(requirements).hexdigest()
+    # A venv is bound to the interpreter it was made from: another one (a Python upgrade) builds anew.
+    wanted = hashlib.sha256(requirements + f"{sys.base_prefix} {sys.version}".encode()).hexdigest()
     home = CACHE / commit
     python, marker = home / "venv" / "bin" / "python", home / "requirements.sha256"
     CACHE.mkdir(parents=True, exist_ok=True)
