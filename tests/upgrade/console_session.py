@@ -14,6 +14,8 @@ from urllib.parse import urljoin
 import pyotp
 import requests
 
+from tests.upgrade.patience import patiently
+
 
 class _Forms(HTMLParser):
     """Every <form> of a page: its action, method and the values its fields would submit."""
@@ -53,7 +55,7 @@ class ConsoleSession:
         self.base_url, self.http = base_url.rstrip("/"), requests.Session()
 
     def get(self, path: str) -> requests.Response:
-        response = self.http.get(urljoin(self.base_url + "/", path.lstrip("/")), timeout=60)
+        response = patiently(lambda: self.http.get(urljoin(self.base_url + "/", path.lstrip("/")), timeout=60))
         assert response.status_code == 200, f"GET {path}: {response.status_code}\n{response.text[:2000]}"
         return response
 
@@ -66,7 +68,8 @@ class ConsoleSession:
         form = next((f for f in forms_of(page.text) if wanted in f["names"]), None)
         assert form is not None, f"no form with {wanted!r} on {path}:\n{page.text[:3000]}"
         target = urljoin(page.url, form["action"] or page.url)
-        response = self.http.post(target, data={**form["fields"], **values}, files=files, timeout=120)
+        data = {**form["fields"], **values}
+        response = patiently(lambda: self.http.post(target, data=data, files=files, timeout=120))
         assert response.status_code == 200, f"POST {target}: {response.status_code}\n{response.text[:3000]}"
         assert not _form_errors(response.text), f"POST {target} refused: {_form_errors(response.text)}"
         return response

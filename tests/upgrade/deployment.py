@@ -112,6 +112,12 @@ class Install:
             if console:
                 _wait_until_answers(processes, "console", f"{self.console_url}/sign-in")
             yield processes
+        except BaseException:
+            # What the processes said goes with the failure (pytest shows a failed test's output): the
+            # run's folder may be gone by the time anyone looks.
+            for name in processes.running:
+                print(f"--- {tree.name} {name}, the end of its log:\n{processes.log(name)[-4000:]}")
+            raise
         finally:
             processes.stop_all()
 

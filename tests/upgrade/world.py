@@ -15,6 +15,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from tests.contract.test_python_client_letters import ADDRESS, a_pdf
 from tests.upgrade.console_session import Account, ConsoleSession
 from tests.upgrade.deployment import Install, Tree
+from tests.upgrade.patience import PatientClient, patiently
 
 PERMISSIONS = "email,sms,letter,international_sms,inbound_sms"
 INBOUND_NUMBER = "+3197010000123"
@@ -44,22 +45,22 @@ class Operator:
         return self.install.cli(self.tree, *args)
 
     def admin(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        token = create_jwt_token(self.install.admin_client_secret, "notify-admin")
-        response = requests.request(method, f"{self.install.base_url}/admin{path}", json=body, timeout=60,
-                                    headers={"Authorization": f"Bearer {token}"})
+        response = patiently(lambda: requests.request(
+            method, f"{self.install.base_url}/admin{path}", json=body, timeout=60,
+            headers={"Authorization": f"Bearer {create_jwt_token(self.install.admin_client_secret, 'notify-admin')}"}))
         assert response.status_code in (200, 201), \
             f"{self.tree.name}: {method} /admin{path}: {response.status_code} {response.text[:2000]}"
         return response.json()
 
     def client(self, key: str) -> NotificationsAPIClient:
-        return NotificationsAPIClient(key, base_url=self.install.base_url)
+        return PatientClient(key, base_url=self.install.base_url)
 
     def text_received(self, sender: str, message: str, provider_id: str) -> None:
         """A text to the service's inbound number, as the simulated gateway posts it."""
-        response = requests.post(
+        response = patiently(lambda: requests.post(
             f"{self.install.base_url}/providers/simulated/inbound-sms", timeout=30,
             json={"to": INBOUND_NUMBER, "from": sender, "message": message, "id": provider_id},
-            headers={"Authorization": f"Bearer {self.install.provider_webhook_token}"})
+            headers={"Authorization": f"Bearer {self.install.provider_webhook_token}"}))
         assert response.status_code == 200, f"{self.tree.name}: inbound text: {response.status_code} {response.text}"
 
 
