@@ -42,13 +42,13 @@ def held_counts(service_id: object, start: datetime.date, end: datetime.date,
     first_counted = counted_from()
     counts: Counter[HeldKey] = Counter()
     if start < first_counted:
-        counts += _counted_from_rows(service_id, start, min(end, first_counted), key_types)
+        counts += counted_from_rows(service_id, start, min(end, first_counted), key_types)
     if end > first_counted:
         counts += kept_counts(service_id, max(start, first_counted), end, key_types)
     return counts
 
 
-def _counted_from_rows(service_id: object, start: datetime.date, end: datetime.date,
+def counted_from_rows(service_id: object, start: datetime.date, end: datetime.date,
                        key_types: tuple[str, ...]) -> Counter[HeldKey]:
     """Counted from the notifications: one range of the list index (service, key_type, created_at, id) per
     key type, bounded by those days' rows."""

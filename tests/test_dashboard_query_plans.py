@@ -11,10 +11,10 @@ import time
 
 from core.dashboard import jobs_in_progress, latest_received_texts, recent_figures, upcoming
 from core.usage import monthly_usage
+from models.api_key import KEY_TYPES
 from models.daily_rollup import RolledUpDay
 from models.notification import SCHEDULED_INDEX
-from models.api_key import KEY_TYPES
-from pipeline.daily_rollup import _counted_from_rows, held_counts, roll_up, roll_up_service
+from pipeline.daily_rollup import counted_from_rows, held_counts, roll_up, roll_up_service
 from tests.test_scale_query_plans import (  # noqa: F401  (scale: the fixture)
     LIST_INDEX,
     notification_reads,
@@ -57,7 +57,7 @@ def test_the_rollup_and_the_dashboard_read_counts_not_notifications(scale):
             assert LIST_INDEX in text and not SEQ_SCAN.search(text), text
         # The counts are those of the rows (made by one INSERT of a million, counted by its trigger).
         tomorrow = today + datetime.timedelta(days=1)
-        assert held_counts(service.id, first_day, tomorrow) == _counted_from_rows(service.id, first_day, tomorrow,
+        assert held_counts(service.id, first_day, tomorrow) == counted_from_rows(service.id, first_day, tomorrow,
                                                                                   KEY_TYPES)
         roll_up(now=now)  # every service
         assert roll_up_service(service.id, today) == 0  # nothing changed since

@@ -14,7 +14,7 @@ from models.migrations import migrate
 from models.notification import Notification
 from models.service import Service
 from pipeline import held_counts, retention, statuses
-from pipeline.daily_rollup import _counted_from_rows, held_counts as figures_held
+from pipeline.daily_rollup import counted_from_rows, held_counts as figures_held
 from tests.factories import create_notification, create_service
 from tests.private_databases import private_database, using
 
@@ -30,7 +30,7 @@ def at(days_ago: int) -> datetime.datetime:
 
 def assert_counts_are_the_rows(service: Service) -> None:
     kept = held_counts.kept_counts(service.id, WEEK_AGO, TOMORROW, KEY_TYPES)
-    assert kept == _counted_from_rows(service.id, WEEK_AGO, TOMORROW, KEY_TYPES)
+    assert kept == counted_from_rows(service.id, WEEK_AGO, TOMORROW, KEY_TYPES)
 
 
 def test_every_kind_of_write_moves_the_counts_with_the_rows():
@@ -96,7 +96,7 @@ def test_a_database_with_notifications_before_step_180_is_counted_from_the_next_
         assert HeldCountStart.select().count() == 1
         # Today is not counted (its rows came before the triggers): read from the rows, as every day before.
         assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(sending=1, delivered=1)
-        assert figures_held(service.id, WEEK_AGO, TOMORROW) == _counted_from_rows(service.id, WEEK_AGO, TOMORROW,
+        assert figures_held(service.id, WEEK_AGO, TOMORROW) == counted_from_rows(service.id, WEEK_AGO, TOMORROW,
                                                                                   KEY_TYPES)
 
 
