@@ -113,7 +113,8 @@ def _clean() -> Iterator[None]:
             database.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
         else:
             database.execute_sql("PRAGMA foreign_keys = OFF")
-            for table in tables:
+            # The held counts' journal last: deleting notifications writes to it (their triggers).
+            for table in sorted(tables, key=lambda name: name == "held_count_change"):
                 database.execute_sql(f'DELETE FROM "{table}"')
             database.execute_sql("PRAGMA foreign_keys = ON")
         # The rate card's default prices, as the migration seeds them (the truncation above took them).

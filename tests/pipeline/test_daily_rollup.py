@@ -55,8 +55,8 @@ def test_figures_are_the_same_from_the_rows_the_rollup_and_the_purge():
     # Five days ago is past the 3-day retention: purged, its counts kept; the figures stay.
     assert retention.purge_notifications(now=NOW).notifications == 6
     assert recent_figures(service.id, NOW) == WEEK
-    # Only yesterday is summed again: the days before hold no notifications now, and the rollup keeps them.
-    assert daily_rollup.roll_up(now=NOW) == 1
+    # The days not settled are summed again, but none of their figures changed: none is written.
+    assert daily_rollup.roll_up(now=NOW) == 0
     assert recent_figures(service.id, NOW) == WEEK
     if usage_before is not None:
         assert monthly_usage(service.id, NOW.year, NOW.month) == usage_before
@@ -101,9 +101,10 @@ def test_an_unsettled_day_follows_late_receipts_a_settled_one_is_never_read_agai
     settled = {r.day: r.settled for r in RolledUpDay.select()}
     assert settled[late.created_at.date()] is False and settled[old.created_at.date()] is True
 
+    assert daily_rollup.roll_up(now=NOW) == 0  # nothing changed: no day written
     Notification.update(status="delivered").where(Notification.id == late.id).execute()
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(sending=1, delivered=1)  # until the next run
-    daily_rollup.roll_up(now=NOW)
+    assert daily_rollup.roll_up(now=NOW) == 1  # the day that changed, alone
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(delivered=2)
 
     # A settled day is not summed again: a change to its rows (none is possible through the transition
