@@ -16,7 +16,6 @@ from core.recording import Enqueue, record
 from core.sender import Sender
 from models.db import database, insert_rows
 from models.notification import Notification
-from models.service import Service
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
 from pipeline.documents import is_prepared_file, prepare_files

@@ -113,8 +113,9 @@ def test_an_invitation_sent_is_confirmed_and_the_go_live_checklist_says_it_waits
     ReplyToAddress.create(service=service, email_address="loket@example.gov.nl", is_default=True)
     create_sample_template(service=service)
     invite = f"/services/{service.id}/users/invite"
-    sent = client.post(invite, data={"csrf_token": csrf_token(client, invite), "email_address": "Collega@example.gov.nl",
-                                     "permissions": ["view_activity"]}, follow_redirects=True).get_data(as_text=True)
+    form = {"csrf_token": csrf_token(client, invite), "email_address": "Collega@example.gov.nl",
+            "permissions": ["view_activity"]}
+    sent = client.post(invite, data=form, follow_redirects=True).get_data(as_text=True)
     assert _flash(sent) == ["Uitnodiging verstuurd naar collega@example.gov.nl. Die wordt teamlid zodra de "
                             "uitnodiging is geaccepteerd."]
     page = client.get(f"/services/{service.id}/service-settings/request-to-go-live").get_data(as_text=True)
