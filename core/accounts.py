@@ -72,7 +72,10 @@ def _send_invitation(invitation: Invitation, service: Service, token: str, invit
     from pipeline.wall_clock import on_the_clock
     from workers.platform_email import send_platform_email
 
-    send_platform_email("invitation", invitation.email_address, {
+    address = invitation.email_address
+    if address is None:  # only the first admin's set-up link has none, and it is printed, never emailed
+        raise InvitationError("an invitation without an address is not emailed")
+    send_platform_email("invitation", address, {
         "service_name": service.name, "invited_by": invited_by.name, "url": link(f"/invitation/{token}"),
         # On the service's clock, as its team page shows the same invitation.
         "expires": on_the_clock(invitation.expires_at, service.time_zone),

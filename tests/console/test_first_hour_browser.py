@@ -245,7 +245,8 @@ def test_favicon_figures_postage_and_pages_that_fit_a_phone(browser, console_ser
             assert_accessible(page)
         page.goto(f"/services/{service.id}/notifications")
         table_box = page.locator(".notify-table-scroll").first
-        assert table_box.evaluate("box => box.scrollWidth > box.clientWidth")  # the table scrolls in its box
+        # The table fits the phone (its cells wrap): no column is cut off behind a scroll.
+        assert table_box.evaluate("box => box.scrollWidth <= box.clientWidth + 1")
 
         page.goto("/platform-admin/workers")
         cells = page.locator("#queues tbody td").all_inner_texts()

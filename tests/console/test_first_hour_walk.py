@@ -242,8 +242,8 @@ def _team_and_going_live(walk: Walk, service_id: str, browser, console_server: s
     walk.stop("invite")
     with page.expect_navigation():
         page.locator("main form button[type=submit]").click()
-    assert page.inner_text(".notify-flashes") == ("Uitnodiging verstuurd naar collega@example.gov.nl. Die wordt teamlid "
-                                                  "zodra de uitnodiging is geaccepteerd.")
+    assert page.inner_text(".notify-flashes") == ("Uitnodiging verstuurd naar collega@example.gov.nl. Die wordt "
+                                                  "teamlid zodra de uitnodiging is geaccepteerd.")
     invited = page.locator("main .notify-invitations li", has_text="collega@example.gov.nl")
     assert invited.get_by_role("button", name="Opnieuw versturen collega@example.gov.nl").count() == 1
     assert invited.get_by_role("button", name="Intrekken collega@example.gov.nl").count() == 1
@@ -251,7 +251,8 @@ def _team_and_going_live(walk: Walk, service_id: str, browser, console_server: s
     # Until the colleague accepts, the go-live checklist says whom it waits for, and links to the invitation.
     page.goto(f"/services/{service_id}/service-settings/request-to-go-live")
     waiting = page.locator("main li[data-item=team_member]")
-    assert "Uitnodiging verstuurd naar collega@example.gov.nl, wacht tot die wordt geaccepteerd." in waiting.inner_text()
+    assert ("Uitnodiging verstuurd naar collega@example.gov.nl, wacht tot die wordt geaccepteerd."
+            in waiting.inner_text())
     assert waiting.get_by_role("link").get_attribute("href") == f"/services/{service_id}/users"
     assert page.locator("main li[data-item=reply_to_address] a").get_attribute("href") == (
         f"/services/{service_id}/service-settings/reply-to-addresses/add")

@@ -212,7 +212,8 @@ def test_team_and_guest_list(page, service, member):
     _open(page, f"{team}/{colleague.id}/remove")
     _submit(page, "Dit teamlid verwijderen")
     page.wait_for_url(f"**{team}")
-    assert "bob@example.gov.nl" not in page.inner_text("main")
+    assert page.inner_text(".notify-flashes") == "bob@example.gov.nl uit het team verwijderd"
+    assert "bob@example.gov.nl" not in page.inner_text("main table")
 
     guests = f"/services/{service.id}/guest-list"
     _open(page, guests)

@@ -76,7 +76,8 @@ def themed_server():
 
 def test_another_published_theme_restyles_the_console_and_stays_accessible(browser, themed_server, service):
     member = create_console_user(service=service, permissions=list(SERVICE_PERMISSIONS))
-    context = browser.new_context(base_url=themed_server, viewport={"width": WIDE, "height": 800}, device_scale_factor=1)
+    context = browser.new_context(base_url=themed_server, viewport={"width": WIDE, "height": 800},
+                                  device_scale_factor=1)
     page = context.new_page()
     try:
         sign_in(page, member)
