@@ -127,6 +127,10 @@ class Settings:
     # dev.py run's local mailbox (local_mailbox.py): where its catcher keeps the mail the console
     # shows; None in every other set-up.
     local_mailbox_dir: Path | None = None
+    # An organisation's own NL Design System theme: a CSS file of design tokens (custom properties) served
+    # after the console's own, and the class its rules are written for (added to every page's body).
+    console_theme_css: Path | None = None
+    console_theme_class: str | None = None
 
 
 def load_settings() -> Settings:
@@ -201,6 +205,8 @@ def load_settings() -> Settings:
         print_sftp_host_key=os.environ.get("PRINT_SFTP_HOST_KEY", "").strip() or None,
         print_sftp_timeout_seconds=float(os.environ.get("PRINT_SFTP_TIMEOUT_SECONDS", "30")),
         local_mailbox_dir=Path(os.environ["LOCAL_MAILBOX_DIR"]) if os.environ.get("LOCAL_MAILBOX_DIR") else None,
+        console_theme_css=Path(os.environ["CONSOLE_THEME_CSS"]) if os.environ.get("CONSOLE_THEME_CSS") else None,
+        console_theme_class=os.environ.get("CONSOLE_THEME_CLASS", "").strip() or None,
     )
 
 

@@ -68,7 +68,7 @@ def create_console_app() -> Flask:
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)
 
-    from console import auth, security_headers, times
+    from console import auth, security_headers, theme, times
     from console.account_settings.views import bp as account_settings_bp
     from console.accounts.views import bp as accounts_bp
     from console.api_integration.views import bp as api_integration_bp
@@ -111,12 +111,13 @@ def create_console_app() -> Flask:
     ):
         app.register_blueprint(blueprint)
     register_console_cli(app)
+    theme_values = theme.register(app, settings)
 
     @app.before_request
     def _connect() -> None:
         # A static file needs no database and must never set a cookie: the browser fetches one late
         # (the favicon) with the cookie of the page before, and that answer would overwrite the newer one.
-        if request.endpoint == "static":
+        if request.endpoint in ("static", theme.ENDPOINT):
             g.user = None
             return
         g.connection_was_open = enter_request()
@@ -135,7 +136,7 @@ def create_console_app() -> Flask:
     @app.context_processor
     def _globals() -> dict[str, Any]:
         return {"current_user": auth.current_user(), "languages": LANGUAGES, "language": select_language(),
-                "settings": settings}
+                "settings": settings, **theme_values}
 
     # Figures in the reader's language: 1.234 and 12,5% in Dutch, 1,234 and 12.5% in English.
     app.jinja_env.filters["number"] = format_decimal
