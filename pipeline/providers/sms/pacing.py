@@ -18,15 +18,21 @@ The clock is Redis's own (TIME in the script), so processes on several hosts sha
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 import time
 import uuid
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import redis
 
+from models.outages import REDIS_UNAVAILABLE
 from pipeline.providers.errors import Paced
 from pipeline.providers.sms import types
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -131,8 +137,8 @@ class Pacer:
         `max_wait`."""
         lease = uuid.uuid4().hex
         keys = [self._key(gateway, what) for what in ("clock", "in-flight", "ramp", "hold")] + [probation_key]
-        args = [limits.per_second, limits.in_flight, lease, self.lease_ms, self.max_wait * 1000, RAMP_START,
-                RAMP_STEP_SECONDS * 1000]
+        args: list[str | float] = [limits.per_second, limits.in_flight, lease, self.lease_ms, self.max_wait * 1000,
+                                   RAMP_START, RAMP_STEP_SECONDS * 1000]
         deadline = time.monotonic() + self.max_wait
         while True:
             granted, wait_ms = self._acquire(keys=keys, args=args)
@@ -164,3 +170,45 @@ def limits_of(kind: str, per_second: int | None, in_flight: int | None) -> Limit
     """A gateway's settings, its type's defaults where it has none."""
     default = DEFAULTS.get(kind, DEFAULTS[types.JSON])
     return Limits(per_second or default.per_second, in_flight or default.in_flight)
+
+
+class Pacing:
+    """The pace of the gateways in use, for one send: `limits` by gateway name (a gateway not named
+    is not paced), `probation_key(name)` the circuit breaker's key of a gateway on probation. Redis
+    out of reach while taking a permit means no permit: Paced, so the send waits rather than storm."""
+
+    def __init__(self, pacer: Pacer, limits: Mapping[str, Limits], probation_key: Callable[[str], str]) -> None:
+        self.pacer, self.limits, self.probation_key = pacer, limits, probation_key
+
+    def acquire(self, gateway: str) -> Permit | None:
+        limits = self.limits.get(gateway)
+        if limits is None:
+            return None
+        try:
+            return self.pacer.acquire(gateway, limits, probation_key=self.probation_key(gateway))
+        except REDIS_UNAVAILABLE as exc:
+            raise Paced(f"{gateway}'s pace cannot be read (Redis unavailable: {exc!r})",
+                        retry_after=HOLD_DEFAULT_SECONDS) from exc
+
+    def release(self, permit: Permit | None) -> None:
+        """Advice from here on: a lease not given back ends by itself."""
+        if permit is not None:
+            with _advice("lease not given back"):
+                self.pacer.release(permit)
+
+    def hold_off(self, gateway: str, seconds: float | None) -> None:
+        with _advice("429 not shared with the other workers"):
+            self.pacer.hold_off(gateway, seconds)
+
+    def ramp_up(self, gateway: str) -> None:
+        with _advice("ramp not started"):
+            self.pacer.ramp_up(gateway)
+
+
+@contextlib.contextmanager
+def _advice(what: str) -> Iterator[None]:
+    # Once a provider was called, a Redis outage must not turn a known outcome into an error.
+    try:
+        yield
+    except REDIS_UNAVAILABLE as exc:
+        log.warning("SMS gateway pace: %s (Redis unavailable: %r)", what, exc)
