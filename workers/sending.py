@@ -71,7 +71,9 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         return
     try:
         rotation, providers = _route(notification)
-        pace = pacing(rotation) if rotation is not None else None
+        # The gateways' pace, where a real gateway is called (not on the simulator's path).
+        real = rotation is not None and bool(providers) and not dispatch.is_simulated(providers[0])
+        pace = pacing(rotation) if rotation is not None and real else None
     except BaseException:
         if claim_first:
             # Nothing was sent: a claim kept now would leave the notification `created` with no
