@@ -87,12 +87,12 @@ def add_gateway(name: str, url: str | None = None, type: str = types.JSON, **set
 _RULED = ("type", "url", "token", "account_sid")  # what the gateway rule reads
 
 
-def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
+def change_gateway(gateway_id: str, *, by: str = CHANGED_BY, **changes: Any) -> GatewayState:
     """Change only the settings given (type, url, token, account_sid, messaging_service_sid,
     priority, supports_international, active, max_per_second, max_in_flight; None for a pace setting:
     its type's default). The gateway must pass its rule afterwards, unless it
     is taken out of use and given no new address or credentials: one the service refuses (stored
-    before a setting changed) can always be turned off."""
+    before a setting changed) can always be turned off. `by` names the door in the gateway's history."""
     gateway = find_gateway(gateway_id)
     if gateway.from_configuration and set(gateways.FROM_CONFIGURATION) & changes.keys():
         raise ValidationError("type, url and credentials of a configured gateway are changed in its configuration")
@@ -101,7 +101,7 @@ def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
                                        look_up="url" in changes)
     if problem and (changes.get("active", gateway.active) or set(_RULED) & changes.keys()):
         raise ValidationError(problem)
-    return _states([gateways.change(gateway, changes, by=CHANGED_BY)])[0]
+    return _states([gateways.change(gateway, changes, by=by)])[0]
 
 
 def gateway_history(gateway_id: str) -> list[SmsGatewayChange]:
