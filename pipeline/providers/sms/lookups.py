@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from pipeline.providers.errors import ProviderError
-from pipeline.providers.sms import types
+from pipeline.providers.sms import spryng, types
 from pipeline.providers.sms.transport import Transport, json_answer
 
 
@@ -51,15 +51,15 @@ def lookup_for(kind: str, url: str, token: str | None, *, timeout: float) -> Loo
     """How to ask a gateway of this type for a text by our reference; None when it cannot be asked."""
     if kind != types.SPRYNG or not token:
         return None
-    base = url.rstrip("/")
+    base = spryng.api_url(url)
     key = (os.getpid(), base, timeout)
     with _lock:
         transport = _transports.get(key) or _transports.setdefault(key, Transport(base, timeout))
-    headers = {"Accept": "application/json", "Authorization": f"Bearer {token}"}
-    return lambda reference: _spryng(transport, base, headers, reference)
+    headers = {"Accept": "application/json", "Authorization": f"Bearer {token}"}  # as a send authenticates
+    return lambda reference: _ask_spryng(transport, base, headers, reference)
 
 
-def _spryng(transport: Transport, base: str, headers: dict[str, str], reference: str) -> Answer:
+def _ask_spryng(transport: Transport, base: str, headers: dict[str, str], reference: str) -> Answer:
     query = urlencode({"filters[reference]": reference, "reference": reference})
     try:
         response = transport.get(f"{base}/messages?{query}", headers, what="Spryng")
