@@ -23,7 +23,7 @@ from api.errors import error_response
 from config import Settings, get_settings
 from models.db import utcnow
 from observability import logs, metrics
-from pipeline import provider_settings
+from pipeline import provider_settings, unknown_outcomes
 from pipeline.letters import held as held_print_batches
 from workers import queue_stats
 
@@ -65,6 +65,22 @@ class HeldPrintCollector(Collector):
         now = utcnow()
         oldest.add_metric([], max(((now - batch.held_since).total_seconds() for batch in batches), default=0.0))
         yield from (held, oldest)
+
+
+class UnknownOutcomeCollector(Collector):
+    """Sends whose outcome is unknown (the request went out, no answer came), per channel: each
+    waits for its provider's lookup or receipt, and fails at OUTCOME_UNKNOWN_TIMEOUT_SECONDS."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        count = GaugeMetricFamily("notify_sends_outcome_unknown", "Sends waiting on an unknown outcome, by channel.",
+                                  labels=["channel"])
+        oldest = GaugeMetricFamily("notify_sends_outcome_unknown_oldest_seconds",
+                                   "How long the oldest send of unknown outcome has waited (0 when none).",
+                                   labels=["channel"])
+        for waiting in unknown_outcomes.waiting(utcnow(), get_settings()):
+            count.add_metric([waiting.channel], waiting.count)
+            oldest.add_metric([waiting.channel], waiting.oldest_seconds)
+        yield from (count, oldest)
 
 
 class _RequestIds:
@@ -195,7 +211,7 @@ def register_monitoring(app: Flask) -> None:
     app.before_request(_request_started)
     app.after_request(_request_finished)
     app.teardown_request(lambda exc: logs.clear())
-    collectors = (QueueCollector(), HeldPrintCollector())
+    collectors = (QueueCollector(), HeldPrintCollector(), UnknownOutcomeCollector())
 
     @app.get("/_live")
     def live() -> tuple[Response, int]:

@@ -78,6 +78,7 @@ def create_console_app() -> Flask:
     from console.conversations.views import bp as conversations_bp
     from console.dashboard.views import bp as dashboard_bp
     from console.delivery_events.views import bp as delivery_events_bp
+    from console.gateways.views import bp as gateways_bp
     from console.go_live.views import bp as go_live_bp
     from console.history.views import bp as history_bp
     from console.jobs.views import bp as jobs_bp
@@ -106,6 +107,7 @@ def create_console_app() -> Flask:
         messages_bp,  # messages, their report, cancelling
         send_one_bp, conversations_bp,  # one-off sends; received texts and replies
         ops_bp,  # the worker dashboard (platform admins)
+        gateways_bp,  # the SMS gateways and their pace (platform admins)
         organisations_bp,  # public bodies and their services; the platform admin's search
         mailbox_bp,  # dev.py run's local mailbox (platform admins)
     ):

@@ -16,6 +16,7 @@ from models import crypto
 from models.sms_gateway import SmsGateway, SmsGatewayChange
 from pipeline.errors import BadRequestError, Misconfigured, NoResultFound, ValidationError
 from pipeline.providers.sms import gateways, types
+from pipeline.providers.sms.pacing import Limits
 from workers.sms_rotation import circuit, slow
 
 # Who the gateway history names for changes made here (the configuration names itself).
@@ -25,13 +26,15 @@ CHANGED_BY = "admin-api"
 @dataclass(frozen=True)
 class GatewayState:
     """A gateway with where it stands now: sending (active and not taken out by the circuit
-    breaker), whether its delivery receipts are slow, the webhook addresses to give its provider, and
-    what the service refuses about its settings (stored before a setting changed), if anything."""
+    breaker), whether its delivery receipts are slow, the webhook addresses to give its provider,
+    what the service refuses about its settings (stored before a setting changed), if anything, and
+    its pace (its settings, or its type's defaults)."""
     gateway: SmsGateway
     in_rotation: bool
     slow_receipts: bool
     webhooks: dict[str, str]
     problem: str | None
+    limits: Limits
 
 
 def _states(rows: list[SmsGateway]) -> list[GatewayState]:
@@ -39,7 +42,8 @@ def _states(rows: list[SmsGateway]) -> list[GatewayState]:
     out, slow_now = circuit().unavailable([row.name for row in rows]), slow()
     return [GatewayState(row, row.active and row.name not in out, row.name in slow_now,
                          gateways.webhook_urls(settings, row),
-                         gateways.gateway_problem(row.type, row.url, row.token, row.account_sid, look_up=False))
+                         gateways.gateway_problem(row.type, row.url, row.token, row.account_sid, look_up=False),
+                         gateways.limits(row))
             for row in rows]
 
 
@@ -66,7 +70,7 @@ def list_gateways() -> list[GatewayState]:
 def add_gateway(name: str, url: str | None = None, type: str = types.JSON, **settings: Any) -> GatewayState:
     """A new gateway of a type (json when not given); `url` defaults to a real provider's API
     address; `settings` are token, account_sid, messaging_service_sid, priority,
-    supports_international and active."""
+    supports_international, active, max_per_second and max_in_flight."""
     url = url or types.DEFAULT_URLS.get(type)
     if url is None:
         raise ValidationError("url is a required property")
@@ -83,11 +87,12 @@ def add_gateway(name: str, url: str | None = None, type: str = types.JSON, **set
 _RULED = ("type", "url", "token", "account_sid")  # what the gateway rule reads
 
 
-def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
+def change_gateway(gateway_id: str, *, by: str = CHANGED_BY, **changes: Any) -> GatewayState:
     """Change only the settings given (type, url, token, account_sid, messaging_service_sid,
-    priority, supports_international, active). The gateway must pass its rule afterwards, unless it
+    priority, supports_international, active, max_per_second, max_in_flight; None for a pace setting:
+    its type's default). The gateway must pass its rule afterwards, unless it
     is taken out of use and given no new address or credentials: one the service refuses (stored
-    before a setting changed) can always be turned off."""
+    before a setting changed) can always be turned off. `by` names the door in the gateway's history."""
     gateway = find_gateway(gateway_id)
     if gateway.from_configuration and set(gateways.FROM_CONFIGURATION) & changes.keys():
         raise ValidationError("type, url and credentials of a configured gateway are changed in its configuration")
@@ -96,7 +101,7 @@ def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
                                        look_up="url" in changes)
     if problem and (changes.get("active", gateway.active) or set(_RULED) & changes.keys()):
         raise ValidationError(problem)
-    return _states([gateways.change(gateway, changes, by=CHANGED_BY)])[0]
+    return _states([gateways.change(gateway, changes, by=by)])[0]
 
 
 def gateway_history(gateway_id: str) -> list[SmsGatewayChange]:

@@ -30,6 +30,10 @@ class SmsGateway(BaseModel):
     priority = peewee.IntegerField(default=10)
     supports_international = peewee.BooleanField(default=False)
     active = peewee.BooleanField(default=True)
+    # Its pace (pipeline/providers/sms/pacing.py): messages a second and requests at once; None: its
+    # type's default.
+    max_per_second = peewee.IntegerField(null=True)
+    max_in_flight = peewee.IntegerField(null=True)
     from_configuration = peewee.BooleanField(default=False)
     created_at = peewee.DateTimeField(default=utcnow)
     updated_at = peewee.DateTimeField(null=True)

@@ -41,6 +41,7 @@ from pipeline.providers import (
     SmsMessageData,
     SmsProvider,
 )
+from pipeline.providers.errors import RateLimited
 from pipeline.providers.registry import email_provider, sms_provider
 from pipeline.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.receipts import apply_held_for
@@ -213,6 +214,9 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
         if not is_simulated(provider):
             give_back_connection()  # no query until the provider answers
         reference = _hand_over(provider, message)
+    except RateLimited:  # the gateway's "too many requests": counted apart from its failures
+        outcome = "rate-limited"
+        raise
     except RetryableProviderError:
         outcome = "retryable-error"
         raise

@@ -3,10 +3,12 @@ did not reach the one before it (RetryableProviderError), so no message reaches 
 
 Texts go to the SMS gateways in use (pipeline/providers/sms/gateways.py) in the order
 selection.order gives them: drawn by share, without those out of rotation, slow ones with half
-their share. Emails go to the SMTP relay, then to SMTP_FALLBACK_URL's. A call whose outcome is
-unknown is never failed over: at a gateway that drops repeats (`deduplicates`) the notification is
-pinned to that gateway (its `sent_by`, set while it is still `created`) and retried there only;
-elsewhere it waits for its receipt.
+their share. Each gateway is called at its pace (pipeline/providers/sms/pacing.py): a gateway with no
+room now, or one that answered 429, is passed over like one that is down, without counting against
+it. Emails go to the SMTP relay, then to SMTP_FALLBACK_URL's. A call whose outcome is unknown is
+never failed over: the notification is pinned to that gateway (its `sent_by`, set while it is still
+`created`); at a gateway that drops repeats (`deduplicates`) it is retried there only; elsewhere it
+waits for that gateway's lookup (pipeline/unknown_outcomes.py) or its receipt.
 """
 from __future__ import annotations
 
@@ -25,10 +27,11 @@ from pipeline.providers import (
     RetryableProviderError,
     SmsProvider,
 )
-from pipeline.providers.errors import TECHNICAL_FAILURE
+from pipeline.providers.errors import TECHNICAL_FAILURE, Paced, RateLimited
 from pipeline.providers.registry import email_providers, sms_gateway, sms_provider
 from pipeline.providers.sms import gateways, selection
 from pipeline.providers.sms.circuit import CircuitBreaker
+from pipeline.providers.sms.pacing import Pacing
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +71,20 @@ def only_simulated(channel: str, settings: Settings) -> bool:
 
 
 def send(notification: Notification, providers: list[Provider], *,
-         circuit: CircuitBreaker | None) -> dispatch.Dispatched:
+         circuit: CircuitBreaker | None, pacing: Pacing | None = None) -> dispatch.Dispatched:
     """Call the providers in turn until one takes the message; raises what the last one raised."""
     if not providers:
         raise RetryableProviderError("no SMS gateway can take this text now: all are out of rotation")
     last: RetryableProviderError | None = None
     for provider in providers:
         try:
-            sent = dispatch.send(notification, provider)
+            sent = _paced_send(notification, provider, pacing)
+        except (Paced, RateLimited) as error:  # not now, and no sign of trouble: the next one may take it
+            if isinstance(error, RateLimited) and pacing is not None:
+                pacing.hold_off(provider.name, error.retry_after)
+            log.info("%s did not take %s now (%s)", provider.name, notification.id, error)
+            last = error
+            continue
         except RetryableProviderError as error:  # certainly not there: the next one may take it
             _failed(circuit, provider)
             log.info("%s did not take %s (%s); %s", provider.name, notification.id, error,
@@ -84,8 +93,9 @@ def send(notification: Notification, providers: list[Provider], *,
             continue
         except OutcomeUnknownError as error:
             _failed(circuit, provider)
-            if provider.deduplicates:
+            if circuit is not None or provider.deduplicates:  # an SMS gateway: its lookup asks there
                 _pin(notification, provider.name)
+            if provider.deduplicates:
                 raise RetryAtSameProvider(str(error)) from error
             raise
         except FinalProviderError as error:
@@ -94,10 +104,20 @@ def send(notification: Notification, providers: list[Provider], *,
             raise
         if circuit is not None:
             with _bookkeeping(circuit):
-                circuit.record_success(provider.name)
+                if circuit.record_success(provider.name) and pacing is not None:  # its probe got through
+                    pacing.ramp_up(provider.name)
         return sent
     assert last is not None
     raise last
+
+
+def _paced_send(notification: Notification, provider: Provider, pacing: Pacing | None) -> dispatch.Dispatched:
+    permit = pacing.acquire(provider.name) if pacing is not None else None
+    try:
+        return dispatch.send(notification, provider)
+    finally:
+        if pacing is not None:
+            pacing.release(permit)
 
 
 @contextlib.contextmanager

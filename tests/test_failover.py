@@ -20,7 +20,7 @@ from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
 from tests.provider_gateways import provider_gateways
 from tests.smtp_server import SmtpServer
-from workers.broker import broker
+from workers.broker import broker, ops_redis
 
 COOLDOWN = 60  # seconds; the test shortens it in Redis when it wants the cool-down over
 
@@ -72,6 +72,8 @@ def test_texts_fail_over_to_the_second_gateway_once_each_and_the_first_comes_bac
     wait_for(lambda: in_rotation(client)["gw-a"])
     third = send(3)
     a.wait_for_messages(3, timeout=15)
+    # Its probe got through: its pace ramps up from an eighth rather than taking every held text at once.
+    assert ops_redis().exists(f"{config.get_settings().queue_namespace}:sms-pace:gw-a:ramp")
 
     token = config.get_settings().provider_webhook_token
     for gateway in (a, b):
@@ -137,6 +139,7 @@ def test_a_gateway_that_may_have_the_text_is_not_failed_over(client, live_server
     time.sleep(1.5)
     assert b.attempts == 0  # never sent elsewhere: it waits for gw-a's receipt
     assert status_of(notification_id) == "created"
+    assert Notification.get_by_id(notification_id).sent_by == "gw-a"  # where its lookup or receipt comes from
 
 
 def test_a_gateway_that_drops_repeats_gets_the_retry_and_no_other_does(client, live_server, worker, two_gateways):

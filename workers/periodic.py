@@ -47,8 +47,8 @@ def sweep_stuck_notifications() -> None:
     """Send again what lost its queue message; fail claims whose outcome stayed unknown.
 
     A claim whose send's outcome is unknown (timed out after the request went out, or its worker
-    died) waits for the provider's receipt, which moves it on; it becomes technical-failure only
-    when none came within OUTCOME_UNKNOWN_TIMEOUT_SECONDS.
+    died) waits for the provider's receipt or its lookup (pipeline/unknown_outcomes.py), which move
+    it on; it becomes technical-failure only when neither did within OUTCOME_UNKNOWN_TIMEOUT_SECONDS.
     """
     from workers.sending import enqueue_deliveries
 
@@ -152,6 +152,10 @@ SCHEDULE.append(("purge-expired", DAY_SECONDS, purge_expired))
 from workers.sms_rotation import check_slow_receipts  # noqa: E402
 
 SCHEDULE.append(("check-slow-sms-receipts", 60, check_slow_receipts))
+# Texts whose send's outcome is unknown (workers/unknown_outcomes.py): asked for at gateways that can be asked.
+from workers.unknown_outcomes import SETTLE_INTERVAL_SECONDS, settle_unknown_outcomes  # noqa: E402
+
+SCHEDULE.append(("settle-unknown-outcomes", SETTLE_INTERVAL_SECONDS, settle_unknown_outcomes))
 
 # The console's messages reports (workers/reports.py): kept a day, then deleted with their files.
 from workers.reports import purge_message_reports  # noqa: E402

@@ -5,6 +5,7 @@ import datetime
 import functools
 import logging
 import random
+import time
 from collections import defaultdict
 
 import dramatiq
@@ -24,6 +25,7 @@ from pipeline.providers import (
     SmsProvider,
     simulated_receipt,
 )
+from pipeline.providers.errors import Paced, RateLimited
 from pipeline.providers.sms.circuit import CircuitBreaker
 from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
 from workers.enqueue import add_after_commit, enqueue_after_commit, enqueued_together, start_flush
@@ -33,7 +35,7 @@ from workers.receipts import (
     queue_simulated_receipts,
     simulated_outbox,
 )
-from workers.sms_rotation import circuit, slow
+from workers.sms_rotation import circuit, pacing, slow
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -69,6 +71,9 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
         return
     try:
         rotation, providers = _route(notification)
+        # The gateways' pace, where a real gateway is called (not on the simulator's path).
+        real = rotation is not None and bool(providers) and not dispatch.is_simulated(providers[0])
+        pace = pacing(rotation) if rotation is not None and real else None
     except BaseException:
         if claim_first:
             # Nothing was sent: a claim kept now would leave the notification `created` with no
@@ -86,9 +91,12 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
     if not claim_first and not dispatch.claim(notification):
         return
     try:
-        sent = failover.send(notification, providers, circuit=rotation)
+        sent = failover.send(notification, providers, circuit=rotation, pacing=pace)
+    except Paced as exc:  # no room at the gateways' pace now: not an outage, so no window runs out
+        _hold_back(notification, exc)
+        return
     except RetryableProviderError as exc:  # no provider took it, and certainly none has it
-        _wait_out(notification, exc)
+        _wait_out(notification, exc, at_least=exc.retry_after if isinstance(exc, RateLimited) else None)
         return
     except OutcomeUnknownError as exc:
         if isinstance(exc, failover.RetryAtSameProvider):  # that gateway drops repeats: safe to wait
@@ -164,12 +172,16 @@ def _report_gone(notification_ids: list[str]) -> None:
             metrics.messages_without_notification.labels(logs.current("actor") or "").inc()
 
 
-def _wait_out(notification: Notification, reason: Exception) -> None:
-    """Hand the claim back and try again later (raises dramatiq.Retry), with a growing delay, while
-    the send's window lasts; past it the send is a technical failure (returns). One WARNING line
-    either way, never a traceback: an outage is expected, and each of its retries would log one."""
+def _wait_out(notification: Notification, reason: Exception, at_least: float | None = None) -> None:
+    """Hand the claim back and try again later (raises dramatiq.Retry), with a growing delay (at
+    least `at_least` seconds: a 429's Retry-After), while the send's window lasts; past it the send
+    is a technical failure (returns). One WARNING line either way, never a traceback: an outage is
+    expected, and each of its retries would log one."""
     notification_id, settings = str(notification.id), get_settings()
-    retry_at = retry_window.next_attempt(notification, utcnow(), settings, random.random())
+    now = utcnow()
+    retry_at = retry_window.next_attempt(notification, now, settings, random.random())
+    if retry_at is not None and at_least is not None:
+        retry_at = max(retry_at, now + datetime.timedelta(seconds=at_least * (1 + random.random() / 4)))
     if retry_at is None:
         log.warning("%s reached no provider within %d s, the last time: %s; marking technical-failure",
                     notification_id, settings.send_retry_window_seconds, reason)
@@ -179,6 +191,22 @@ def _wait_out(notification: Notification, reason: Exception) -> None:
     delay_ms = max(0, int((retry_at - utcnow()).total_seconds() * 1000))
     log.warning("%s not sent, trying again in %.1f s: %s", notification_id, delay_ms / 1000, reason)
     raise dramatiq.Retry(str(reason), delay=delay_ms)
+
+
+# A send the gateways' pace turned away waits this long at least (spread by as much again), and its
+# thread holds back up to HOLD_BACK_SECONDS of it before taking its next message: a backlog then
+# stays in its queue instead of cycling through retries faster than the gateways take it.
+PACED_RETRY_SECONDS = 1.0
+HOLD_BACK_SECONDS = 1.0
+
+
+def _hold_back(notification: Notification, reason: Paced) -> None:
+    delay = max(reason.retry_after, PACED_RETRY_SECONDS) * (1 + random.random())
+    dispatch.release(str(notification.id), utcnow() + datetime.timedelta(seconds=delay))
+    log.info("%s not sent yet, at the gateways' pace: trying again in %.1f s (%s)", notification.id, delay, reason)
+    held = min(delay, HOLD_BACK_SECONDS)
+    time.sleep(held)
+    raise dramatiq.Retry(str(reason), delay=int((delay - held) * 1000))
 
 
 @dramatiq.actor(queue_name="send-sms", **RETRIES)

@@ -1,5 +1,6 @@
 """What every worker must agree on about the SMS gateways, kept in Redis: which are out of rotation
-(the circuit breaker) and which are slow with their receipts (checked every minute)."""
+(the circuit breaker), the pace each is sent at, and which are slow with their receipts (checked
+every minute)."""
 from __future__ import annotations
 
 import dramatiq
@@ -9,6 +10,7 @@ from models.cache import cached
 from models.db import utcnow
 from pipeline.providers.sms import gateways
 from pipeline.providers.sms.circuit import CircuitBreaker
+from pipeline.providers.sms.pacing import Pacer, Pacing
 from pipeline.providers.sms.slow_receipts import slow_gateways
 from workers.broker import ops_redis
 
@@ -20,6 +22,22 @@ def circuit() -> CircuitBreaker:
     settings = get_settings()
     return CircuitBreaker(ops_redis(), settings.queue_namespace, threshold=settings.sms_gateway_failure_threshold,
                           cooldown=settings.sms_gateway_cooldown_seconds)
+
+
+_pacers: dict[tuple, Pacer] = {}
+
+
+def pacing(breaker: CircuitBreaker) -> Pacing:
+    """The gateways' pace for one send, with their settings as the hot-path cache has them."""
+    settings = get_settings()
+    client = ops_redis()
+    key = (id(client), settings.queue_namespace, settings.sms_gateway_timeout_seconds)
+    pacer = _pacers.get(key)
+    if pacer is None:  # it registers its scripts once; built twice at once, either serves
+        pacer = _pacers[key] = Pacer(client, settings.queue_namespace,
+                                     request_seconds=settings.sms_gateway_timeout_seconds)
+    limits = {row.name: gateways.limits(row) for row in gateways.in_use(settings)}
+    return Pacing(pacer, limits, breaker.probation_key)
 
 
 def _slow_key() -> str:

@@ -3,14 +3,16 @@
 
     GET   /admin/sms-gateways
     POST  /admin/sms-gateways                 {"name", "type", "url", "token", "account_sid", "messaging_service_sid",
-                                               "priority", "supports_international", "active"}
+                                               "priority", "supports_international", "active",
+                                               "max_per_second", "max_in_flight"}
     PATCH /admin/sms-gateways/<id>            the same settings but the name
     GET   /admin/sms-gateways/<id>/history    every change, newest first
 `type` is json (the default), spryng, cm or twilio; a real provider's url defaults to its API's
 address. The token (the JSON gateway's or Spryng's bearer token, CM's product token, Twilio's
 auth token) is stored encrypted and never returned. A configured gateway's type, URL and
 credentials follow its configuration (SMS_GATEWAYS), so they are not changed here. `webhooks` are the
-addresses to give the provider (docs/providers-sms.md).
+addresses to give the provider (docs/providers-sms.md). `max_per_second` and `max_in_flight` are the
+gateway's pace, kept by every worker process together (null: its type's default, which the answer shows).
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ _settings_properties = {
     "priority": {"type": "integer", "minimum": 0, "maximum": 100},
     "supports_international": {"type": "boolean"},
     "active": {"type": "boolean"},
+    **{field: {"type": ["integer", "null"], "minimum": 1, "maximum": most} for field, most in gateways.PACE.items()},
 }
 create_gateway = {
     "type": "object",
@@ -60,13 +63,14 @@ _datetime = {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{
 gateway_response = {
     "type": "object",
     "required": ["id", "name", "type", "url", "account_sid", "messaging_service_sid", "priority",
-                 "supports_international", "active", "from_configuration", "in_rotation", "slow_receipts", "webhooks",
-                 "problem", "created_at", "updated_at"],
+                 "supports_international", "active", "max_per_second", "max_in_flight", "from_configuration",
+                 "in_rotation", "slow_receipts", "webhooks", "problem", "created_at", "updated_at"],
     "properties": {
         "id": uuid_property(), "name": {"type": "string"}, "type": {"enum": list(types.TYPES)},
         "url": {"type": "string"}, "account_sid": {"type": ["string", "null"]},
         "messaging_service_sid": {"type": ["string", "null"]}, "priority": {"type": "integer"},
         "supports_international": {"type": "boolean"}, "active": {"type": "boolean"},
+        "max_per_second": {"type": "integer"}, "max_in_flight": {"type": "integer"},
         "from_configuration": {"type": "boolean"}, "in_rotation": {"type": "boolean"},
         "slow_receipts": {"type": "boolean"},
         # What the service refuses about a stored gateway's settings (null: nothing); one in use so
@@ -94,6 +98,7 @@ def gateway_json(state: GatewayState) -> dict[str, Any]:
         "account_sid": gateway.account_sid, "messaging_service_sid": gateway.messaging_service_sid,
         "priority": gateway.priority,
         "supports_international": gateway.supports_international, "active": gateway.active,
+        "max_per_second": state.limits.per_second, "max_in_flight": state.limits.in_flight,
         "from_configuration": gateway.from_configuration, "in_rotation": state.in_rotation,
         "slow_receipts": state.slow_receipts, "webhooks": state.webhooks, "problem": state.problem,
         "created_at": iso(gateway.created_at), "updated_at": iso(gateway.updated_at),

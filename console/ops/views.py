@@ -1,6 +1,6 @@
 """The worker dashboard for platform admins: queues, worker processes, stage durations, held letter
-batches, stuck notifications and dead-lettered messages, read from the broker (workers.queue_stats)
-and the database."""
+batches, sends waiting on an unknown outcome, stuck notifications and dead-lettered messages, read
+from the broker (workers.queue_stats) and the database."""
 from __future__ import annotations
 
 import time
@@ -10,8 +10,11 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
 from flask_babel import gettext as _
 
+from config import get_settings
 from console.auth import platform_admin_required
+from models.db import utcnow
 from models.notification import Notification
+from pipeline import unknown_outcomes
 from pipeline.letters import held
 from workers import dead_letters, queue_stats
 
@@ -30,6 +33,8 @@ def dashboard() -> Any:
     return render_template(
         "ops/dashboard.html", queues=queue_stats.queue_stats(), workers=queue_stats.worker_processes(),
         stages=queue_stats.stage_percentiles(), held_print_batches=held.held_batches(),
+        unknown_outcomes=unknown_outcomes.waiting(utcnow(), get_settings()),
+        outcome_unknown_timeout=get_settings().outcome_unknown_timeout_seconds,
         stuck=queue_stats.stuck_notifications(),
         dead_letters_supported=dead_letters.supported(), now=time.time())
 

@@ -10,10 +10,13 @@ between "retry later", "this notification is finished" and "wait for the receipt
   tried instead: this one does not have the message.
 - FinalProviderError: the provider answered and will not take the message; retrying cannot help.
   `status` names the notification status to end in.
-- OutcomeUnknownError: the request went out and no answer came (a read timeout, a connection lost
-  after the request or the message body was sent). The provider may have the message: sending it
-  again, here or elsewhere, risks a duplicate, so the notification waits for its receipt, unless the
-  provider drops repeats of the same reference (`deduplicates` on the provider).
+  RateLimited (a 429) and Paced (our own pace for the gateway left no room) are kinds of it that
+  say when to try again and are no sign of a gateway in trouble.
+- OutcomeUnknownError: the request went out whole and no answer came (a read timeout, the other end
+  closing the connection without a word once it had our request). The provider may have the
+  message: sending it again, here or elsewhere, risks a duplicate, so the notification waits for the
+  provider's lookup (where it has one) or its receipt, unless the provider drops repeats of the same
+  reference (`deduplicates` on the provider).
 
 Anything else escaping a client is a bug and is left to surface, not folded into these classes.
 The message and provider types live here too, so the client modules import one small module and
@@ -38,6 +41,24 @@ class ProviderError(Exception):
 class RetryableProviderError(ProviderError):
     """Try again later: the provider certainly did not take the message (unreachable, overloaded,
     or it said "not now")."""
+
+
+class RateLimited(RetryableProviderError):
+    """The provider said "too many requests" (429): it did not take the message; `retry_after`
+    (seconds, or None when it did not say) is how long it asks every sender to hold off."""
+
+    def __init__(self, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class Paced(RetryableProviderError):
+    """Not sent: the gateway's own pace (messages per second, requests in flight) leaves no room
+    now. Not a failure of the gateway; `retry_after` seconds is when room is expected."""
+
+    def __init__(self, detail: str, retry_after: float) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
 
 
 class OutcomeUnknownError(ProviderError):

@@ -12,6 +12,7 @@ import config
 from models import cache
 from pipeline.providers.sms import gateways
 from pipeline.providers.sms.circuit import CircuitBreaker
+from pipeline.providers.sms.pacing import Limits
 from pipeline.providers.sms.selection import Candidate, order
 from pipeline.providers.sms.slow_receipts import is_slow
 from tests.admin_helpers import admin_headers, errors
@@ -234,3 +235,36 @@ def test_the_slow_receipt_rule_across_provider_types(client):
         assert slow() == {"spryng-gw", "cm-gw"}
         assert {name: g["slow_receipts"] for name, g in listed(client).items()} == {
             "spryng-gw": True, "twilio-gw": False, "cm-gw": True}
+
+
+def test_each_gateway_has_a_pace_its_types_default_until_an_operator_sets_it(client):
+    created = client.post("/admin/sms-gateways", json={"name": "gw-t", "type": "twilio", "token": "t",
+                                                       "account_sid": "AC" + "0" * 32}, headers=admin_headers())
+    assert created.status_code == 201
+    assert (created.get_json()["max_per_second"], created.get_json()["max_in_flight"]) == (100, 50)  # Twilio's
+    gateway_id = created.get_json()["id"]
+
+    changed = client.patch(f"/admin/sms-gateways/{gateway_id}", json={"max_per_second": 5, "max_in_flight": 2},
+                           headers=admin_headers())
+    assert (changed.get_json()["max_per_second"], changed.get_json()["max_in_flight"]) == (5, 2)
+    cache.clear()
+    [row] = [row for row in gateways.in_use(config.get_settings()) if row.name == "gw-t"]
+    assert gateways.limits(row) == Limits(5, 2)  # what every worker paces it by
+    back = client.patch(f"/admin/sms-gateways/{gateway_id}", json={"max_per_second": None}, headers=admin_headers())
+    assert back.get_json()["max_per_second"] == 100
+
+    assert errors(client.patch(f"/admin/sms-gateways/{gateway_id}", json={"max_per_second": 0, "max_in_flight": 1.5},
+                               headers=admin_headers())) == (400, [
+        ("ValidationError", "max_in_flight 1.5 is not of type integer, null"),
+        ("ValidationError", "max_per_second 0 is less than the minimum of 1"),
+    ])
+    history = client.get(f"/admin/sms-gateways/{gateway_id}/history", headers=admin_headers()).get_json()["changes"]
+    assert [h["changes"] for h in history[:2]] == [{"max_per_second": [5, None]},
+                                                  {"max_per_second": [None, 5], "max_in_flight": [None, 2]}]
+
+
+def test_a_configured_gateways_pace_is_checked_when_it_is_read(configured):
+    config._settings = dataclasses.replace(configured, sms_gateways=json.dumps(
+        [{"name": "gw-b", "url": "http://127.0.0.1:9/b", "max_per_second": 0}]))
+    assert gateways.configuration_problems(config._settings) == [
+        "SMS_GATEWAYS: SMS gateway gw-b: max_per_second must be a whole number from 1 to 10000"]

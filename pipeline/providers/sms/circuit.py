@@ -3,7 +3,8 @@
 A gateway whose calls fail (certainly not delivered, or outcome unknown after a timeout) `threshold`
 times within `window` seconds is taken out of rotation for `cooldown` seconds. Then it is tried
 again: on probation, when one more failure takes it out again at once, while a success closes the
-circuit for good.
+circuit for good. On probation it takes one probe at a time, and after the probe its pace ramps up
+(pipeline/providers/sms/pacing.py): the texts held back by the outage never come all at once.
 
 A breaker is built for each send (workers/sms_rotation.py): its reading of who is out of rotation,
 taken just before the call, also tells which gateways have failures or a probation to clear, so a
@@ -52,10 +53,19 @@ class CircuitBreaker:
             pipe.execute()
         return True
 
-    def record_success(self, name: str) -> None:
+    def record_success(self, name: str) -> bool:
+        """Clear the gateway's failures; True when this success ended its probation (it is back)."""
         if name in self._nothing_to_reset:
-            return
-        self.client.delete(self._key(name, "failures"), self._key(name, "probation"))
+            return False
+        with self.client.pipeline() as pipe:
+            pipe.delete(self._key(name, "failures"))
+            pipe.delete(self._key(name, "probation"))
+            _, ended_probation = pipe.execute()
+        return bool(ended_probation)
+
+    def probation_key(self, name: str) -> str:
+        """The key that exists while the gateway is on probation (its pace allows one probe then)."""
+        return self._key(name, "probation")
 
     def unavailable(self, names: Collection[str]) -> set[str]:
         """The gateways among `names` out of rotation now."""

@@ -4,7 +4,7 @@ Configuration, read once per process and added to the database when missing:
     SMS_GATEWAY_URL, SMS_GATEWAY_TOKEN     one gateway named "http-gateway" (international: yes)
     SMS_GATEWAYS='[{"name": "gw-a", "type": "twilio", "url": "https://...", "token": "...",
                     "account_sid": "AC...", "messaging_service_sid": "MG...", "priority": 70,
-                    "international": true}, ...]'
+                    "international": true, "max_per_second": 50, "max_in_flight": 20}, ...]'
 `type` is json (the default), spryng, cm or twilio (types.py); a real provider's url defaults to its
 API's address. The database then holds each gateway's priority, international support and whether it
 is in use (changed through the admin API, without a restart; every process sees a change within
@@ -34,7 +34,7 @@ from models.db import database, utcnow
 from models.sms_gateway import SmsGateway, SmsGatewayChange
 from pipeline import outbound
 from pipeline.errors import Misconfigured
-from pipeline.providers.sms import types
+from pipeline.providers.sms import pacing, types
 from pipeline.providers.sms.selection import Candidate
 
 if TYPE_CHECKING:
@@ -43,10 +43,11 @@ if TYPE_CHECKING:
 LEGACY_NAME = "http-gateway"
 DEFAULT_PRIORITY = 10
 SETTINGS = ("type", "url", "token", "account_sid", "messaging_service_sid", "priority", "supports_international",
-            "active")
+            "active", "max_per_second", "max_in_flight")
 # What a configured gateway takes from its configuration, whatever was changed elsewhere.
 FROM_CONFIGURATION = ("type", "url", "token", "account_sid", "messaging_service_sid")
-_OPTIONAL = ("token", "account_sid", "messaging_service_sid")  # recorded in a gateway's first entry only when set
+# Recorded in a gateway's first entry only when set.
+_OPTIONAL = ("token", "account_sid", "messaging_service_sid", "max_per_second", "max_in_flight")
 _synced: set[tuple] = set()
 _parsed: dict[tuple, list[dict[str, Any]]] = {}
 _lock = threading.Lock()
@@ -88,11 +89,30 @@ def _entry(position: int, entry: object) -> dict[str, Any]:
     url = str(entry.get("url") or types.DEFAULT_URLS.get(kind, ""))
     gateway = {"name": name, "type": kind, "url": url, "token": entry.get("token"),
                "account_sid": entry.get("account_sid"), "messaging_service_sid": entry.get("messaging_service_sid"),
-               "priority": priority, "supports_international": bool(entry.get("international", False))}
+               "priority": priority, "supports_international": bool(entry.get("international", False)),
+               **{field: _pace(name, entry, field) for field in PACE}}
     problem = gateway_problem(kind, url, gateway["token"], gateway["account_sid"], look_up=False)
     if problem:
         raise ValueError(f"SMS gateway {name}: {problem}")
     return gateway
+
+
+PACE = {"max_per_second": pacing.MAX_PER_SECOND, "max_in_flight": pacing.MAX_IN_FLIGHT}
+
+
+def _pace(name: str, entry: dict[str, Any], field: str) -> int | None:
+    """A pace setting of an SMS_GATEWAYS entry: a whole number from 1 to its maximum, or absent."""
+    value = entry.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= PACE[field]:
+        raise ValueError(f"SMS gateway {name}: {field} must be a whole number from 1 to {PACE[field]}")
+    return value
+
+
+def limits(gateway: SmsGateway) -> pacing.Limits:
+    """The gateway's pace: its settings, its type's defaults where it has none."""
+    return pacing.limits_of(gateway.type, gateway.max_per_second, gateway.max_in_flight)
 
 
 def url_setting_problem(settings: Settings) -> str | None:
@@ -143,7 +163,8 @@ def configured(settings: Settings) -> list[dict[str, Any]]:
     if settings.sms_gateway_url:
         gateways.append({"name": LEGACY_NAME, "type": types.JSON, "url": settings.sms_gateway_url,
                          "token": settings.sms_gateway_token, "account_sid": None, "messaging_service_sid": None,
-                         "priority": DEFAULT_PRIORITY, "supports_international": True})
+                         "priority": DEFAULT_PRIORITY, "supports_international": True, "max_per_second": None,
+                         "max_in_flight": None})
     return gateways + _configured_entries(settings)
 
 

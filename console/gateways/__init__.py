@@ -1,0 +1,1 @@
+"""The SMS gateways page of the console (platform admins): each gateway's state and its pace."""
