@@ -13,7 +13,7 @@ from models import crypto
 from models.api_key import ApiKey
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from models.callback_attempt import CallbackAttempt
-from models.db import BaseModel, database, utcnow
+from models.db import BaseModel, database, is_postgres, utcnow
 from models.document import Document
 from models.held_receipt import HeldReceipt
 from models.notification import Notification, ReceivedText
@@ -337,6 +337,21 @@ def _organisations() -> None:
     database.create_tables([Rate])  # the table is there: only its new unique index is made
 
 
+# --- Step 170 (issue 45, branch jobs): explicit DDL, reads no model; for the lead's frozen migrations. ---
+def _job_rows_in_parts() -> None:
+    if is_postgres():
+        database.execute_sql(
+            'CREATE TABLE IF NOT EXISTS "job_rows" ("job_id" UUID NOT NULL, "part" INTEGER NOT NULL,'
+            ' "first_row" INTEGER NOT NULL, "rows" TEXT NOT NULL, PRIMARY KEY ("job_id", "part"),'
+            ' FOREIGN KEY ("job_id") REFERENCES "job" ("id") ON DELETE CASCADE)')
+    else:
+        database.execute_sql(
+            'CREATE TABLE IF NOT EXISTS "job_rows" ("job_id" TEXT NOT NULL, "part" INTEGER NOT NULL,'
+            ' "first_row" INTEGER NOT NULL, "rows" TEXT NOT NULL, PRIMARY KEY ("job_id", "part"),'
+            ' FOREIGN KEY ("job_id") REFERENCES "job" ("id") ON DELETE CASCADE)')
+# --- end of step 170 ---
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (1, "initial schema", _initial_schema),
     (2, "files sent by email", _documents),
@@ -370,6 +385,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[], None]]] = [
     (155, "account settings: a verified mobile number, email changes waiting for their link", _account_settings),
     (160, "api keys: an optional expiry date, and when its warning went out", _api_key_expiry),
     (165, "organisations: domains, members, services, brands, rate agreements, two-step go-live", _organisations),
+    (170, "a bulk job's rows kept in parts, so a stage decrypts only the part it makes", _job_rows_in_parts),
 ]
 
 
