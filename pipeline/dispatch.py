@@ -279,16 +279,15 @@ def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bo
 
 def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
                      queue_receipts: Callable[[list[tuple[Notification, Dispatched]]], None]) -> None:
-    """record_all_sent() for sends the simulator took, whose receipts queue_receipts(the sends this
-    record moved out of `created`) queues inside the record's transaction, after its UPDATE.
+    """record_all_sent() for sends the simulator took; queue_receipts(the sends this record moved out
+    of `created`) queues their receipts inside the record's transaction, after its UPDATE.
 
-    So the simulator never reports a send before it is recorded: a receipt applied before the
-    commit waits for the record's lock (the row's, or SQLite's one writer) and then finds the
-    notification `sending`, where a receipt queued before the record could overtake it, record the
-    send itself and leave the record to be refused (delivered -> sending). Only the record that
-    moved a notification queues its receipt: a duplicated message queues none. A worker killed
-    before the commit leaves the notification `created` for its redelivered message (a receipt it
-    had queued records the send itself, rule 9); one that cannot queue (Redis away) records nothing.
+    Queued before the record, a receipt could overtake a slow record, record the send itself and
+    leave the record refused (delivered -> sending). Queued here, one applied before the commit
+    waits for the record's lock (the row's, or SQLite's one writer) and finds the notification
+    `sending`; a worker killed before the commit leaves it `created` for its redelivered message,
+    any receipt already queued recording the send itself (rule 9); one that cannot queue (Redis
+    away) records nothing. Only the record that moved a notification queues its receipt.
     """
     now = utcnow()
     asked = _asked(sends, now)

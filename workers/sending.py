@@ -114,13 +114,13 @@ def _route(notification: Notification) -> tuple[CircuitBreaker | None, list[SmsP
     return rotation, failover.route(notification, get_settings(), circuit=rotation, slow=slow, draw=random.random())
 
 
+def _receipt_of(notification: Notification, sent: dispatch.Dispatched) -> dict:
+    assert notification.normalised_to is not None  # set at accept for every text and email
+    return simulated_receipt(sent.reference, str(notification.id), notification.normalised_to)
+
+
 def _queue_receipts(sends: list[tuple[Notification, dispatch.Dispatched]]) -> None:
-    """The simulator's receipts for these sends, queued at once (an outage raises)."""
-    receipts = []
-    for notification, sent in sends:
-        assert notification.normalised_to is not None  # set at accept for every text and email
-        receipts.append(simulated_receipt(sent.reference, str(notification.id), notification.normalised_to))
-    queue_simulated_receipts(receipts)
+    queue_simulated_receipts([_receipt_of(notification, sent) for notification, sent in sends])
 
 
 def _simulate_together(notification_ids: list[str]) -> list[str]:
