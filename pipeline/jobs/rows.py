@@ -26,14 +26,14 @@ from pipeline.recipients import recipient_of, validate_postal_address
 
 CHUNK_ROWS = 1000
 INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one
-PARTS_PER_INSERT = 10  # a statement carries this many parts' ciphertexts (about 1.5 MB for short rows)
+PARTS_PER_INSERT = 10  # parts (their ciphertexts) per INSERT statement
 
 
 def keep_rows(job_id: object, rows: Sequence[list], first_part: int = 0) -> None:
     """Store a job's checked rows (from row first_part*CHUNK_ROWS) a part at a time, in the caller's
     transaction."""
     parts = [{"job": job_id, "part": first_part + n, "first_row": (first_part + n) * CHUNK_ROWS,
-              "rows": list(rows[n * CHUNK_ROWS:(n + 1) * CHUNK_ROWS])}
+              "rows": rows[n * CHUNK_ROWS:(n + 1) * CHUNK_ROWS]}
              for n in range(-(-len(rows) // CHUNK_ROWS))]
     for start in range(0, len(parts), PARTS_PER_INSERT):
         JobRows.insert_many(parts[start:start + PARTS_PER_INSERT]).execute()
