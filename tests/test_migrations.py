@@ -38,10 +38,11 @@ def test_a_database_from_before_jobs_gets_the_job_table_and_who_sent_columns():
     database.execute_sql('DROP INDEX IF EXISTS "notification_job_id_job_row_number"')
     for name in ("job_id", "job_row_number", "created_by_user_id"):
         database.execute_sql(f'ALTER TABLE "notification" DROP COLUMN "{name}"')
+    database.execute_sql('DROP TABLE "job_rows"')  # step 170's, which refers to the job table
     database.execute_sql('DROP TABLE "job"')
-    SchemaVersion.delete().where(SchemaVersion.version == 90).execute()
+    SchemaVersion.delete().where(SchemaVersion.version.in_([90, 170])).execute()
 
-    assert migrate() == [90]
+    assert migrate() == [90, 170]
     columns = {c.name for c in database.get_columns(Notification._meta.table_name)}
     assert {"job_id", "job_row_number", "created_by_user_id"} <= columns
     assert "job" in database.get_tables()
@@ -242,4 +243,14 @@ def test_a_database_from_before_time_zones_gets_the_column_with_amsterdam_for_ev
     assert migrate() == [150]
     assert [row[0] for row in database.execute_sql('SELECT "time_zone" FROM "service"').fetchall()] == [
         "Europe/Amsterdam"]
+    assert migrate() == []
+
+
+def test_a_database_from_before_job_rows_in_parts_gets_their_table():
+    database.execute_sql('DROP TABLE "job_rows"')
+    SchemaVersion.delete().where(SchemaVersion.version == 170).execute()
+
+    assert migrate() == [170]
+    assert {c.name for c in database.get_columns("job_rows")} == {"job_id", "part", "first_row", "rows"}
+    assert [k.dest_table for k in database.get_foreign_keys("job_rows")] == ["job"]
     assert migrate() == []
