@@ -1,7 +1,8 @@
 """Bulk sends from a spreadsheet (Notify's "jobs"): one row per uploaded file, its rows become notifications.
 
-The uploaded rows themselves are kept (encrypted) until every row is a notification, so the stages that
-turn rows into notifications can be retried without the upload.
+The uploaded rows themselves are kept (encrypted, a part at a time: JobRows) until they are notifications,
+so the stages that turn rows into notifications can be retried without the upload, and each reads only
+the part it makes.
 """
 from __future__ import annotations
 
@@ -44,9 +45,25 @@ class Job(BaseModel):
     # lost its stage's message, and the sweep sends it again.
     progressed_at = peewee.DateTimeField(null=True)
     international_rows = peewee.IntegerField(default=0)  # counted against the international_sms limit too
-    # The checked rows (recipient and placeholders), dropped once every row is a notification.
+    # The checked rows of a job uploaded before they were kept in parts (JobRows, migration step 195): the
+    # first stage that reads them splits them into parts.
     rows = EncryptedJSONField(null=True)
 
     class Meta:
         table_name = "job"
         indexes = ((("service", "created_at"), False),)
+
+
+class JobRows(BaseModel):
+    """A part of a job's checked rows (recipient and placeholders, encrypted on their own), kept from
+    the upload until the stage that makes its notifications takes it (pipeline/jobs/rows.py): that
+    stage decrypts one part, never the whole file, whatever the job's size."""
+
+    job = peewee.ForeignKeyField(Job, on_delete="CASCADE", index=False)
+    part = peewee.IntegerField()  # the number of the stage's message that makes it (create_job_rows' chunk)
+    first_row = peewee.IntegerField()  # the row number of rows[0]
+    rows = EncryptedJSONField()
+
+    class Meta:
+        table_name = "job_rows"
+        primary_key = peewee.CompositeKey("job", "part")

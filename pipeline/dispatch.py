@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -231,14 +231,19 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider) -> D
     return Dispatched(provider=provider.name, reference=reference)
 
 
+def _by_status(asked: Sequence[tuple[str, Any, dict[str, Any]]]) -> dict[str, list[int]]:
+    """The positions of the asked records, by the status each moves to (one statement each)."""
+    by_status: dict[str, list[int]] = {}
+    for index, (new_status, _, _) in enumerate(asked):
+        by_status.setdefault(new_status, []).append(index)
+    return by_status
+
+
 def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[bool | BaseException]:
     """The sends that a worker's threads record at the same moment: one statement per new status
     (each its own commit), where one each cost the database a commit per send."""
     outcomes: list[bool | BaseException] = [False] * len(sends)
-    by_status: dict[str, list[int]] = {}
-    for index, (new_status, _, _) in enumerate(sends):
-        by_status.setdefault(new_status, []).append(index)
-    for new_status, indexes in by_status.items():
+    for new_status, indexes in _by_status(sends).items():
         moved: Sequence[bool | BaseException]
         try:
             moved = statuses.transition_each(new_status, [sends[index][1:] for index in indexes])
@@ -258,8 +263,8 @@ def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
     """Move to sending (sent for international sms, where no receipt will come) with cost data,
     then apply any receipt that came before this answer.
 
-    False when another worker recorded this send first (a duplicated simulated send), or a receipt
-    did (it moved the notification on): then only the details still missing are filled in.
+    False when another worker recorded this send first (a duplicated message), or a receipt did (it
+    moved the notification on): then only the details still missing are filled in.
     """
     return record_all_sent([(notification, dispatched)])[0]
 
@@ -267,6 +272,44 @@ def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
 def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bool]:
     """record_sent() for a group's sends, in one round (usually one statement per new status)."""
     now = utcnow()
+    asked = _asked(sends, now)
+    moved = _sent_together.submit_all(asked)
+    _fill_in_details(sends, asked, moved, now)
+    for _, dispatched in sends:
+        if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
+            apply_held_for(dispatched.provider, dispatched.reference)
+    return moved
+
+
+def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
+                     queue_receipts: Callable[[list[tuple[Notification, Dispatched]]], None]) -> None:
+    """record_all_sent() for sends the simulator took; queue_receipts(the sends this record moved out
+    of `created`) queues their receipts inside the record's transaction, after its UPDATE.
+
+    Queued before the record, a receipt could overtake a slow record, record the send itself and
+    leave the record refused (delivered -> sending). Queued here, one applied before the commit
+    waits for the record's lock (the row's, or SQLite's one writer) and finds the notification
+    `sending`; a worker killed before the commit leaves it `created` for its redelivered message,
+    any receipt already queued recording the send itself (rule 9); one that cannot queue (Redis
+    away) records nothing. Only the record that moved a notification queues its receipt.
+    """
+    now = utcnow()
+    asked = _asked(sends, now)
+    with database.atomic():
+        moved = [False] * len(asked)
+        for new_status, indexes in _by_status(asked).items():
+            each = statuses.transition_each(new_status, [asked[index][1:] for index in indexes])
+            for index, was_moved in zip(indexes, each, strict=True):
+                moved[index] = was_moved
+        _fill_in_details(sends, asked, moved, now)
+        taken = [send for send, was_moved in zip(sends, moved, strict=True) if was_moved]
+        if taken:
+            queue_receipts(taken)
+
+
+def _asked(sends: Sequence[tuple[Notification, Dispatched]],
+           now: datetime.datetime) -> list[tuple[str, Any, dict[str, Any]]]:
+    """Each send's record: (its new status, its id, the send's details)."""
     asked: list[tuple[str, Any, dict[str, Any]]] = []
     for notification, dispatched in sends:
         if notification.notification_type == "sms":
@@ -278,15 +321,17 @@ def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bo
             "sent_at": now, "sent_by": dispatched.provider, "provider_reference": dispatched.reference,
             "billable_units": units, "dispatch_started_at": notification.dispatch_started_at or now,
         }))
-    moved = _sent_together.submit_all(asked)
+    return asked
+
+
+def _fill_in_details(sends: Sequence[tuple[Notification, Dispatched]], asked: list[tuple[str, Any, dict[str, Any]]],
+                     moved: Sequence[bool], now: datetime.datetime) -> None:
+    """Not a status change: the details of the sends not moved, where a receipt that came first left
+    them out."""
     for (notification, dispatched), (_, _, details), was_moved in zip(sends, asked, moved, strict=True):
         if not was_moved:
-            # Not a status change: the send's details, where a receipt that came first left them out.
             Notification.update(
                 provider_reference=fn.COALESCE(Notification.provider_reference, dispatched.reference),
                 sent_at=fn.COALESCE(Notification.sent_at, now),
                 billable_units=fn.COALESCE(Notification.billable_units, details["billable_units"]),
             ).where(Notification.id == notification.id).execute()
-        if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
-            apply_held_for(dispatched.provider, dispatched.reference)
-    return moved

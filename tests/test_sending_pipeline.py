@@ -181,20 +181,22 @@ class _WorkerDied(Exception):
 
 def test_a_simulated_send_whose_worker_dies_before_recording_it_is_still_delivered(service, live_server, worker,
                                                                                  monkeypatch):
-    from pipeline import dispatch
     from tests.factories import create_notification
     from workers import sending
 
     notification = create_notification(service=service, fragment_count=1)
+    queue = sending.queue_simulated_receipts
 
-    def dies(*args: object) -> None:
-        raise _WorkerDied  # the moment a kill could come: the send made, not yet recorded
+    def queues_then_dies(receipts: list[dict]) -> None:
+        queue(receipts)
+        raise _WorkerDied  # the last moment a kill could come: the receipt queued, the record not committed
 
-    monkeypatch.setattr(dispatch, "record_sent", dies)
+    monkeypatch.setattr(sending, "queue_simulated_receipts", queues_then_dies)
     with pytest.raises(_WorkerDied):
         sending.deliver_sms.fn(str(notification.id))
     monkeypatch.undo()
 
+    # The record was rolled back; the receipt records the send itself (rule 9).
     wait_for(lambda: status_of(notification.id) == "delivered", timeout=20)
     assert Notification.get_by_id(notification.id).sent_by == "simulated"
 

@@ -81,12 +81,9 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
             dispatch.release(notification_id)
         raise
     if len(providers) == 1 and dispatch.is_simulated(providers[0]):
-        sent = dispatch.send(notification, providers[0])
-        # The receipt is queued before the send is recorded: a worker killed between the two then
-        # leaves the notification `created` for its redelivered message, never `sending` with no
-        # receipt to come. A receipt that overtakes the record is applied all the same (rule 9).
-        queue_simulated_receipts([_receipt_of(notification, sent)])
-        dispatch.record_sent(notification, sent)
+        # Its receipt is queued inside the record's transaction: never before the send is recorded,
+        # nor `sending` with no receipt to come should the worker be killed between the two.
+        dispatch.record_simulated([(notification, dispatch.send(notification, providers[0]))], _queue_receipts)
         return
     if not claim_first and not dispatch.claim(notification):
         return
@@ -132,11 +129,14 @@ def _receipt_of(notification: Notification, sent: dispatch.Dispatched) -> dict:
     return simulated_receipt(sent.reference, str(notification.id), notification.normalised_to)
 
 
+def _queue_receipts(sends: list[tuple[Notification, dispatch.Dispatched]]) -> None:
+    queue_simulated_receipts([_receipt_of(notification, sent) for notification, sent in sends])
+
+
 def _simulate_together(notification_ids: list[str]) -> list[str]:
     """A group's sends bound for the simulator, each step made for all of them at once: read in one
-    round, their receipts queued in one round trip, recorded in one round, in _deliver's order (a
-    worker killed between the steps leaves them `created` for the sweeps, never `sending` with no
-    receipt to come). The ids that must go one by one instead (routed elsewhere) are returned."""
+    round, recorded with their receipts queued in one transaction, as _deliver does. The ids that
+    must go one by one instead (routed elsewhere) are returned."""
     sends, one_by_one, gone = [], [], []
     for notification_id, row in zip(notification_ids, dispatch.awaiting_rows(notification_ids), strict=True):
         if row is None:
@@ -153,8 +153,7 @@ def _simulate_together(notification_ids: list[str]) -> list[str]:
         else:
             one_by_one.append(notification_id)
     if sends:
-        queue_simulated_receipts([_receipt_of(notification, sent) for notification, sent in sends])
-        dispatch.record_all_sent(sends)
+        dispatch.record_simulated(sends, _queue_receipts)
     _report_gone(gone)
     return one_by_one
 

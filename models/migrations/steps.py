@@ -98,6 +98,6 @@ MIGRATIONS: list[Step] = [
     Step(165, "organisations: domains, members, services, brands, rate agreements, two-step go-live"),
     Step(180, "each service's notifications counted per day and kind as they are written, for the dashboard"),
     Step(185, "the lists' indexes per channel and status, and for scheduled sends", transaction=False),
-    # Issue 41, item 4 (branch hanging): two nullable columns, no rebuild on either database.
     Step(190, "each sms gateway's pace: messages a second and requests in flight"),
+    Step(195, "a bulk job's rows kept in parts, each taken by the chunk that sends it"),
 ]

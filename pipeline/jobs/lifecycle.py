@@ -14,6 +14,7 @@ from models.template import Template, TemplateVersion
 from pipeline import daily_limits
 from pipeline.errors import BadRequestError, NoResultFound, TooManyRequestsError
 from pipeline.jobs.checking import CheckedSheet
+from pipeline.jobs.rows import forget_rows, keep_rows
 
 MAX_SCHEDULE_AHEAD = datetime.timedelta(days=7)
 # A job without its uploaded rows, which only the stage making notifications reads (decrypting them
@@ -36,9 +37,9 @@ def create_job(service: Service, version: TemplateVersion, file_name: str, check
             id=uuid.uuid4(), service=service, template_id=version.template.id, template_version=version.version,
             original_file_name=file_name, notification_count=len(checked.rows),
             status=SCHEDULED if scheduled_for else PENDING, scheduled_for=scheduled_for,
-            created_by_user_id=user_id, created_at=now, rows=checked.rows,
-            international_rows=checked.international_rows,
+            created_by_user_id=user_id, created_at=now, international_rows=checked.international_rows,
         )
+        keep_rows(job.id, checked.rows)
         audit.record(service.id, "job.create", subject_id=job.id,
                      after={"file": file_name, "rows": len(checked.rows), "scheduled_for": scheduled_for})
     return job
@@ -65,6 +66,7 @@ def cancel_job(service_id: object, job_id: object) -> Job:
         if not cancelled:
             status = Job.select(Job.status).where(Job.id == job.id).scalar()
             raise BadRequestError(f"Job cannot be cancelled: it is {status}")
+        forget_rows(job.id)
         audit.record(job.service_id, "job.cancel", subject_id=job.id, before={"status": job.status},
                      after={"status": CANCELLED})
     return find_job(service_id, job_id)
@@ -83,7 +85,10 @@ def start_job(job_id: object, now: datetime.datetime | None = None) -> bool:
     try:
         reserved = daily_limits.reserve(service.id, wanted, {kind: service.daily_limit(kind) for kind in wanted})
     except TooManyRequestsError:
-        Job.update(status=LIMITS_EXCEEDED, rows=None).where((Job.id == job.id) & Job.status.in_(WAITING)).execute()
+        with database.atomic():
+            if Job.update(status=LIMITS_EXCEEDED, rows=None).where(
+                    (Job.id == job.id) & Job.status.in_(WAITING)).execute():
+                forget_rows(job.id)
         return False
     started = (Job.update(status=IN_PROGRESS, processing_started=now, progressed_at=now)
                .where((Job.id == job.id) & Job.status.in_(WAITING)).execute())

@@ -7,12 +7,14 @@ import datetime
 import pytest
 
 from models.db import utcnow
-from models.job import CANCELLED, FINISHED, IN_PROGRESS, LIMITS_EXCEEDED, PENDING, SCHEDULED, Job
+from models.job import CANCELLED, FINISHED, IN_PROGRESS, LIMITS_EXCEEDED, PENDING, SCHEDULED, Job, JobRows
 from models.notification import Notification
+from models.template import find_version
 from pipeline import daily_limits
 from pipeline.errors import BadRequestError
 from pipeline.jobs import lifecycle, rows
 from pipeline.jobs.progress import job_progress
+from pipeline.jobs.upload import check_upload
 from tests.factories import create_sample_template
 from tests.jobs.helpers import csv_file, make_job, sms_rows, wait_for
 from workers.jobs import enqueue_start
@@ -26,7 +28,7 @@ def test_a_job_of_2500_rows_becomes_2500_delivered_live_notifications(service, w
     wait_for(lambda: Job.get_by_id(job.id).status == FINISHED)
     wait_for(lambda: job_progress(Job.get_by_id(job.id)).delivered == 2500)
     finished = Job.get_by_id(job.id)
-    assert finished.rows_processed == 2500 and finished.rows is None
+    assert finished.rows_processed == 2500 and JobRows.select().where(JobRows.job == job.id).count() == 0
     notifications = Notification.select().where(Notification.job_id == job.id)
     assert notifications.count() == 2500
     row_7 = notifications.where(Notification.job_row_number == 7).get()
@@ -44,11 +46,34 @@ def test_a_retried_chunk_creates_nothing_twice(service):
     enqueue = lambda new, more: made.append((len(new), more))  # noqa: E731
 
     assert rows.create_chunk(job.id, 0, enqueue) == 1000
-    assert rows.create_chunk(job.id, 0, enqueue) == 0  # the same message delivered again
+    # The same message delivered again finds its part taken: nothing made, no next chunk sent twice.
+    assert rows.create_chunk(job.id, 0, enqueue) == 0
     assert rows.create_chunk(job.id, 1, enqueue) == 500
-    assert made == [(1000, True), (0, True), (500, False)]
+    assert made == [(1000, True), (500, False)]
     assert Notification.select().where(Notification.job_id == job.id).count() == 1500
     assert Job.get_by_id(job.id).status == FINISHED
+    assert JobRows.select().where(JobRows.job == job.id).count() == 0  # no uploaded row outlives its chunk
+
+
+def test_a_job_uploaded_before_rows_were_kept_in_parts_is_made_all_the_same(service):
+    template = create_sample_template(service=service, body="Hello ((name))")
+    checked = check_upload(service, find_version(service, template.id), "people.csv", sms_rows(2500))
+    job = lifecycle.create_job(service, find_version(service, template.id), "people.csv", checked)
+    assert lifecycle.start_job(job.id)
+    assert rows.create_chunk(job.id, 0, lambda new, more: None) == 1000  # made before the upgrade
+    # As the release before kept them: every row in Job.rows, none in parts.
+    JobRows.delete().where(JobRows.job == job.id).execute()
+    Job.update(rows=checked.rows).where(Job.id == job.id).execute()
+
+    assert rows.create_chunk(job.id, 1, lambda new, more: None) == 1000
+    assert rows.create_chunk(job.id, 2, lambda new, more: None) == 500
+
+    made = Notification.select().where(Notification.job_id == job.id).order_by(Notification.job_row_number)
+    assert [n.job_row_number for n in made] == list(range(2500))
+    assert made[2499].body == "Hello Person 2499"
+    finished = Job.get_by_id(job.id)
+    assert (finished.status, finished.rows) == (FINISHED, None)
+    assert JobRows.select().where(JobRows.job == job.id).count() == 0
 
 
 def test_starting_counts_every_row_against_todays_limit_once(service):
@@ -70,6 +95,7 @@ def test_a_job_over_todays_limit_at_its_start_sends_nothing(service):
     assert not lifecycle.start_job(job.id)
     assert Job.get_by_id(job.id).status == LIMITS_EXCEEDED
     assert daily_limits.used_today(service.id, ["sms"]) == {"sms": 20}
+    assert JobRows.select().where(JobRows.job == job.id).count() == 0  # its rows will never be sent
 
 
 def test_a_scheduled_job_waits_until_it_is_due_and_can_be_cancelled_until_then(service):
@@ -84,7 +110,7 @@ def test_a_scheduled_job_waits_until_it_is_due_and_can_be_cancelled_until_then(s
     with pytest.raises(BadRequestError) as refused:
         lifecycle.cancel_job(service.id, job.id)
     assert refused.value.messages == ["Job cannot be cancelled: it is cancelled"]
-    assert Job.get_by_id(job.id).rows is None
+    assert JobRows.select().where(JobRows.job == job.id).count() == 0
 
 
 def test_a_started_job_cannot_be_cancelled(service):
