@@ -256,7 +256,7 @@ def _team_and_going_live(walk: Walk, service_id: str, browser, console_server: s
     walk.stop("mailbox")
     with page.expect_navigation():
         row.first.get_by_role("link").click()
-    assert page.inner_text("h1") == "Uitnodiging voor Parkeervergunningen / Invitation to Parkeervergunningen"
+    assert page.inner_text("h1") == "Uitnodiging voor Parkeervergunningen"
     text = page.inner_text("pre.notify-mail-text")
     assert "Eerste Beheerder nodigt u uit" in text
     walk.stop("invitation-email")
