@@ -16,7 +16,7 @@ from pipeline.rendering.address_names import SPEC_NAMES, shown_name, spec_name
 
 PHONE, EMAIL = "phone number", "email address"
 # Every name a recipient column may be headed with; the first of each language is the one shown.
-RECIPIENT_NAMES = {
+RECIPIENT_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
     PHONE: {"en": ("phone number", "mobile number", "mobile"),
             "nl": ("telefoonnummer", "mobiel nummer", "mobiele nummer", "mobielnummer", "mobiel")},
     EMAIL: {"en": ("email address", "email", "e-mail address"),

@@ -30,7 +30,7 @@ from pipeline.print_provider import DirectoryPrintProvider
 from pipeline.providers.email.events import COMPLAINT, EmailEvent
 from pipeline.unsubscribe import record_request
 from tests.console.users import ConsoleUser, create_console_user
-from tests.factories import create_key, create_notification
+from tests.factories import create_notification
 from tests.jobs.helpers import csv_file
 
 

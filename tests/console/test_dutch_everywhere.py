@@ -10,9 +10,9 @@ import io
 import re
 
 import local_mailbox as mailbox
+from models.job import FINISHED, SCHEDULED, Job
 from models.platform import PLATFORM_SERVICE_ID
 from models.template import Template
-from models.job import FINISHED, SCHEDULED, Job
 from tests.conftest import running_worker, wait_for
 from tests.console.crawl import Page, followed, problems, read_page, untranslated
 from tests.console.full_service import full_service

@@ -163,8 +163,9 @@ def test_a_letter_preview_shows_optional_content_and_keeps_a_plain_placeholder(c
 def test_a_letters_address_placeholders_are_named_in_the_pages_language(console_app, service):
     client = _client(console_app, service)
     token = csrf_token(client, f"/services/{service.id}/templates/new/letter")
+    body = "Beste ((naam)), ((adresregel_2))"
     preview = _text(client.post(f"/services/{service.id}/templates/preview/letter",
-                                data={"csrf_token": token, "subject": "Kop", "body": "Beste ((naam)), ((adresregel_2))"}))
+                                data={"csrf_token": token, "subject": "Kop", "body": body}))
     assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", preview.split("<img")[0])).strip() == (
         "Invulvelden: ((naam)) Uit de adresregels: ((adresregel_2))")
     guide = _text(client.get(f"/services/{service.id}/templates/new/letter"))
