@@ -116,13 +116,11 @@ def create_console_app() -> Flask:
             return
         g.connection_was_open = enter_request()
         # The console's own emails and texts this request sends go in the page's language.
-        g.platform_language = platform.set_language(select_language())
+        platform.set_language(select_language())
         auth.load_session()
 
     @app.teardown_request
     def _disconnect(exc: BaseException | None) -> None:
-        if "platform_language" in g:
-            platform.reset_language(g.platform_language)
         leave_request(g.get("connection_was_open", True))
 
     served_over_https = settings.admin_url.startswith("https://")

@@ -118,13 +118,10 @@ def current_language() -> str:
     return _language.get()
 
 
-def set_language(language: str) -> contextvars.Token:
-    """Declare the language of the page acting (a console request); undo with reset_language."""
-    return _language.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
-
-
-def reset_language(token: contextvars.Token) -> None:
-    _language.reset(token)
+def set_language(language: str) -> None:
+    """Declare the language of the page acting: each console request sets its own, first thing (a request's
+    context is entered again to stream a file, so it is set, never reset)."""
+    _language.set(language if language in LANGUAGES else DEFAULT_LANGUAGE)
 
 
 def template_id(key: str, language: str = DEFAULT_LANGUAGE) -> uuid.UUID:
