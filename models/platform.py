@@ -129,6 +129,15 @@ def template_id(key: str, language: str = DEFAULT_LANGUAGE) -> uuid.UUID:
     return uuid.uuid5(_NAMESPACE, f"template:{key}:{language}")
 
 
+_LANGUAGE_OF = {template_id(key, language): language for key, texts in [*TEMPLATES.items(), *SMS_TEMPLATES.items()]
+                for language in texts}
+
+
+def language_of(template: uuid.UUID) -> str | None:
+    """The language a platform template is written in (its email's HTML says so too); None for any other."""
+    return _LANGUAGE_OF.get(template)
+
+
 def _archive_bilingual(service: Service) -> None:
     """Up to release 0.8 each template held both languages, under "template:<key>": archived, as a team
     deletes a template (their versions stay, so the messages sent from them still name them)."""

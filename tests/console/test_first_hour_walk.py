@@ -364,7 +364,7 @@ def _api(walk: Walk, service_id: str, key: str, live_server: str) -> None:
     _nav(page, "API-koppeling")
     row = page.locator("#api-messages tbody tr").first
     cells = row.locator("td").all_inner_texts()
-    assert cells[1].startswith("0687654321") and cells[2] == "vergunning-2026-17" and cells[3] == "backend (live)"
+    assert cells[1].startswith("0687654321") and cells[2] == "vergunning-2026-17" and cells[3] == "backend (Live)"
     walk.stop("api-integration")
 
     _nav(page, "API-sleutels")

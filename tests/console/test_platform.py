@@ -78,8 +78,10 @@ def test_only_platform_admins_are_shown_the_platform_pages(page, platform_admin,
     assert page.locator("nav.notify-nav").get_by_role("link", name="Werkprocessen en wachtrijen").count() == 0
 
 
-def test_the_consoles_emails_are_written_in_the_language_of_the_page_that_sends_them(console_app, service):
+def test_the_consoles_emails_are_written_in_the_language_of_the_page_that_sends_them(console_app, service,
+                                                                                     real_providers, worker):
     from models.notification import Notification
+    from tests.console.browser import emails_to
     from tests.console.service_pages import csrf_token, signed_in_client
 
     manager = create_console_user(service=service, permissions=["manage_service"], name="Karin")
@@ -101,6 +103,15 @@ def test_the_consoles_emails_are_written_in_the_language_of_the_page_that_sends_
     assert english.subject == f"Invitation to {service.name}"
     assert english.body.startswith(f"Karin has invited you to {service.name} on Notify NL.")
     assert "nodigt" not in english.body
+    # As delivered: the HTML part in the email's own language, its footer included.
+    smtp, _gateway = real_providers
+    emails_to(smtp, "new@example.gov.nl")
+    emails_to(smtp, "nieuw@example.gov.nl")
+    html = {address: next(m for m in smtp.messages if address in m.rcpt_tos).message.get_body(
+        preferencelist=("html",)).get_content() for address in ("new@example.gov.nl", "nieuw@example.gov.nl")}
+    assert '<html lang="en"' in html["new@example.gov.nl"] and "This email was sent by" in html["new@example.gov.nl"]
+    assert '<html lang="nl"' in html["nieuw@example.gov.nl"] and "Deze e-mail is verstuurd door" in html[
+        "nieuw@example.gov.nl"]
 
 
 def test_the_bilingual_templates_of_release_0_8_are_archived():
