@@ -129,13 +129,12 @@ def template_id(key: str, language: str = DEFAULT_LANGUAGE) -> uuid.UUID:
     return uuid.uuid5(_NAMESPACE, f"template:{key}:{language}")
 
 
-_LANGUAGE_OF = {template_id(key, language): language for key, texts in [*TEMPLATES.items(), *SMS_TEMPLATES.items()]
-                for language in texts}
+_LANGUAGE_OF = {template_id(key, language): language for key in [*TEMPLATES, *SMS_TEMPLATES] for language in LANGUAGES}
 
 
-def language_of(template: uuid.UUID) -> str | None:
+def language_of(template: uuid.UUID | None) -> str | None:
     """The language a platform template is written in (its email's HTML says so too); None for any other."""
-    return _LANGUAGE_OF.get(template)
+    return _LANGUAGE_OF.get(template) if template is not None else None
 
 
 def _archive_bilingual(service: Service) -> None:
