@@ -1,6 +1,7 @@
 """The Flask app: authenticates, validates, records, enqueues, answers."""
 from __future__ import annotations
 
+import click
 import redis
 from flask import Flask, Response, g, jsonify
 
@@ -8,6 +9,8 @@ from api.errors import register_error_handlers
 from config import get_settings, redis_url
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
+from pipeline import provider_settings
+from version import __version__
 
 
 def create_app() -> Flask:
@@ -15,6 +18,8 @@ def create_app() -> Flask:
     logs.configure("web")
     if database.obj is None:
         init_database(settings.database_url)
+    if click.get_current_context(silent=True) is None:  # a server, not a `flask --app app` command
+        provider_settings.refuse_to_start(settings, provider_settings.WEB)
     app = Flask(__name__, static_folder=None)
     app.json.sort_keys = False
     app.config["SETTINGS"] = settings
@@ -69,7 +74,7 @@ def create_app() -> Flask:
     @app.get("/_status")
     def status() -> tuple[Response, int]:
         checks, code = health(database, status_redis, get_settings())
-        return jsonify(checks), code
+        return jsonify({**checks, "version": __version__}), code
 
     return app
 

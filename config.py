@@ -111,11 +111,13 @@ class Settings:
     # CSV of 100 bytes each; zipped XLSX and ODS files of as many rows are smaller still.
     console_max_upload_bytes: int = 10_000_000
     # Amazon SES events through SNS (api/providers/ses_events.py): the hosts signing certificates are
-    # fetched from and subscriptions confirmed at, the topics taken (empty: any), and a CA file to
-    # trust for those https connections instead of the usual store (tests; a proxy with its own CA).
+    # fetched from and subscriptions confirmed at, the topics taken (empty: any), a CA file to trust
+    # for those https connections instead of the usual store (tests; a proxy with its own CA), and the
+    # CAs a signing certificate must chain up to (None: certifi's bundle, with Amazon's roots).
     sns_host_pattern: str = DEFAULT_SNS_HOST_PATTERN
     sns_topic_arns: tuple[str, ...] = ()
     sns_ca_file: str | None = None
+    sns_signing_ca_file: str | None = None
     # PRINT_PROVIDER=sftp (pipeline/print_provider/ssh.py): the print house's drop, our private key,
     # the server's host key pinned, and how long connecting and each transfer step may take.
     print_sftp_url: str | None = None
@@ -125,6 +127,10 @@ class Settings:
     # dev.py run's local mailbox (local_mailbox.py): where its catcher keeps the mail the console
     # shows; None in every other set-up.
     local_mailbox_dir: Path | None = None
+    # An organisation's own NL Design System theme: a CSS file of design tokens (custom properties) served
+    # after the console's own, and the class its rules are written for (added to every page's body).
+    console_theme_css: Path | None = None
+    console_theme_class: str | None = None
 
 
 def load_settings() -> Settings:
@@ -193,11 +199,14 @@ def load_settings() -> Settings:
         sns_host_pattern=os.environ.get("SNS_HOST_PATTERN") or DEFAULT_SNS_HOST_PATTERN,
         sns_topic_arns=tuple(arn.strip() for arn in os.environ.get("SNS_TOPIC_ARNS", "").split(",") if arn.strip()),
         sns_ca_file=os.environ.get("SNS_CA_FILE") or None,
+        sns_signing_ca_file=os.environ.get("SNS_SIGNING_CA_FILE") or None,
         print_sftp_url=os.environ.get("PRINT_SFTP_URL") or None,
         print_sftp_key_file=Path(os.environ["PRINT_SFTP_KEY_FILE"]) if os.environ.get("PRINT_SFTP_KEY_FILE") else None,
         print_sftp_host_key=os.environ.get("PRINT_SFTP_HOST_KEY", "").strip() or None,
         print_sftp_timeout_seconds=float(os.environ.get("PRINT_SFTP_TIMEOUT_SECONDS", "30")),
         local_mailbox_dir=Path(os.environ["LOCAL_MAILBOX_DIR"]) if os.environ.get("LOCAL_MAILBOX_DIR") else None,
+        console_theme_css=Path(os.environ["CONSOLE_THEME_CSS"]) if os.environ.get("CONSOLE_THEME_CSS") else None,
+        console_theme_class=os.environ.get("CONSOLE_THEME_CLASS", "").strip() or None,
     )
 
 

@@ -23,6 +23,7 @@ from api.errors import error_response
 from config import Settings, get_settings
 from models.db import utcnow
 from observability import logs, metrics
+from pipeline import provider_settings
 from pipeline.letters import held as held_print_batches
 from workers import queue_stats
 
@@ -160,10 +161,19 @@ def queue_checks(settings: Settings) -> dict[str, str]:
             "queues": "not draining: " + ", ".join(old) if old else "ok"}
 
 
+def settings_check(settings: Settings, *, database_answers: bool) -> str:
+    """"ok", or every provider setting that cannot work, an SMS gateway in use that the database
+    holds included (pipeline/provider_settings.py): the processes that use them refuse to start."""
+    found = provider_settings.problems(settings)
+    if database_answers:
+        found += provider_settings.stored_gateway_problems()
+    return "; ".join(found) or "ok"
+
+
 def health(db: peewee.Database, redis_client: redis.Redis,
            settings: Settings | None = None) -> tuple[dict[str, str], int]:
-    """200 when the database and Redis answer and (with settings) the queues are being worked,
-    else 503 naming what is not."""
+    """200 when the database and Redis answer and (with settings) the provider settings can work
+    and the queues are being worked, else 503 naming what is not."""
     checks = {"database": "ok", "redis": "ok"}
     try:
         db.execute_sql("SELECT 1")
@@ -173,6 +183,8 @@ def health(db: peewee.Database, redis_client: redis.Redis,
         redis_client.ping()
     except redis.RedisError as exc:
         checks["redis"] = f"unavailable: {type(exc).__name__}"
+    if settings is not None:
+        checks["settings"] = settings_check(settings, database_answers=checks["database"] == "ok")
     if settings is not None and checks["redis"] == "ok":
         checks.update(queue_checks(settings))
     healthy = all(value == "ok" for value in checks.values())

@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import click
 from flask import Flask, g, render_template, request, session
 from flask_babel import Babel, format_decimal, format_percent
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -19,6 +20,9 @@ from console.request_size import limit_requests
 from models import platform
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
+from pipeline import provider_settings
+from pipeline.errors import Misconfigured
+from version import __version__
 
 ROOT = Path(__file__).resolve().parent
 LANGUAGES = {"nl": "Nederlands", "en": "English"}
@@ -43,6 +47,8 @@ def create_console_app() -> Flask:
         logging.getLogger("console").warning(warning)
     if database.obj is None:
         init_database(settings.database_url)
+    if click.get_current_context(silent=True) is None:  # a server, not a `flask --app console` command
+        provider_settings.refuse_to_start(settings, provider_settings.CONSOLE)
     app = Flask(__name__)
     app.config.update(
         SETTINGS=settings,
@@ -63,7 +69,7 @@ def create_console_app() -> Flask:
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)
 
-    from console import auth, security_headers, times, value_names
+    from console import auth, security_headers, theme, times, value_names
     from console.account_settings.views import bp as account_settings_bp
     from console.accounts.views import bp as accounts_bp
     from console.api_integration.views import bp as api_integration_bp
@@ -106,12 +112,13 @@ def create_console_app() -> Flask:
     ):
         app.register_blueprint(blueprint)
     register_console_cli(app)
+    theme_values = theme.register(app, settings)
 
     @app.before_request
     def _connect() -> None:
         # A static file needs no database and must never set a cookie: the browser fetches one late
         # (the favicon) with the cookie of the page before, and that answer would overwrite the newer one.
-        if request.endpoint == "static":
+        if request.endpoint in ("static", theme.ENDPOINT):
             g.user = None
             return
         g.connection_was_open = enter_request()
@@ -132,7 +139,7 @@ def create_console_app() -> Flask:
     @app.context_processor
     def _globals() -> dict[str, Any]:
         return {"current_user": auth.current_user(), "languages": LANGUAGES, "language": select_language(),
-                "settings": settings, "api_url": settings.base_url}
+                "settings": settings, "api_url": settings.base_url, **theme_values}
 
     # Figures in the reader's language: 1.234 and 12,5% in Dutch, 1,234 and 12.5% in English.
     app.jinja_env.filters["number"] = format_decimal
@@ -142,6 +149,8 @@ def create_console_app() -> Flask:
     app.jinja_env.filters["day"] = times.day
     # Stored values (a channel, key type, permission, status, provider) by the names a person reads.
     app.jinja_env.globals["value_name"] = value_names.value_name
+    # The release, in every page's footer (version.py).
+    app.jinja_env.globals["version"] = __version__
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)
@@ -150,6 +159,9 @@ def create_console_app() -> Flask:
     app.register_error_handler(404, _error_page(404, "errors/404.html"))
     app.register_error_handler(429, _error_page(429, "errors/429.html"))
     app.register_error_handler(CSRFError, _error_page(400, "errors/csrf.html"))
+    # Settings that cannot work (pipeline/provider_settings.py) are named, never a 500.
+    app.register_error_handler(Misconfigured, lambda error: (
+        render_template("errors/misconfigured.html", problems=error.messages), Misconfigured.status_code))
     limit_requests(app, settings.console_max_upload_bytes)
     return app
 

@@ -22,13 +22,17 @@ def user_actor(user: User) -> audit.Actor:
 
 
 def perform(operation: Callable[[], T], form: FlaskForm | None = None, *,
-            translate: Callable[[str], str] = translated) -> tuple[bool, T | None]:
+            translate: Callable[[str], str] = translated, confirm: object = None) -> tuple[bool, T | None]:
     """Run a business function as the signed-in user: (True, its result), or (False, None) with
     its refusal, in the page's language (`translate`: an area's own texts), added to the form's
-    errors (or flashed, for a button without a form)."""
+    errors (or flashed, for a button without a form). `confirm` (a sentence) is flashed once it is
+    done, so every change is confirmed on the page it leads to."""
     try:
         with audit.acting_as(user_actor(current_user())):
-            return True, operation()
+            result = operation()
+        if confirm is not None:
+            flash(str(confirm), "ok")
+        return True, result
     except ApiError as error:
         messages = [translate(message) for message in error.messages]
         if form is not None:

@@ -36,7 +36,6 @@ def link(path: str) -> str:
 def invite(service_id: uuid.UUID | str, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
     """Invite someone to a service with these permissions, by email (a link valid for two days)."""
     from pipeline.recipients import InvalidRecipient, validate_email_address
-    from workers.platform_email import send_platform_email
 
     service = Service.get_or_none(Service.id == service_id)
     if service is None:
@@ -49,14 +48,38 @@ def invite(service_id: uuid.UUID | str, email_address: str, permissions: list[st
     except InvalidRecipient as problem:
         raise InvitationError(problem.message) from None
     token, hashed = new_token()
-    expires_at = utcnow() + INVITATION_VALID
     invitation = Invitation.create(service=service, email_address=address, permissions=list(permissions),
-                                   invited_by=invited_by, token_hash=hashed, expires_at=expires_at)
+                                   invited_by=invited_by, token_hash=hashed, expires_at=utcnow() + INVITATION_VALID)
+    _send_invitation(invitation, service, token, invited_by)
+    return invitation
+
+
+def renew_invitation(invitation: Invitation, sent_by: User) -> Invitation:
+    """Send a waiting (or expired, not accepted) invitation again: a new link, valid two days from now.
+    The link sent before stops working, as only the newest may be in the right hands."""
+    service = Service.get_by_id(invitation.service_id)
+    token, hashed = new_token()
+    invitation.token_hash, invitation.expires_at = hashed, utcnow() + INVITATION_VALID
+    renewed = (Invitation.update(token_hash=invitation.token_hash, expires_at=invitation.expires_at)
+               .where((Invitation.id == invitation.id) & Invitation.accepted_at.is_null()).execute())
+    if not renewed:
+        raise InvitationError("invitation already used")
+    _send_invitation(invitation, service, token, sent_by)
+    return invitation
+
+
+def _send_invitation(invitation: Invitation, service: Service, token: str, invited_by: User) -> None:
+    from pipeline.wall_clock import on_the_clock
+    from workers.platform_email import send_platform_email
+
+    address = invitation.email_address
+    if address is None:  # only the first admin's set-up link has none, and it is printed, never emailed
+        raise InvitationError("an invitation without an address is not emailed")
     send_platform_email("invitation", address, {
         "service_name": service.name, "invited_by": invited_by.name, "url": link(f"/invitation/{token}"),
-        "expires": expires_at.strftime("%Y-%m-%d %H:%M UTC"),
+        # On the service's clock, as its team page shows the same invitation.
+        "expires": on_the_clock(invitation.expires_at, service.time_zone),
     })
-    return invitation
 
 
 def create_setup_link() -> str:

@@ -11,6 +11,8 @@ from collections import Counter
 import peewee
 
 from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, RolledUpDay
+from models.notification import Notification
+from models.plain_rows import tuple_rows
 from pipeline.daily_rollup import as_date, billing_of, held_counts, purged_billing, purged_status_counts
 
 BILLED_KEY_TYPES = ("live", "team")  # test keys never cost
@@ -47,6 +49,30 @@ def status_counts(service_id: object, start: datetime.date, end: datetime.date,
     for (day, kind, key_type, status), n in purged_status_counts(service_id, start, end).items():
         if day not in rolled and key_type in key_types:
             counts[(day, kind, status)] += n
+    return counts
+
+
+def counts_since(service_id: object, start: datetime.datetime, now: datetime.datetime,
+                 key_types: tuple[str, ...]) -> Counter[tuple[str, str]]:
+    """Notifications of the key types created from the moment `start` (naive UTC, a midnight of the
+    service's zone) up to now, per type and status. The whole UTC days come the cheap way (status_counts);
+    the hours before the first UTC midnight from the notifications themselves, by the list index (a part
+    of a day already purged is not in them: the purge's tally is per UTC day)."""
+    midnight = datetime.datetime.combine(start.date(), datetime.time())
+    if midnight < start:
+        midnight += datetime.timedelta(days=1)
+    counts: Counter[tuple[str, str]] = Counter()
+    for (_, kind, status), n in status_counts(service_id, midnight.date(), now.date() + datetime.timedelta(days=1),
+                                              key_types).items():
+        counts[(kind, status)] += n
+    for key_type in key_types if start < midnight else ():
+        rows = (Notification.select(Notification.notification_type, Notification.status,
+                                    peewee.fn.COUNT(Notification.id))
+                .where((Notification.service == service_id) & (Notification.key_type == key_type)
+                       & (Notification.created_at >= start) & (Notification.created_at < midnight))
+                .group_by(Notification.notification_type, Notification.status))
+        for kind, status, n in tuple_rows(rows):
+            counts[(kind, status)] += n
     return counts
 
 

@@ -6,15 +6,16 @@ daily figures of core/daily_figures.py, the job table's (service, created_at), t
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 from dataclasses import dataclass, field
 
-from core.daily_figures import status_counts
+from core.daily_figures import counts_since
 from models.job import IN_PROGRESS, PENDING, SCHEDULED, Job
 from models.notification import Notification, ReceivedText
-from models.service import CHANNELS
+from models.service import CHANNELS, DEFAULT_TIME_ZONE
 from pipeline import statuses
 
-DAYS = 7  # today and the six days before it (UTC days)
+DAYS = 7  # today and the six days before it, on the service's clock
 SHOWN_KEY_TYPES = ("live", "team")  # what was really sent: test keys' messages never leave
 LISTED = 5  # scheduled sends and received texts listed
 # A status group per status; cancelled messages were never sent and are in none.
@@ -49,13 +50,21 @@ class Upcoming:
     jobs: list[Job] = field(default_factory=list)
 
 
-def recent_figures(service_id: object, now: datetime.datetime) -> dict[str, ChannelFigures]:
-    """Messages created in the last DAYS UTC days (today included), per channel and status group."""
-    today = now.date()
-    counts = status_counts(service_id, today - datetime.timedelta(days=DAYS - 1), today + datetime.timedelta(days=1),
-                           SHOWN_KEY_TYPES)
+def first_day(now: datetime.datetime, time_zone: str = DEFAULT_TIME_ZONE) -> datetime.date:
+    """The first of the DAYS days the dashboard counts: today on the service's clock, and the days before."""
+    today = now.replace(tzinfo=datetime.UTC).astimezone(zoneinfo.ZoneInfo(time_zone)).date()
+    return today - datetime.timedelta(days=DAYS - 1)
+
+
+def recent_figures(service_id: object, now: datetime.datetime,
+                   time_zone: str = DEFAULT_TIME_ZONE) -> dict[str, ChannelFigures]:
+    """Messages created in the last DAYS days of the service's time zone (today included, from its
+    midnight), per channel and status group."""
+    midnight = datetime.datetime.combine(first_day(now, time_zone), datetime.time(), zoneinfo.ZoneInfo(time_zone))
+    start = midnight.astimezone(datetime.UTC).replace(tzinfo=None)
+    counts = counts_since(service_id, start, now, SHOWN_KEY_TYPES)
     figures = {channel: ChannelFigures() for channel in CHANNELS}
-    for (_, channel, status), n in counts.items():
+    for (channel, status), n in counts.items():
         group = GROUP_OF.get(status)
         if group and channel in figures:
             setattr(figures[channel], group, getattr(figures[channel], group) + n)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from config import get_settings
 from core.organisation_members import admins_of
+from core.service_users import open_invitations
 from core.services import find_service
 from models import audit
 from models.db import database, utcnow
@@ -54,6 +55,9 @@ class GoLiveStatus:
     trial_mode: bool
     checklist: dict[str, bool]
     request: GoLiveRequest | None
+    # Addresses invited to the team whose invitation waits to be accepted: an invited person counts as
+    # a team member only once they accept, so the checklist says whom it waits for.
+    invited: tuple[str, ...] = ()
 
 
 def _other_members(service: Service, requester: audit.Actor) -> list[str]:
@@ -87,7 +91,8 @@ def go_live_status(service_id: str) -> GoLiveStatus:
     asking = audit.current_actor()
     if latest is not None and latest.status == "pending":
         asking = audit.Actor(latest.requested_by_kind, latest.requested_by_id, latest.requested_by_name)
-    return GoLiveStatus(service.trial_mode, checklist(service, asking), latest)
+    invited = tuple(i.email_address for i in open_invitations(service.id) if i.email_address)
+    return GoLiveStatus(service.trial_mode, checklist(service, asking), latest, invited)
 
 
 def _answers(expected_volumes: dict[str, int] | None, recipients: str | None,

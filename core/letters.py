@@ -92,10 +92,11 @@ def _letter_content(service: Service, body: dict) -> tuple[TemplateVersion, Post
     return version, address, contact_block
 
 
-def checked_letter_address(service: Service, body: dict[str, Any]) -> PostalAddress:
-    """What send_letter checks of the letter itself (template, address, personalisation), without
-    recording it: a console preview refuses what the send would."""
-    return _letter_content(service, body)[1]
+def checked_letter_address(sender: Sender, body: dict[str, Any]) -> PostalAddress:
+    """What send_letter checks of the sender and the letter itself (template, address, personalisation),
+    without recording or counting it: a console preview refuses what the send would."""
+    check_may_send_letters(sender)
+    return _letter_content(sender.service, body)[1]
 
 
 def send_letter(sender: Sender, body: dict[str, Any], enqueue_pdf: Enqueue) -> Notification:

@@ -16,7 +16,6 @@ from core.recording import Enqueue, record
 from core.sender import Sender
 from models.db import database, insert_rows
 from models.notification import Notification
-from models.service import Service
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
 from pipeline.documents import is_prepared_file, prepare_files
@@ -50,11 +49,16 @@ def _sanitise_keys(body: dict) -> list[str]:
     return [k for k in body.get("sanitise_content_for") or () if not is_prepared_file(raw_values.get(k))]
 
 
-def checked_content(service: Service, channel: str, body: dict[str, Any]) -> Rendered:
-    """What send_notification checks of the message itself (template, recipient and content),
-    without recording it: a console preview refuses what the send would."""
+def checked_content(sender: Sender, channel: str, body: dict[str, Any]) -> Rendered:
+    """What send_notification checks of the message itself (template, recipient, who may receive it
+    and content), without recording or counting it: a console preview refuses what the send would,
+    before the preview rather than after it."""
+    service = sender.service
     version = send_checks.find_template(service, body["template_id"], channel)
-    _recipient(channel, body)
+    recipient = _recipient(channel, body)
+    send_checks.check_recipient_allowed(sender, channel, recipient.normalised)
+    if recipient.international and not service.has_permission("international_sms"):
+        raise BadRequestError(INTERNATIONAL_SMS_NOT_ALLOWED)
     return _render(channel, version, body, body.get("personalisation") or {})
 
 

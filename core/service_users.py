@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import uuid
 
-from core.accounts import InvitationError, invite
+from core.accounts import InvitationError, invite, renew_invitation
 from models import audit
-from models.db import database, utcnow
+from models.db import database
 from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
 from pipeline.errors import BadRequestError, NoResultFound
 
@@ -32,8 +32,20 @@ def members_of(service_id: uuid.UUID | str) -> list[ServiceUser]:
 
 
 def open_invitations(service_id: uuid.UUID | str) -> list[Invitation]:
-    return list(Invitation.select().where((Invitation.service == service_id) & Invitation.accepted_at.is_null()
-                                          & (Invitation.expires_at > utcnow())).order_by(Invitation.created_at))
+    return [i for i in waiting_invitations(service_id) if i.is_open()]
+
+
+def waiting_invitations(service_id: uuid.UUID | str) -> list[Invitation]:
+    """Invitations not accepted yet, expired ones included: they can be sent again or withdrawn."""
+    return list(Invitation.select().where((Invitation.service == service_id) & Invitation.accepted_at.is_null())
+                .order_by(Invitation.created_at))
+
+
+def _waiting(service_id: uuid.UUID | str, invitation_id: uuid.UUID | str) -> Invitation:
+    found = next((i for i in waiting_invitations(service_id) if str(i.id) == str(invitation_id)), None)
+    if found is None:  # another service's, accepted meanwhile, withdrawn, or no invitation at all
+        raise NoResultFound()
+    return found
 
 
 def _ordered(permissions: list[str]) -> list[str]:
@@ -67,6 +79,32 @@ def invite_member(service_id: uuid.UUID | str, email_address: str, permissions: 
             raise BadRequestError(str(problem)) from None
         audit.record(service_id, "member.invite", subject_id=invitation.id,
                      after={"email_address": invitation.email_address, "permissions": wanted})
+    return invitation
+
+
+def resend_invitation(service_id: uuid.UUID | str, invitation_id: uuid.UUID | str, sent_by: User) -> Invitation:
+    """Send a waiting invitation again with a new link valid two days; the earlier link stops working."""
+    invitation = _waiting(service_id, invitation_id)
+    with database.atomic():
+        try:
+            renew_invitation(invitation, sent_by)
+        except InvitationError:  # accepted in the meantime: the person is a member now
+            raise NoResultFound() from None
+        audit.record(service_id, "member.invite_resend", subject_id=invitation.id,
+                     after={"email_address": invitation.email_address})
+    return invitation
+
+
+def withdraw_invitation(service_id: uuid.UUID | str, invitation_id: uuid.UUID | str) -> Invitation:
+    """Take back a waiting invitation: its link stops working and its address is no longer awaited."""
+    invitation = _waiting(service_id, invitation_id)
+    with database.atomic():
+        deleted = Invitation.delete().where((Invitation.id == invitation.id)
+                                            & Invitation.accepted_at.is_null()).execute()
+        if not deleted:  # accepted in the meantime: the person is a member now
+            raise NoResultFound()
+        audit.record(service_id, "member.invite_withdraw", subject_id=invitation.id,
+                     before={"email_address": invitation.email_address, "permissions": invitation.permissions})
     return invitation
 
 

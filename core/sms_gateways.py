@@ -12,8 +12,9 @@ import peewee
 
 from config import get_settings
 from core.ids import checked_uuid
+from models import crypto
 from models.sms_gateway import SmsGateway, SmsGatewayChange
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BadRequestError, Misconfigured, NoResultFound, ValidationError
 from pipeline.providers.sms import gateways, types
 from workers.sms_rotation import circuit, slow
 
@@ -24,18 +25,22 @@ CHANGED_BY = "admin-api"
 @dataclass(frozen=True)
 class GatewayState:
     """A gateway with where it stands now: sending (active and not taken out by the circuit
-    breaker), whether its delivery receipts are slow, and the webhook addresses to give its provider."""
+    breaker), whether its delivery receipts are slow, the webhook addresses to give its provider, and
+    what the service refuses about its settings (stored before a setting changed), if anything."""
     gateway: SmsGateway
     in_rotation: bool
     slow_receipts: bool
     webhooks: dict[str, str]
+    problem: str | None
 
 
 def _states(rows: list[SmsGateway]) -> list[GatewayState]:
     settings = get_settings()
     out, slow_now = circuit().unavailable([row.name for row in rows]), slow()
     return [GatewayState(row, row.active and row.name not in out, row.name in slow_now,
-                         gateways.webhook_urls(settings, row)) for row in rows]
+                         gateways.webhook_urls(settings, row),
+                         gateways.gateway_problem(row.type, row.url, row.token, row.account_sid, look_up=False))
+            for row in rows]
 
 
 def find_gateway(gateway_id: str) -> SmsGateway:
@@ -47,19 +52,15 @@ def find_gateway(gateway_id: str) -> SmsGateway:
 
 
 def list_gateways() -> list[GatewayState]:
-    return _states(gateways.in_use(get_settings()))
-
-
-def _check_url(url: str) -> None:
-    problem = gateways.url_problem(url)
-    if problem:
-        raise ValidationError(f"url {problem}")
-
-
-def _check_settings(kind: str, token: str | None, account_sid: str | None) -> None:
-    problem = types.settings_problem(kind, token, account_sid)
-    if problem:
-        raise ValidationError(problem)
+    """Every gateway; raises Misconfigured (409) when SMS_GATEWAY_URL or SMS_GATEWAYS cannot be read,
+    or a stored gateway's token cannot be decrypted."""
+    try:
+        rows = gateways.in_use(get_settings())
+    except Misconfigured:
+        raise
+    except crypto.UNREADABLE:  # ValueError among them: Misconfigured is one, passed on above
+        raise Misconfigured(*gateways.stored_problems(in_use_only=False)) from None
+    return _states(rows)
 
 
 def add_gateway(name: str, url: str | None = None, type: str = types.JSON, **settings: Any) -> GatewayState:
@@ -69,8 +70,9 @@ def add_gateway(name: str, url: str | None = None, type: str = types.JSON, **set
     url = url or types.DEFAULT_URLS.get(type)
     if url is None:
         raise ValidationError("url is a required property")
-    _check_settings(type, settings.get("token"), settings.get("account_sid"))
-    _check_url(url)
+    problem = gateways.gateway_problem(type, url, settings.get("token"), settings.get("account_sid"))
+    if problem:
+        raise ValidationError(problem)
     try:
         gateway = gateways.add({"name": name, "type": type, "url": url, **settings}, by=CHANGED_BY)
     except peewee.IntegrityError:
@@ -78,16 +80,22 @@ def add_gateway(name: str, url: str | None = None, type: str = types.JSON, **set
     return _states([gateway])[0]
 
 
+_RULED = ("type", "url", "token", "account_sid")  # what the gateway rule reads
+
+
 def change_gateway(gateway_id: str, **changes: Any) -> GatewayState:
     """Change only the settings given (type, url, token, account_sid, messaging_service_sid,
-    priority, supports_international, active)."""
+    priority, supports_international, active). The gateway must pass its rule afterwards, unless it
+    is taken out of use and given no new address or credentials: one the service refuses (stored
+    before a setting changed) can always be turned off."""
     gateway = find_gateway(gateway_id)
     if gateway.from_configuration and set(gateways.FROM_CONFIGURATION) & changes.keys():
         raise ValidationError("type, url and credentials of a configured gateway are changed in its configuration")
-    if "url" in changes:
-        _check_url(changes["url"])
-    merged = {field: changes.get(field, getattr(gateway, field)) for field in ("type", "token", "account_sid")}
-    _check_settings(merged["type"], merged["token"], merged["account_sid"])
+    merged = {field: changes.get(field, getattr(gateway, field)) for field in _RULED}
+    problem = gateways.gateway_problem(merged["type"], merged["url"], merged["token"], merged["account_sid"],
+                                       look_up="url" in changes)
+    if problem and (changes.get("active", gateway.active) or set(_RULED) & changes.keys()):
+        raise ValidationError(problem)
     return _states([gateways.change(gateway, changes, by=CHANGED_BY)])[0]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 import re
 import secrets
@@ -121,9 +122,18 @@ def generation_key() -> str:
     return f"{get_settings().queue_namespace}:settings-generation"
 
 
+@functools.lru_cache(maxsize=8)
+def _database_number(url: str) -> int:
+    return int(redis.Redis.from_url(url).get_connection_kwargs().get("db") or 0)
+
+
 def changes_channel() -> str:
-    """The channel each new generation is published on (models.settings_listener listens)."""
-    return f"{get_settings().queue_namespace}:settings-generation-changes"
+    """The channel each new generation is published on (models.settings_listener listens). Keys
+    live in one database of a Redis server, but a PUBLISH reaches the subscribers of every database:
+    the channel names the database, so two deployments sharing a server in two databases never hear
+    each other's changes, nor wait for the other's listeners to acknowledge them."""
+    number = _database_number(redis_url(get_settings()))
+    return f"{get_settings().queue_namespace}:db{number}:settings-generation-changes"
 
 
 def acknowledgements_key(generation: bytes) -> str:

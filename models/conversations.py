@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 
 import peewee
+from peewee import fn
 
 from models.db import utcnow
 from models.notification import Notification, ReceivedText
@@ -73,11 +74,12 @@ def conversation(service: Service, user_number: str, e164: str | None, *,
         .order_by(ReceivedText.created_at.desc()).limit(CONVERSATION_SIZE))
     messages = [Message(True, text.created_at, text.content, None) for text in received]
     if e164 is not None:
-        # Within the service's key-type index range of its sms retention; the number is filtered there.
+        # The recipient index's range (service, lower(normalised_to), created_at) read newest first: a
+        # number's texts, however many the service sent (an E.164 number is the same lower-cased).
         sent = (Notification.select(Notification.created_at, Notification.body, Notification.status).where(
             (Notification.service == service) & Notification.key_type.in_(SENT_KEY_TYPES)
             & (Notification.created_at >= retention_cutoff(service, "sms", now))
-            & (Notification.notification_type == "sms") & (Notification.normalised_to == e164))
+            & (Notification.notification_type == "sms") & (fn.LOWER(Notification.normalised_to) == e164.lower()))
             .order_by(Notification.created_at.desc()).limit(CONVERSATION_SIZE))
         messages += [Message(False, row.created_at, row.body, row.status) for row in sent]
     return sorted(messages, key=lambda message: message.created_at)

@@ -80,6 +80,17 @@ def unindexed_status() -> peewee.Expression:
     return Notification.status.concat("")
 
 
+# The lists filtered by status or channel (issue 45): one range per (channel, status), newest first, merged
+# (models/queries.py), so a rare status costs what a common one does. Made by step 185, concurrently.
+KIND_INDEX = "notification_service_id_key_type_kind_created_at_id"
+Notification.add_index(Notification.index(Notification.service, Notification.key_type, Notification.notification_type,
+                                          Notification.status, Notification.created_at, Notification.id,
+                                          name=KIND_INDEX))
+# The dashboard's scheduled sends: only those not yet handed on, few whatever the table's size.
+SCHEDULED_INDEX = "notification_service_id_scheduled_for"
+Notification.add_index(Notification.index(Notification.service, Notification.scheduled_for, name=SCHEDULED_INDEX,
+                                          where=(Notification.status == "created")
+                                          & Notification.scheduled_for.is_null(False)))
 # Receipts find their notification by the provider's reference, which is set only once it is sent:
 # indexing the rows that have one spares every accepted send an index entry.
 Notification.add_index(Notification.index(Notification.provider_reference,

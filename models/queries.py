@@ -5,7 +5,8 @@ saw; the next page holds the rows strictly after it in that order, compared as t
 (created_at, id) so rows sharing a timestamp are neither skipped nor repeated. The comparison and the
 equality filters match the indexes (service, key_type, created_at, id) on notifications and
 (service, created_at, id) on received texts, so a page is an index range scan read backwards, never
-a sort of the service's rows.
+a sort of the service's rows. A status or channel filter reads one range per (channel, status) of the
+index (service, key_type, notification_type, status, created_at, id), merged in order.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import datetime
 import functools
 import operator
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -28,7 +30,9 @@ RECEIVED_TEXT_DAYS = 7  # the spec keeps received texts readable for 7 days what
 
 @dataclass(frozen=True)
 class NotificationFilters:
-    statuses: tuple[str, ...] = ()  # internal statuses, already expanded from the public filter names
+    # Internal statuses, already expanded from the public filter names; a channel filter without a status
+    # gives every status (pipeline.statuses.EVERY_STATUS): its rows are read a range per status.
+    statuses: tuple[str, ...] = ()
     letter_statuses: tuple[str, ...] = ()  # internal statuses that match letters only (public accepted/received)
     notification_types: tuple[str, ...] = ()
     reference: str | None = None
@@ -72,12 +76,30 @@ def _retention(service: Service, now: datetime.datetime) -> peewee.Expression:
     return condition
 
 
-def notifications_page_query(service: Service, key_type: str, filters: NotificationFilters,
-                             older_than: uuid.UUID | None = None, *, limit: int = PAGE_SIZE,
-                             now: datetime.datetime | None = None) -> peewee.Select | None:
-    """The page's query, or None when the cursor is unknown (the page is then empty)."""
+def _kinds(filters: NotificationFilters) -> list[tuple[str, str]] | None:
+    """The (channel, status) pairs a status or channel filter selects, or None without one."""
+    if not (filters.statuses or filters.letter_statuses):
+        return None
+    channels = filters.notification_types or CHANNELS
+    pairs = [(channel, status) for channel in channels for status in filters.statuses]
+    if "letter" in channels:
+        pairs += [("letter", status) for status in filters.letter_statuses]
+    return list(dict.fromkeys(pairs))
+
+
+def notification_parts(service: Service, key_type: str, filters: NotificationFilters,
+                       older_than: uuid.UUID | None = None, *, limit: int = PAGE_SIZE,
+                       now: datetime.datetime | None = None,
+                       also: Sequence[peewee.Expression] = ()) -> list[peewee.Select] | None:
+    """The page's queries, each one index range read newest first, to be merged (merged()); None when
+    the cursor is unknown (the page is then empty). `also`: further conditions on every part.
+
+    Without a status filter, or with a reference, one query: the list index or the reference's. With
+    one, a query per (channel, status) on the (service, key_type, notification_type, status,
+    created_at, id) index: a rare status is then a short range rather than a filter over every newer
+    row, and PostgreSQL merges the parts in order, reading of each only what the page takes."""
     now = now or utcnow()
-    conditions = [Notification.service == service, Notification.key_type == key_type, _retention(service, now)]
+    conditions = [Notification.service == service, Notification.key_type == key_type, *also]
     if older_than is not None:
         # Only the caller's own notifications serve as cursors: another service's id is unknown here.
         cursor = (Notification.select(Notification.created_at, Notification.id)
@@ -85,6 +107,19 @@ def notifications_page_query(service: Service, key_type: str, filters: Notificat
         if cursor is None:
             return None
         conditions.append(_before(Notification, cursor.created_at, cursor.id))
+    if not filters.include_jobs:
+        conditions.append(Notification.job_id.is_null())
+    kinds = _kinds(filters)
+    if kinds is None or filters.reference is not None:
+        return [_newest_first(_single(service, filters, now, conditions), limit)]
+    return [_newest_first([*conditions, Notification.notification_type == channel, Notification.status == status,
+                           Notification.created_at >= retention_cutoff(service, channel, now)], limit)
+            for channel, status in kinds]
+
+
+def _single(service: Service, filters: NotificationFilters, now: datetime.datetime,
+            conditions: list[peewee.Expression]) -> list[peewee.Expression]:
+    conditions = [*conditions, _retention(service, now)]
     status_conditions = []
     if filters.statuses:
         status_conditions.append(Notification.status.in_(filters.statuses))
@@ -97,10 +132,29 @@ def notifications_page_query(service: Service, key_type: str, filters: Notificat
         conditions.append(Notification.notification_type.in_(filters.notification_types))
     if filters.reference is not None:
         conditions.append(Notification.reference == filters.reference)
-    if not filters.include_jobs:
-        conditions.append(Notification.job_id.is_null())
+    return conditions
+
+
+def _newest_first(conditions: list[peewee.Expression], limit: int) -> peewee.Select:
     return (Notification.select().where(*conditions)
             .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit))
+
+
+def merged(parts: Sequence[peewee.Select], limit: int) -> peewee.SelectBase:
+    """The parts' rows newest first, a page of them: each part is read in the page's order, so only
+    pages are merged, never the service's rows sorted."""
+    if len(parts) == 1:
+        return parts[0]
+    union = functools.reduce(operator.add, parts)  # UNION ALL
+    return union.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)
+
+
+def notifications_page_query(service: Service, key_type: str, filters: NotificationFilters,
+                             older_than: uuid.UUID | None = None, *, limit: int = PAGE_SIZE,
+                             now: datetime.datetime | None = None) -> peewee.SelectBase | None:
+    """The page's query, or None when the cursor is unknown (the page is then empty)."""
+    parts = notification_parts(service, key_type, filters, older_than, limit=limit, now=now)
+    return None if parts is None else merged(parts, limit)
 
 
 def notifications_page(service: Service, key_type: str, filters: NotificationFilters,

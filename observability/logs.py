@@ -16,6 +16,8 @@ from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter
 
+from observability.outages import OutageFilter
+
 CONTEXT_FIELDS = ("request_id", "service_id", "notification_id", "job_id", "message_id", "actor")
 _context: dict[str, contextvars.ContextVar[str | None]] = {
     name: contextvars.ContextVar(name, default=None) for name in CONTEXT_FIELDS}
@@ -90,6 +92,8 @@ def configure(process: str, *, level: int = logging.INFO, stream: Any = None) ->
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(json_formatter(process))
     handler.addFilter(_ContextFilter())
+    # An outage of Redis or the database: a line when it starts and one when it ends, not one per try.
+    handler.addFilter(OutageFilter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

@@ -48,6 +48,10 @@ provider_webhook_refusals = prom.Counter(
     "notify_provider_webhook_refusals_total",
     "Provider webhook messages refused or not understood, by provider and reason.", ["provider", "reason"])
 
+messages_without_notification = prom.Counter(
+    "notify_messages_without_notification_total",
+    "Send messages whose notification does not exist (deleted, or never in this database), by actor.", ["actor"])
+
 
 def exposition(*collectors: Collector) -> tuple[bytes, str]:
     """This process's metrics (with PROMETHEUS_MULTIPROC_DIR every process's of the server) and

@@ -127,15 +127,6 @@ def _retry_after_ms(response: requests.Response) -> int | None:
     return int(value) * 1000 if value.isdigit() else None
 
 
-def _session() -> requests.Session:
-    session = requests.Session()
-    # No proxy or .netrc from the environment: the connection made is the one whose address was checked.
-    session.trust_env = False
-    session.mount("https://", outbound.CheckedAdapter())
-    session.mount("http://", outbound.CheckedAdapter())
-    return session
-
-
 def post(url: str, token: str, payload: dict[str, Any]) -> Outcome:
     """One delivery attempt; network failures come back as an Outcome, never raised. The address is
     checked again here (pipeline/outbound.py): a row may predate the rules, or its name may point
@@ -146,7 +137,7 @@ def post(url: str, token: str, payload: dict[str, Any]) -> Outcome:
     if problem:
         return Outcome(None, f"RefusedAddress: url {problem}", _ms_since(started), transient=False)
     try:
-        with _session() as session:
+        with outbound.session() as session:
             # No redirects: requests would turn a redirected POST into a GET and drop the body.
             # stream: the answer's body is never read, so a receiver answering megabytes costs nothing.
             response = session.post(url, data=body, headers=signed_headers(token, body), timeout=TIMEOUT,

@@ -1,11 +1,13 @@
 """The daily rollup: each service's closed (UTC) days summed into a few rows per day, so the dashboard
 and the usage page never read a closed day's notifications (models/daily_rollup.py).
 
-A day is rolled up as a whole, once per run, until it is settled, from one snapshot of the notifications
-still held and of the purge's tally of those already deleted: a purge running meanwhile neither hides
-nor doubles a row, and writes only its own rows of the store. Nothing is written on the accept path or
-by a status change; a closed day's figures follow its late receipts at the next run (workers/periodic.py
-runs it hourly).
+A day is summed as a whole, on each run until it is settled, from one snapshot of the counts of the
+notifications still held (pipeline/held_counts.py, kept as they are written: no notification is read)
+and of the purge's tally of those already deleted: a purge running meanwhile neither hides nor doubles
+a row, and writes only its own rows of the store. Only a day whose figures changed since the last run is
+written again; a closed day's figures follow its late receipts at the next run (workers/periodic.py runs
+it hourly). Days before the counts began (a database upgraded with notifications in it) are summed from
+their notifications.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import datetime
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 
 import peewee
 
@@ -23,6 +26,7 @@ from models.notification import Notification
 from models.plain_rows import tuple_rows
 from models.service import Service
 from pipeline import statuses
+from pipeline.held_counts import HeldKey, as_date, counted_from, kept_counts
 
 # A letter costs once with the printer; one that never left (cancelled, failed its checks) costs nothing.
 BILLED_LETTER_STATUSES = (statuses.SENDING, statuses.DELIVERED, statuses.RETURNED_LETTER)
@@ -30,25 +34,24 @@ BILLED_LETTER_STATUSES = (statuses.SENDING, statuses.DELIVERED, statuses.RETURNE
 # sending timeout, so a late receipt or bounce no longer changes it.
 SETTLE_AFTER_DAYS = 3
 
-# (UTC day, notification type, key type, status, postage ("" if none), rate multiplier (1 if none),
-#  billable units (None until known)): what a day's notifications are summed by.
-HeldKey = tuple[datetime.date, str, str, str, str, int, int | None]
-
-
-def as_date(value: object) -> datetime.date:
-    # PostgreSQL answers DATE() with a date; on SQLite peewee reads it back through created_at's field,
-    # as a datetime at midnight, or it is ISO text.
-    if isinstance(value, datetime.datetime):
-        return value.date()
-    return value if isinstance(value, datetime.date) else datetime.date.fromisoformat(str(value))
-
-
 def held_counts(service_id: object, start: datetime.date, end: datetime.date,
                 key_types: tuple[str, ...] = KEY_TYPES) -> Counter[HeldKey]:
-    """The service's notifications still held, created from day start up to (not including) day end.
+    """The service's notifications still held, created from day start up to (not including) day end:
+    from the counts kept as they are written, for the days they cover (every day, on a database made
+    with step 180), and from the notifications for days before them."""
+    first_counted = counted_from()
+    counts: Counter[HeldKey] = Counter()
+    if start < first_counted:
+        counts += counted_from_rows(service_id, start, min(end, first_counted), key_types)
+    if end > first_counted:
+        counts += kept_counts(service_id, max(start, first_counted), end, key_types)
+    return counts
 
-    One range of the list index (service, key_type, created_at, id) per key type: the read is bounded by
-    those days' rows, whatever the table's size."""
+
+def counted_from_rows(service_id: object, start: datetime.date, end: datetime.date,
+                       key_types: tuple[str, ...]) -> Counter[HeldKey]:
+    """Counted from the notifications: one range of the list index (service, key_type, created_at, id) per
+    key type, bounded by those days' rows."""
     day = peewee.fn.DATE(Notification.created_at)
     counts: Counter[HeldKey] = Counter()
     for key_type in key_types:
@@ -118,8 +121,77 @@ def _snapshot() -> AbstractContextManager[object]:
     return database.atomic(isolation_level="REPEATABLE READ") if is_postgres() else database.atomic()
 
 
+@dataclass
+class DayFigures:
+    """What the rollup keeps of a day: counts per (type, key type, status), billable notifications per
+    (type, postage, rate multiplier, billable units), and whether the day is settled."""
+    by_status: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    billing: Counter[tuple[str, str, int, int]] = field(default_factory=Counter)
+    settled: bool = False
+
+
+def _figures(service_id: object, days: list[datetime.date], today: datetime.date) -> dict[datetime.date, DayFigures]:
+    """The days' figures now: the held notifications' counts and the purge's tally."""
+    figures = {day: DayFigures() for day in days}
+    held = held_counts(service_id, days[0], today)
+    billing = billing_of(held, service_id) + purged_billing(service_id, days[0], today)
+    unfinished: set[datetime.date] = set()
+    for (day, kind, key_type, status), n in purged_status_counts(service_id, days[0], today).items():
+        if day in figures:
+            figures[day].by_status[(kind, key_type, status)] += n
+    for (day, kind, key_type, status, *_), n in held.items():
+        if day in figures:
+            figures[day].by_status[(kind, key_type, status)] += n
+        if status not in statuses.COMPLETED:
+            unfinished.add(day)
+    for (_, day, kind, postage, multiplier, units), n in billing.items():
+        if day in figures:
+            figures[day].billing[(kind, postage, multiplier, units)] += n
+    for day, each in figures.items():
+        each.settled = day not in unfinished and (today - day).days > SETTLE_AFTER_DAYS
+    return figures
+
+
+def _stored(service_id: object, days: list[datetime.date]) -> dict[datetime.date, DayFigures]:
+    """The days' figures as the last run wrote them (days never rolled up are missing)."""
+    stored = {as_date(row.day): DayFigures(settled=row.settled) for row in RolledUpDay.select().where(
+        (RolledUpDay.service == service_id) & RolledUpDay.day.in_(days))}
+    for row in DailyStatusCount.select().where((DailyStatusCount.service == service_id) & ~DailyStatusCount.purged
+                                               & DailyStatusCount.day.in_(days)):
+        if as_date(row.day) in stored:
+            stored[as_date(row.day)].by_status[(row.notification_type, row.key_type, row.status)] += row.count
+    for usage in DailyUsage.select().where((DailyUsage.service == service_id) & ~DailyUsage.purged
+                                           & DailyUsage.day.in_(days)):
+        if as_date(usage.day) in stored:
+            stored[as_date(usage.day)].billing[(usage.notification_type, usage.postage, usage.rate_multiplier,
+                                                usage.billable_units)] += usage.count
+    return stored
+
+
+def _write(service_id: object, figures: dict[datetime.date, DayFigures]) -> None:
+    days = list(figures)
+    DailyStatusCount.delete().where((DailyStatusCount.service == service_id) & ~DailyStatusCount.purged
+                                    & DailyStatusCount.day.in_(days)).execute()
+    DailyUsage.delete().where((DailyUsage.service == service_id) & ~DailyUsage.purged
+                              & DailyUsage.day.in_(days)).execute()
+    RolledUpDay.delete().where((RolledUpDay.service == service_id) & RolledUpDay.day.in_(days)).execute()
+    DailyStatusCount.insert_many([
+        {"service": service_id, "day": day, "notification_type": kind, "key_type": key_type, "status": status,
+         "count": n} for day, each in figures.items() for (kind, key_type, status), n in each.by_status.items()
+    ]).execute()
+    DailyUsage.insert_many([
+        {"service": service_id, "day": day, "notification_type": kind, "postage": postage,
+         "rate_multiplier": multiplier, "billable_units": units, "count": n}
+        for day, each in figures.items() for (kind, postage, multiplier, units), n in each.billing.items()
+    ]).execute()
+    now = utcnow()
+    RolledUpDay.insert_many([{"service": service_id, "day": day, "rolled_up_at": now, "settled": each.settled}
+                             for day, each in figures.items()]).execute()
+
+
 def roll_up_service(service_id: object, today: datetime.date) -> int:
-    """Roll up the service's closed days not yet settled; returns how many days were written."""
+    """Roll up the service's closed days not yet settled, writing only those whose figures changed since
+    the last run (or never rolled up); returns how many days were written."""
     first = _first_held_day(service_id)
     if first is None or first >= today:
         return 0
@@ -129,33 +201,12 @@ def roll_up_service(service_id: object, today: datetime.date) -> int:
     if not days:
         return 0
     with _snapshot():
-        held = held_counts(service_id, days[0], today)
-        purged = purged_status_counts(service_id, days[0], today)
-        billing = billing_of(held, service_id) + purged_billing(service_id, days[0], today)
-        status_counts: Counter[tuple[datetime.date, str, str, str]] = purged.copy()
-        unfinished: set[datetime.date] = set()
-        for (day, kind, key_type, status, *_), n in held.items():
-            status_counts[(day, kind, key_type, status)] += n
-            if status not in statuses.COMPLETED:
-                unfinished.add(day)
-        DailyStatusCount.delete().where((DailyStatusCount.service == service_id) & ~DailyStatusCount.purged
-                                        & DailyStatusCount.day.in_(days)).execute()
-        DailyUsage.delete().where((DailyUsage.service == service_id) & ~DailyUsage.purged
-                                  & DailyUsage.day.in_(days)).execute()
-        RolledUpDay.delete().where((RolledUpDay.service == service_id) & RolledUpDay.day.in_(days)).execute()
-        chosen = set(days)
-        DailyStatusCount.insert_many([
-            {"service": service_id, "day": day, "notification_type": kind, "key_type": key_type, "status": status,
-             "count": n} for (day, kind, key_type, status), n in status_counts.items() if day in chosen]).execute()
-        DailyUsage.insert_many([
-            {"service": service_id, "day": day, "notification_type": kind, "postage": postage,
-             "rate_multiplier": multiplier, "billable_units": units, "count": n}
-            for (_, day, kind, postage, multiplier, units), n in billing.items() if day in chosen]).execute()
-        now = utcnow()
-        RolledUpDay.insert_many([
-            {"service": service_id, "day": day, "rolled_up_at": now,
-             "settled": day not in unfinished and (today - day).days > SETTLE_AFTER_DAYS} for day in days]).execute()
-    return len(days)
+        figures = _figures(service_id, days, today)
+        stored = _stored(service_id, days)
+        changed = {day: each for day, each in figures.items() if stored.get(day) != each}
+        if changed:
+            _write(service_id, changed)
+    return len(changed)
 
 
 def roll_up(*, now: datetime.datetime | None = None) -> int:

@@ -27,6 +27,14 @@ class ValidationError(ApiError):
     error = "ValidationError"
 
 
+class Misconfigured(ApiError, ValueError):
+    """Settings that cannot work, a line each naming the setting and what is wrong with it
+    (pipeline/provider_settings.py). A process that uses them refuses to start, /_status names them,
+    and a request that needs them is answered 409 rather than failing inside."""
+    error = "ConfigurationError"
+    status_code = 409
+
+
 class AuthError(ApiError):
     error = "AuthError"
     status_code = 403

@@ -9,13 +9,13 @@ from __future__ import annotations
 import datetime
 import uuid
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 from config import get_settings
 from models import cache
 from models.api_key import EXPIRY_WARNING, ApiKey
 from models.service import Service
 from models.user import ServiceUser, User
+from pipeline.wall_clock import on_the_clock
 
 TEMPLATE = "api-key-expiring"
 MANAGING = ("manage_api_keys", "manage_service")
@@ -54,10 +54,9 @@ def claim(key_id: uuid.UUID, now: datetime.datetime) -> ExpiryWarning | None:
     members = (ServiceUser.select(ServiceUser.permissions, User.email_address).join(User)
                .where(ServiceUser.service == service.id).order_by(User.email_address))
     to = [m.user.email_address for m in members if set(m.permissions or []) & set(MANAGING)]
-    zone = ZoneInfo(service.time_zone)  # the service's clock, as its console shows the expiry
-    expires = _expiry_of(key).replace(tzinfo=datetime.UTC).astimezone(zone)
     return ExpiryWarning(to=to, personalisation={
         "service_name": service.name, "key_name": key.name,
-        "expires": f"{expires:%d-%m-%Y %H:%M} ({zone.key})",
+        # The service's clock, as its console shows the expiry.
+        "expires": on_the_clock(_expiry_of(key), service.time_zone),
         "url": f"{get_settings().admin_url}/services/{service.id}/api-keys",
     })

@@ -10,8 +10,6 @@ newest first however many the service has.
 from __future__ import annotations
 
 import datetime
-import functools
-import operator
 import uuid
 import zoneinfo
 from collections.abc import Iterator
@@ -22,10 +20,10 @@ import peewee
 from peewee import fn
 
 from models.notification import Notification
-from models.queries import NotificationFilters, notifications_page_query
+from models.queries import NotificationFilters, merged, notification_parts
 from models.service import Service
 from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
-from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
+from pipeline.statuses import EVERY_STATUS, FILTER_VALUES, LETTER_PUBLIC
 
 LETTER_ONLY_FILTERS = frozenset(LETTER_PUBLIC.values())  # as the API: only letters are "accepted" or "received"
 # The list's "sent with" choices: one key type, or live and team together (what reached real people).
@@ -80,8 +78,10 @@ def _filters(search: MessageSearch) -> NotificationFilters:
     def expand(names: list[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(status for name in names for status in FILTER_VALUES[name]))
 
+    plain = [name for name in search.statuses if name not in LETTER_ONLY_FILTERS]
     return NotificationFilters(
-        statuses=expand([name for name in search.statuses if name not in LETTER_ONLY_FILTERS]),
+        # A channel alone is every status of it: read a range per status (models/queries.py).
+        statuses=expand(plain) if search.statuses or not search.channels else EVERY_STATUS,
         letter_statuses=expand([name for name in search.statuses if name in LETTER_ONLY_FILTERS]),
         notification_types=search.channels,
         include_jobs=True,  # unlike the API's list: a spreadsheet's messages are the service's messages too
@@ -94,44 +94,44 @@ def _midnight(day: datetime.date, time_zone: str) -> datetime.datetime:
     return wall_clock.astimezone(datetime.UTC).replace(tzinfo=None)
 
 
-def _one_key_type(service: Service, search: MessageSearch, key_type: str, older_than: uuid.UUID | None, *,
-                  limit: int) -> peewee.Select | None:
-    query = notifications_page_query(service, key_type, _filters(search), older_than, limit=limit)
-    if query is None:
-        return None
+def _conditions(service: Service, search: MessageSearch) -> list[peewee.Expression]:
+    """The search's conditions beyond the API list's filters: the text, the dates."""
+    conditions = []
     text = search.text.strip()
     if text:
-        query = query.where((fn.LOWER(Notification.normalised_to).in_(recipient_forms(text)))
-                            | (Notification.reference == text))
+        conditions.append((fn.LOWER(Notification.normalised_to).in_(recipient_forms(text)))
+                          | (Notification.reference == text))
     if search.date_from:
-        query = query.where(Notification.created_at >= _midnight(search.date_from, service.time_zone))
+        conditions.append(Notification.created_at >= _midnight(search.date_from, service.time_zone))
     if search.date_to:
-        query = query.where(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1),
-                                                                 service.time_zone))
+        conditions.append(Notification.created_at < _midnight(search.date_to + datetime.timedelta(days=1),
+                                                              service.time_zone))
     if search.created_before:
-        query = query.where(Notification.created_at <= search.created_before)
-    return query
+        conditions.append(Notification.created_at <= search.created_before)
+    return conditions
 
 
-def _per_key_type(service: Service, search: MessageSearch, older_than: uuid.UUID | None, *,
-                  limit: int) -> list[peewee.Select] | None:
-    parts = [_one_key_type(service, search, key_type, older_than, limit=limit)
-             for key_type in KEY_TYPE_CHOICES[search.key_type]]
-    return None if any(part is None for part in parts) else [part for part in parts if part is not None]
+def _parts(service: Service, search: MessageSearch, older_than: uuid.UUID | None, *,
+           limit: int) -> list[peewee.Select] | None:
+    """Every index range the search reads (per key type, and per channel and status when filtered by
+    status); None when the cursor is unknown."""
+    parts: list[peewee.Select] = []
+    for key_type in KEY_TYPE_CHOICES[search.key_type]:
+        found = notification_parts(service, key_type, _filters(search), older_than, limit=limit,
+                                   also=_conditions(service, search))
+        if found is None:
+            return None
+        parts += found
+    return parts
 
 
 def search_query(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
                  limit: int) -> peewee.SelectBase | None:
-    """The matching notifications newest first, after the cursor; None when the cursor is unknown."""
-    parts = _per_key_type(service, search, older_than, limit=limit)
-    if parts is None:
-        return None
-    if len(parts) == 1:
-        return parts[0]
-    # Live and team together: each key type's page is one index range read newest first, and only
-    # those pages are sorted into one; `key_type IN (...)` would have the database sort every match.
-    union = functools.reduce(operator.add, parts)
-    return union.order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit)
+    """The matching notifications newest first, after the cursor; None when the cursor is unknown.
+    Live and team together are each key type's ranges merged: `key_type IN (...)` would have the
+    database sort every match."""
+    parts = _parts(service, search, older_than, limit=limit)
+    return None if parts is None else merged(parts, limit)
 
 
 def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID | None = None, *,
@@ -142,10 +142,13 @@ def search_page(service: Service, search: MessageSearch, older_than: uuid.UUID |
 
 def count_matches(service: Service, search: MessageSearch, *, at_most: int | None = None) -> int:
     """How many messages match; counting stops past at_most (enough to choose how to build a report)."""
-    parts = _per_key_type(service, search, None, limit=1) or []
     cap = None if at_most is None else at_most + 1
-    total = sum(part.select(Notification.id).order_by().limit(cap).count() for part in parts)
-    return total if cap is None else min(total, cap)
+    total = 0
+    for part in _parts(service, search, None, limit=1) or []:
+        total += part.select(Notification.id).order_by().limit(None if cap is None else cap - total).count()
+        if cap is not None and total >= cap:
+            return cap
+    return total
 
 
 def all_matches(service: Service, search: MessageSearch, *, chunk: int = 1000) -> Iterator[list[Notification]]:

@@ -1,4 +1,5 @@
-"""Addresses the service connects out to: services' callback URLs and SMS gateways.
+"""Addresses the service connects out to: services' callback URLs and SMS gateways; and what every
+outbound HTTP call says it is (USER_AGENT: this release, so a receiver's logs name it).
 
 A URL is checked where it is saved (`url_problem`) and its host again each time a connection is made
 (`connectable_addresses`, through the connection classes below), because a name can resolve elsewhere
@@ -13,7 +14,8 @@ included), multicast, reserved or unspecified addresses, in every notation a res
 (the resolver's search domains make them local) and the local and metadata names (localhost and
 *.localhost, *.internal, *.local, *.home.arpa, metadata.goog). When any address of a name is refused,
 the name is. CALLBACKS_ALLOW_HTTP_LOOPBACK (tests, a local set-up) lets loopback through, by https or
-plain http; plain http goes nowhere else.
+plain http; plain http goes nowhere else, but for CA certificates (SelfVerifyingDataAdapter), which
+are trusted only once they chain up to a trusted root whatever carried them.
 """
 from __future__ import annotations
 
@@ -31,10 +33,13 @@ from urllib3.poolmanager import PoolManager
 from urllib3.util import connection
 
 from config import get_settings
+from version import __version__
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 # (host, port) -> the addresses it resolves to, as text; raises OSError (socket.gaierror) when it does not.
 Resolver = Callable[[str, int], list[str]]
+
+USER_AGENT = f"notify-nl/{__version__}"
 
 NOT_HTTPS = "is not a valid https url"
 HAS_CREDENTIALS = "must not contain a user name or password"
@@ -206,8 +211,21 @@ class CheckedHTTPSConnection(HTTPSConnection):
         return _connect_checked(self, plain_http=False)
 
 
+class PublicHTTPConnection(HTTPConnection):
+    """Plain http to a checked public address (or loopback, as allowed). Only for what is verified on
+    its own whatever the connection: a CA certificate named in another certificate's Authority
+    Information Access, which must still chain up to a trusted root."""
+
+    def _new_conn(self) -> socket.socket:
+        return _connect_checked(self, plain_http=False)
+
+
 class _CheckedHTTPPool(HTTPConnectionPool):
     ConnectionCls = CheckedHTTPConnection
+
+
+class _PublicHTTPPool(HTTPConnectionPool):
+    ConnectionCls = PublicHTTPConnection
 
 
 class _CheckedHTTPSPool(HTTPSConnectionPool):
@@ -215,6 +233,7 @@ class _CheckedHTTPSPool(HTTPSConnectionPool):
 
 
 CHECKED_POOLS = {"http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+_SELF_VERIFYING_POOLS = {"http": _PublicHTTPPool, "https": _CheckedHTTPSPool}
 
 
 def checked_pool_manager(**options: Any) -> PoolManager:
@@ -232,3 +251,25 @@ class CheckedAdapter(requests.adapters.HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = CHECKED_POOLS
+
+
+class SelfVerifyingDataAdapter(requests.adapters.HTTPAdapter):
+    """CheckedAdapter's checks, with plain http to public addresses too (PublicHTTPConnection): for
+    fetching what is verified on its own, such as CA certificates, never anything else."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _SELF_VERIFYING_POOLS
+
+
+def session(*, checked: bool = True, adapter: requests.adapters.HTTPAdapter | None = None) -> requests.Session:
+    """A requests session for calls out, saying USER_AGENT. `checked`: every connection goes to an
+    address checked as it is made (CheckedAdapter, or the given adapter of its kind), and no proxy or
+    .netrc from the environment makes it instead; unchecked only for our own webhooks at BASE_URL."""
+    made = requests.Session()
+    made.headers["User-Agent"] = USER_AGENT
+    if checked:
+        made.trust_env = False
+        made.mount("https://", adapter or CheckedAdapter())
+        made.mount("http://", adapter or CheckedAdapter())
+    return made

@@ -54,6 +54,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     RETURNED_LETTER: frozenset({SENDING, DELIVERED}),
 }
 
+# Every status a notification can be in: a channel filter without a status reads a range per status.
+EVERY_STATUS = tuple(sorted({*ALLOWED, *(status for before in ALLOWED.values() for status in before)}))
+
 # Public names of the letter statuses over the internal ones (wire contract).
 LETTER_PUBLIC = {CREATED: "accepted", SENDING: "accepted", DELIVERED: "received"}
 # Status filter values of the spec and the internal statuses each one covers.

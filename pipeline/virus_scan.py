@@ -109,6 +109,18 @@ class EicarScanner:
         return inflated
 
 
+def clamd_url_problem(url: str) -> str | None:
+    """Why a clamd URL (CLAMD_URL) cannot be used, or None."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError for a port that is not a number or out of range)
+    except ValueError:
+        return "has a port that is not a number from 1 to 65535"
+    if (parts.scheme == "tcp" and parts.hostname) or (parts.scheme == "unix" and (parts.netloc or parts.path)):
+        return None
+    return "must be tcp://host:port or unix:///path"
+
+
 class ClamdScanner:
     """clamd INSTREAM client. `url` is tcp://host:port (port defaults to 3310) or unix:///path."""
 
@@ -116,14 +128,15 @@ class ClamdScanner:
     _MAX_REPLY = 4096
 
     def __init__(self, url: str, *, timeout: float = 30.0) -> None:
+        problem = clamd_url_problem(url)
+        if problem:
+            raise ValueError(f"clamd URL {url!r} {problem}")
         parts = urllib.parse.urlsplit(url)
         self.timeout = timeout
-        if parts.scheme == "tcp" and parts.hostname:
-            self._address: tuple[str, int] | str = (parts.hostname, parts.port or 3310)
-        elif parts.scheme == "unix" and (parts.netloc or parts.path):
-            self._address = parts.netloc + parts.path  # unix:///run/clamd.sock or unix://run/clamd.sock
+        if parts.scheme == "tcp":
+            self._address: tuple[str, int] | str = (parts.hostname or "", parts.port or 3310)
         else:
-            raise ValueError(f"Unsupported clamd URL {url!r}: use tcp://host:port or unix:///path")
+            self._address = parts.netloc + parts.path  # unix:///run/clamd.sock or unix://run/clamd.sock
         self.url = url
 
     def __repr__(self) -> str:

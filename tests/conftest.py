@@ -5,6 +5,7 @@ Dramatiq broker are process-wide, as they are in the web and worker processes.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import socket
@@ -62,6 +63,13 @@ from models.migrations import migrate  # noqa: E402
 from workers import registry  # noqa: E402
 from workers.broker import broker, ops_redis  # noqa: E402
 
+if not os.environ.get("REDIS_URL"):
+    import embedded_redis
+
+    # Importing the app started the embedded Redis. The session's teardown stops it; this, when the
+    # process ends without one (--collect-only, a collection error, a run interrupted during set-up).
+    atexit.register(embedded_redis.stop, Path(_instance))
+
 
 def _all_tables() -> list[str]:
     return [t for t in database.get_tables() if t != "schema_version"]
@@ -78,8 +86,6 @@ def _schema() -> Iterator[None]:
     broker.flush_all()
     broker.close()
     if not os.environ.get("REDIS_URL"):
-        import embedded_redis
-
         embedded_redis.stop(Path(_instance))
 
 
@@ -107,7 +113,8 @@ def _clean() -> Iterator[None]:
             database.execute_sql("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " CASCADE")
         else:
             database.execute_sql("PRAGMA foreign_keys = OFF")
-            for table in tables:
+            # The held counts' journal last: deleting notifications writes to it (their triggers).
+            for table in sorted(tables, key=lambda name: name == "held_count_change"):
                 database.execute_sql(f'DELETE FROM "{table}"')
             database.execute_sql("PRAGMA foreign_keys = ON")
         # The rate card's default prices, as the migration seeds them (the truncation above took them).

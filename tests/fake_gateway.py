@@ -6,13 +6,15 @@
         message.payload["to"], message.headers["Authorization"], message.id
         gateway.send_receipt(message.payload["callback_url"], webhook_token, message.id, "delivered")
 
-It speaks the protocol documented in pipeline/providers/sms/http_gateway.py, or with `dialect`
-"spryng", "cm" or "twilio" that provider's (tests/fake_providers.py: its path, authentication,
-answers, refusals, reports and received texts; Spryng and CM post reports to `report_url`, the
-address set in their portals, Twilio to the StatusCallback of each message). Below, for the JSON
-protocol:
+It speaks our own JSON gateway protocol, or with `dialect` "spryng", "cm" or "twilio" that provider's,
+each written from its documentation and strict about it (tests/fake_providers.py: its path and
+method, authentication, content type and required fields, answers, refusals, reports and received
+texts; Spryng and CM post reports to `report_url`, the address set in their portals, Twilio to the
+StatusCallback of each message). A request the provider would refuse gets the provider's refusal and
+is not recorded. `base_url` is what an operator configures as the gateway's url (Spryng's has its
+/v1). Below, for the JSON protocol:
 - POST /messages: records the message and answers 201 {"id": "gw-<n>", "status": "accepted"};
-  with `token` set, a missing or wrong bearer token gets 401 and is not recorded.
+  with `token` set, a missing or wrong bearer token gets 401.
 - fail_next(n, status=500, body=None): the next n POSTs get that answer and are not recorded
   (a 400/422 comes with {"error": "Invalid recipient", "field": "to"} unless `body` says otherwise).
 - stall_next(n, seconds): the next n POSTs wait `seconds` before answering 504, not recorded: a client
@@ -76,6 +78,7 @@ class FakeGateway:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self.base_url = self.url + self.dialect.base_path
         self._thread: threading.Thread | None = None
 
     def start(self) -> FakeGateway:
@@ -187,11 +190,9 @@ class FakeGateway:
             if step and step[0] != "hang":
                 status, default = self.dialect.refusal(step[1])
                 return status, step[2] if step[2] is not None else default, 0, None
-            payload = self.dialect.parse(raw)
-            if not self.dialect.authorised(headers, payload):
-                return (*self.dialect.unauthorised(), 0, None)
+            payload, refused = self.dialect.check(headers, raw)
             if payload is None:
-                return (*self.dialect.malformed(), 0, None)
+                return (*(refused or self.dialect.refusal(400)), 0, None)
             message = ReceivedMessage(id=self.dialect.message_id(len(self.messages) + 1, payload), payload=payload,
                                       headers=headers, reference=self.dialect.reference(payload))
             self.messages.append(message)
@@ -204,15 +205,33 @@ def _handler_for(gateway: FakeGateway) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the client's Session expects
 
-        def do_POST(self) -> None:
+        def do_POST(self) -> None:  # noqa: N802
+            self._route("POST")
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._route("GET")
+
+        def do_PUT(self) -> None:  # noqa: N802
+            self._route("PUT")
+
+        def do_PATCH(self) -> None:  # noqa: N802
+            self._route("PATCH")
+
+        def do_DELETE(self) -> None:  # noqa: N802
+            self._route("DELETE")
+
+        def _route(self, method: str) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if self.path.rstrip("/") != gateway.dialect.path:
-                self._answer(404, {"error": "Not found"})
-                return
-            status, answer, delay = gateway._handle(CaseInsensitiveDict(self.headers.items()), raw)
-            if delay:
-                time.sleep(delay)
-            self._answer(status, answer)
+            path = self.path.split("?", 1)[0]
+            if path.rstrip("/") != gateway.dialect.path:
+                self._answer(*gateway.dialect.not_found(path))
+            elif method != "POST":
+                self._answer(*gateway.dialect.method_not_allowed(method))
+            else:
+                status, answer, delay = gateway._handle(CaseInsensitiveDict(self.headers.items()), raw)
+                if delay:
+                    time.sleep(delay)
+                self._answer(status, answer)
 
         def _answer(self, status: int, answer: dict[str, Any]) -> None:
             body = json.dumps(answer).encode()

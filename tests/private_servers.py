@@ -131,17 +131,18 @@ def private_postgres() -> Iterator[PrivatePostgres]:
 
 
 class Processes:
-    """The web, worker and scheduler processes of the Procfile, with environment `env`."""
+    """The web, worker and scheduler processes of the Procfile, with environment `env`, run in `cwd`
+    (this tree, or an older release's)."""
 
-    def __init__(self, env: dict[str, str], port: int, logs: Path | None = None) -> None:
-        self.env, self.url, self.logs = env, f"http://127.0.0.1:{port}", logs
+    def __init__(self, env: dict[str, str], port: int, logs: Path | None = None, cwd: Path = ROOT) -> None:
+        self.env, self.url, self.logs, self.cwd = env, f"http://127.0.0.1:{port}", logs, cwd
         self.running: dict[str, subprocess.Popen] = {}
 
     def start(self, name: str, *command: str) -> subprocess.Popen:
         # Its output goes to logs/<name>.log when the test reads it.
         output = open(self.logs / f"{name}.log", "wb") if self.logs else subprocess.DEVNULL  # noqa: SIM115
         # A session of its own: stopping it signals the whole group, as a Procfile runner does.
-        self.running[name] = subprocess.Popen(command, cwd=ROOT, env=self.env, start_new_session=True,
+        self.running[name] = subprocess.Popen(command, cwd=self.cwd, env=self.env, start_new_session=True,
                                               stdout=output, stderr=subprocess.STDOUT if self.logs else output)
         if self.logs:
             output.close()  # the child has its own copy

@@ -38,7 +38,7 @@ def provider_gateways(kinds: Sequence[str], *, priorities: Sequence[int] | None 
             fake = stack.enter_context(FakeGateway(token=TOKENS[kind], dialect=kind, account_sid=ACCOUNT_SID))
             name = gateway_name(kind) + (f"-{index}" if kinds.index(kind) != index else "")
             fakes.append(fake)
-            entries.append({"name": name, "type": kind, "url": fake.url, "token": TOKENS[kind],
+            entries.append({"name": name, "type": kind, "url": fake.base_url, "token": TOKENS[kind],
                             "priority": priorities[index] if priorities else 10, "international": True,
                             **({"account_sid": ACCOUNT_SID} if kind == "twilio" else {})})
         before = config.get_settings()

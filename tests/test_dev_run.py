@@ -1,9 +1,13 @@
 """`python3 dev.py run` as a newcomer runs it: a SQLite file, the embedded Redis and the local mailbox,
-all under its instance directory, and nothing of it left running after Ctrl-C. Deployed without
-SMTP_URL (no dev.py), the processes say at start-up that email goes nowhere."""
+all under its instance directory; a line for each phase, the console's address and set-up link again
+as its last lines once everything answers, and nothing of it left running after Ctrl-C. Deployed
+without SMTP_URL (no dev.py), the processes say at start-up that email goes nowhere. `python3 dev.py
+test` leaves nothing running either, even when pytest dies in the middle of a test."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -49,7 +53,20 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
-def test_ctrl_c_stops_everything_it_started_with_the_embedded_redis_and_the_local_mailbox(tmp_path):
+PHASES = ["dev.py: starting the embedded Redis (REDIS_URL is not set)",
+          "dev.py: starting the local mailbox (SMTP_URL is not set)",
+          "dev.py: migrating the database",
+          "dev.py: starting web, console, worker, jobs and scheduler (Procfile); their lines follow"]
+
+
+SUMMARY = re.compile(r"^dev\.py: everything answers.*\n.*\nset up the first platform admin .*\n", re.MULTILINE)
+
+
+def _lines_of(process_type: str, log: str) -> list[str]:
+    return [line for line in log.splitlines() if f" {process_type}." in line.split("|", 1)[0]]
+
+
+def test_run_says_each_phase_and_ends_with_the_console_and_its_link_then_ctrl_c_stops_everything(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SMTP_URL", "ADMIN_URL",
                                                             "BASE_URL", "LOCAL_MAILBOX_DIR")}
     web_port, console_port = _free_port(), _free_port()
@@ -62,15 +79,26 @@ def test_ctrl_c_stops_everything_it_started_with_the_embedded_redis_and_the_loca
         run = subprocess.Popen([sys.executable, "dev.py", "run"], cwd=ROOT, env=env, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        # Stopped once everything is up, as a person would: the two worker processes and the jobs one
-        # ready, the web and the console answering.
-        deadline = time.monotonic() + 180
-        while (log_path.read_text().count("Worker process is ready for action.") < 3
-               or not _listening(web_port) or not _listening(console_port)):
-            assert run.poll() is None and time.monotonic() < deadline, log_path.read_text()
+        # Waited for as a person would: until it says everything answers, and prints the link again.
+        deadline = time.monotonic() + 240
+        while not SUMMARY.search(output := log_path.read_text()):
+            assert run.poll() is None and time.monotonic() < deadline, output
             time.sleep(0.5)
-        output = log_path.read_text()
-        assert "local mailbox at" in output and "web console at" in output
+        assert _listening(web_port) and _listening(console_port)
+        before, after = output.split("dev.py: everything answers", 1)
+        said = [line for line in before.splitlines() if line.startswith("dev.py: ")]
+        assert said == PHASES, said
+        # Every process had said it was ready before the summary: two worker processes, the jobs one,
+        # the web and the console.
+        assert before.count("Worker process is ready for action.") == 3
+        assert all("Worker ready" in "".join(_lines_of(kind, before)) for kind in ("web", "console"))
+        assert after.startswith(f": the API at http://127.0.0.1:{web_port}, the console, 3 worker processes\n")
+        console_lines = [f"web console at       http://127.0.0.1:{console_port}",
+                         f"set up the first platform admin (one-time link, valid 24 hours): http://127.0.0.1:"
+                         f"{console_port}/invitation/"]
+        last = after.splitlines()[1:3]
+        assert last[0] == console_lines[0] and last[1].startswith(console_lines[1])
+        assert "\n".join(last) + "\n" in before  # the same link as at first: made once, said twice
         redis_pid = int((tmp_path / "embedded-redis.pid").read_text())
         mailbox_port = int(output.split("local mailbox at      smtp://127.0.0.1:")[1].split()[0])
         started = _descendants(run.pid) | {redis_pid}
@@ -89,6 +117,35 @@ def test_ctrl_c_stops_everything_it_started_with_the_embedded_redis_and_the_loca
     assert not _listening(mailbox_port), "the local mailbox outlived dev.py run"
     assert [pid for pid in started if _running(pid)] == []
     assert not (tmp_path / "embedded-redis.url").exists()
+
+
+def test_a_test_run_whose_pytest_dies_mid_test_leaves_nothing_running(tmp_path):
+    """pytest killed outright (a crash, the OOM killer) runs no teardown: dev.py test stops what it left,
+    the embedded Redis and a daemon outside pytest's process tree included."""
+    report = tmp_path / "leftovers.json"
+    # SQLite and an embedded Redis of the inner run's own: it must not touch this suite's database.
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["LEFTOVERS_REPORT"] = str(report)
+    inner = subprocess.Popen([sys.executable, "dev.py", "test", "-q", "-p", "no:cacheprovider",
+                              "tests/dev_test_leftovers.py"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not report.exists() or not report.read_text():
+            assert inner.poll() is None and time.monotonic() < deadline, inner.stdout.read() if inner.stdout else ""
+            time.sleep(0.2)
+        started = json.loads(report.read_text())
+        assert started["redis"] is not None and all(map(_running, started.values())), started
+        run_dir = Path(f"/proc/{started['pytest']}/environ").read_bytes().split(b"TMPDIR=", 1)[1].split(b"\0")[0]
+
+        os.kill(started["pytest"], signal.SIGKILL)
+        assert inner.wait(timeout=120) != 0
+    finally:
+        if inner.poll() is None:
+            os.killpg(inner.pid, signal.SIGKILL)
+            inner.wait()
+    assert [name for name, pid in started.items() if _running(pid)] == []
+    assert not Path(run_dir.decode()).exists()
 
 
 def test_deployed_without_smtp_url_the_console_and_workers_say_email_goes_nowhere(tmp_path):

@@ -9,6 +9,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import requests
 
 import config
 from models.crypto import encrypt
@@ -207,3 +208,21 @@ def test_an_sms_gateway_on_loopback_is_not_connected_to_unless_allowed(no_loopba
         with pytest.raises(RetryableProviderError, match="SMS gateway address refused"):
             HttpSmsGateway(gateway.url, "gw-secret", callback_url="https://notify.example.nl/cb").send_sms(message)
         assert gateway.attempts == 0 and gateway.messages == []
+
+
+@pytest.mark.parametrize("resolved", [["10.0.0.1"], ["169.254.169.254"], ["127.0.0.1"]])
+def test_ca_certificates_go_by_plain_http_to_public_addresses_only(monkeypatch, no_loopback, resolved):
+    """The adapter SNS fetches a certificate's issuing CA with (its AIA address is plain http): it takes
+    http, but never to an address inside."""
+    echo = _Echo()
+    monkeypatch.setattr(outbound, "system_resolver", lambda host, port: resolved)
+    session = requests.Session()
+    session.trust_env = False
+    session.mount("http://", outbound.SelfVerifyingDataAdapter())
+    try:
+        with pytest.raises(outbound.RefusedAddress):
+            session.get(f"http://crt.r2m01.amazontrust.com:{echo.port}/r2m01.cer", timeout=2)
+        assert echo.connections == 0
+    finally:
+        echo.close()
+

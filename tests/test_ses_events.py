@@ -19,7 +19,7 @@ from models.notification_event import NotificationEvent
 from pipeline.providers.email.ses import UnknownSesEvent, event_from_ses
 from pipeline.providers.email.sns import canonical_string
 from tests.conftest import status_of, wait_for
-from tests.fake_sns import TOPIC, FakeSns
+from tests.fake_sns import TOPIC, FakeSns, issue, pem, self_signed
 from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)
 from tests.test_email_events import send_email, service, smtp  # noqa: F401  (fixtures)
 
@@ -31,7 +31,8 @@ def sns(tmp_path, smtp):  # noqa: F811
     with FakeSns(tmp_path) as fake:
         before = config.get_settings()
         config._settings = dataclasses.replace(before, sns_host_pattern=fake.host_pattern,
-                                               sns_ca_file=str(fake.ca_file))
+                                               sns_ca_file=str(fake.ca_file),
+                                               sns_signing_ca_file=str(fake.signing_ca_file))
         try:
             yield fake
         finally:
@@ -115,6 +116,7 @@ def test_bounces_complaint_and_delivery_signed_v1_and_v2_reach_the_notifications
     assert complaint.json["complaint_date"] == "2026-11-23T10:00:00.000000Z"
     assert status_of(delivered) == "delivered"  # a complaint changes no status
     assert sns.certificate_fetches == 1  # one certificate, fetched once for every message
+    assert sns.issuer_fetches == 1  # its issuing CA, named in it, fetched once to check the chain
 
 
 def test_a_subscription_is_confirmed_at_its_subscribe_url(live_server, worker, sns):
@@ -141,8 +143,31 @@ def _other_key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
-BAD, HOST = "bad-signature", "disallowed-host"
+BAD, HOST, CERTIFICATE = "bad-signature", "disallowed-host", "bad-certificate"
 ELSEWHERE = "https://sns.eu-west-1.amazonaws.com.example.nl/SimpleNotificationService-1.pem"
+
+
+def _signed_by_self_signed_certificate(sns, event):
+    """Signed, and its certificate served at an SNS address, but the certificate vouches for itself."""
+    key = _other_key()
+    return sns.notification(event, key=key, certificate_url=sns.serve(pem(self_signed(key, "sns.amazonaws.com"))))
+
+
+def _signed_under_an_untrusted_ca(sns, event):
+    """A whole chain, served with the certificate, up to a root CA the service was not told to trust."""
+    root_key, key = _other_key(), _other_key()
+    root = self_signed(root_key, "Fake Amazon Root CA 1", ca=True)
+    intermediate_key = _other_key()
+    intermediate = issue(root_key, root, intermediate_key, "Fake Amazon RSA 2048 M01", ca=True)
+    certificate = issue(intermediate_key, intermediate, key, "sns.amazonaws.com")
+    return sns.notification(event, key=key, certificate_url=sns.serve(pem(certificate, intermediate, root)))
+
+
+def _signed_with_a_certificate_that_names_no_issuer(sns, event):
+    """Issued by the trusted hierarchy's intermediate, but served alone and naming no caIssuers."""
+    key = _other_key()
+    certificate = issue(sns.intermediate_key, sns.intermediate, key, "sns.amazonaws.com")
+    return sns.notification(event, key=key, certificate_url=sns.serve(pem(certificate)))
 
 
 def _changed(sns, event):
@@ -169,6 +194,9 @@ FORGERIES = {
         event, certificate_url=sns.url.replace("https://", "https://user@") + "/SimpleNotificationService-1.pem"),
     ("certificate that is not there", "certificate-unavailable"): lambda sns, event: sns.notification(
         event, certificate_url=f"{sns.url}/SimpleNotificationService-missing.pem"),
+    ("self-signed certificate", CERTIFICATE): _signed_by_self_signed_certificate,
+    ("certificate under a CA not trusted", CERTIFICATE): _signed_under_an_untrusted_ca,
+    ("certificate whose chain cannot be completed", CERTIFICATE): _signed_with_a_certificate_that_names_no_issuer,
     ("unknown message type", "unknown-type"): lambda sns, event: {**sns.notification(event), "Type": "Announcement"},
     ("not JSON", "malformed"): lambda sns, event: "Type=Notification&Message=bounce",
     ("a JSON array", "malformed"): lambda sns, event: json.dumps([sns.notification(event)]),
@@ -188,6 +216,29 @@ def test_a_forged_or_unverifiable_message_is_refused_and_changes_nothing(
     assert any("SNS message refused" in record.getMessage() for record in caplog.records)
     assert REGISTRY.get_sample_value("notify_provider_webhook_refusals_total", counted) == before + 1
     time.sleep(0.2)
+    assert status_of(notification_id) == "sending"
+
+
+def test_a_certificate_served_with_its_issuing_ca_needs_no_other_fetch(
+        service, live_server, worker, smtp, sns):  # noqa: F811
+    [notification_id] = ids = [send_email(service, live_server)]
+    message_ids = sent(smtp, ids)
+    key = _other_key()
+    chain = pem(issue(sns.intermediate_key, sns.intermediate, key, "sns.amazonaws.com"), sns.intermediate)
+    event = ses_event("Delivery", message_ids[notification_id])
+    assert post(live_server, sns.notification(event, key=key, certificate_url=sns.serve(chain))).status_code == 200
+    assert status_of(notification_id) == "delivered" and sns.issuer_fetches == 0
+
+
+def test_the_signing_certificate_is_trusted_only_through_the_configured_cas(
+        service, live_server, worker, smtp, sns):  # noqa: F811
+    """By default the CAs are certifi's: the fake's own root CA is not among them, so its certificate is
+    refused, though it was served over a TLS connection the service trusts."""
+    config._settings = dataclasses.replace(config._settings, sns_signing_ca_file=None)
+    [notification_id] = ids = [send_email(service, live_server)]
+    message_ids = sent(smtp, ids)
+    answer = post(live_server, sns.notification(ses_event("Delivery", message_ids[notification_id])))
+    assert (answer.status_code, answer.json()["errors"][0]["message"]) == (403, "SNS message refused: bad-certificate")
     assert status_of(notification_id) == "sending"
 
 

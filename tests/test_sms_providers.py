@@ -4,6 +4,8 @@ reports make them `delivered`, forged reports are refused, received texts reach 
 inbound callback."""
 from __future__ import annotations
 
+import base64
+
 import pytest
 import requests
 from notifications_python_client.notifications import NotificationsAPIClient
@@ -45,8 +47,7 @@ def send(live_server, body: str = "Your code is 1234", sender: str | None = None
 EXPECTED = {
     "spryng": lambda ref: {"encoding": "plain", "body": "Your code is 1234", "route": "business",
                            "originator": "Gemeente", "recipients": ["31612345678"], "reference": ref},
-    "cm": lambda ref: {"messages": {"authentication": {"producttoken": "00000000-0000-0000-0000-0000000000cm"},
-                                    "msg": [{"from": "Gemeente", "to": [{"number": "0031612345678"}],
+    "cm": lambda ref: {"messages": {"msg": [{"from": "Gemeente", "to": [{"number": "0031612345678"}],
                                              "body": {"content": "Your code is 1234"}, "dcs": 0, "reference": ref,
                                              "allowedChannels": ["SMS"], "minimumNumberOfMessageParts": 1,
                                              "maximumNumberOfMessageParts": 8}]}},
@@ -56,12 +57,22 @@ EXPECTED = {
 }
 
 
+AUTHENTICATED = {  # the header each provider documents, and the content type it reads
+    "spryng": ("Authorization", "Bearer spryng-api-key", "application/json"),
+    "cm": ("X-CM-PRODUCTTOKEN", "00000000-0000-0000-0000-0000000000cm", "application/json"),
+    "twilio": ("Authorization", "Basic " + base64.b64encode(f"{ACCOUNT_SID}:twilio-auth-token".encode()).decode(),
+               "application/x-www-form-urlencoded"),
+}
+
+
 def test_a_text_arrives_in_the_provider_s_shape_and_its_report_makes_it_delivered(provider, live_server, worker):
     kind, fake = provider
     notification_id = send(live_server, sender="Gemeente")
 
     [message] = fake.wait_for_messages(1, timeout=15)
     assert message.payload == EXPECTED[kind](notification_id)
+    header, credential, content_type = AUTHENTICATED[kind]
+    assert (message.headers[header], message.headers["Content-Type"]) == (credential, content_type)
     wait_for(lambda: status_of(notification_id) == "sending")
     row = Notification.get_by_id(notification_id)
     assert (row.sent_by, row.provider_reference) == (gateway_name(kind), message.id)
@@ -106,6 +117,41 @@ def test_a_forged_report_is_refused_and_changes_nothing(provider, live_server, w
     assert answers[0].json()["errors"] == [{"error": "AuthError", "message": "Invalid signature"}]
     assert status_of(notification_id) == "sending"
     assert "refused: bad or missing signature or token" in caplog.text
+
+
+# (kind, the provider's report in our words -> what the fake posts, our status): Spryng STATUS 20 by its
+# REASONCODE (20 unreachable, 21 incorrect number, 32 originator not registered), CM's codes 1 and 3,
+# Twilio's undelivered by ErrorCode (30003 unreachable, 30005 unknown number) and its failed.
+OUTCOMES = [
+    ("spryng", "failed", "temporary-failure"), ("spryng", "undeliverable", "permanent-failure"),
+    ("spryng", "provider-failure", "technical-failure"),
+    ("cm", "failed", "temporary-failure"), ("cm", "rejected", "permanent-failure"),
+    ("twilio", "failed", "temporary-failure"), ("twilio", "undeliverable", "permanent-failure"),
+    ("twilio", "provider-failure", "technical-failure"),
+]
+
+
+@pytest.mark.parametrize("kind, report, status", OUTCOMES)
+def test_a_report_that_it_was_not_delivered_ends_the_text_in_the_status_it_means(kind, report, status, live_server,
+                                                                                worker):
+    with provider_gateways([kind]) as [fake]:
+        notification_id = send(live_server)
+        [message] = fake.wait_for_messages(1, timeout=15)
+        wait_for(lambda: status_of(notification_id) == "sending")
+
+        assert fake.send_receipt(fake.receipt_url(message), "", message.id, report).status_code == 200
+        wait_for(lambda: status_of(notification_id) == status)
+
+
+def test_a_spryng_report_with_only_our_reference_is_applied(live_server, worker):
+    """NotifyNL, which sends through Spryng in production, reads REFERENCE, STATUS and REASONCODE alone."""
+    with provider_gateways(["spryng"]) as [fake]:
+        notification_id = send(live_server)
+        [message] = fake.wait_for_messages(1, timeout=15)
+        answer = requests.get(fake.receipt_url(message), params={"REFERENCE": notification_id, "STATUS": "10",
+                                                                 "REASONCODE": "0"}, timeout=5)
+        assert answer.status_code == 200
+        wait_for(lambda: status_of(notification_id) == "delivered")
 
 
 UNKNOWN = {"spryng": "30", "cm": "9", "twilio": "partially_delivered"}

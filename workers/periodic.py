@@ -170,6 +170,17 @@ def roll_up_days() -> None:
 
 
 SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_days))
+# The held counts (pipeline/held_counts.py): the journal the database writes, added into the counts.
+from pipeline.held_counts import FOLD_SECONDS, fold  # noqa: E402
+
+
+@dramatiq.actor(queue_name="periodic", max_retries=0)
+def fold_held_counts() -> None:
+    """Keep the journal short, so that the dashboard's read of today's counts stays a few rows."""
+    fold()
+
+
+SCHEDULE.append(("fold-held-counts", FOLD_SECONDS, fold_held_counts))
 # Bulk jobs (workers/jobs.py): due jobs whose start was lost, jobs whose chunk was lost.
 from workers.jobs import sweep_jobs  # noqa: E402
 

@@ -25,6 +25,7 @@ from pipeline.email_events import apply_email_events
 from pipeline.outbox import Outbox
 from pipeline.providers.email.events import from_json
 from pipeline.providers.email.sns import SnsVerifier
+from pipeline.providers.errors import RetryableProviderError
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
 from workers.broker import ops_redis
@@ -110,8 +111,13 @@ def simulated_outbox(kind: str) -> Outbox:
 
 
 def post_simulated_receipts(receipts: list[dict]) -> None:
+    """Post them to our webhook; one it cannot take now (it answers 503 while the database is down)
+    is retried by the flush's message as Dramatiq's retries do, without a traceback per try."""
     settings = get_settings()
-    post_receipts(settings.base_url, settings.provider_webhook_token, SIMULATED, receipts)
+    try:
+        post_receipts(settings.base_url, settings.provider_webhook_token, SIMULATED, receipts)
+    except RetryableProviderError as error:
+        raise dramatiq.Retry(str(error)) from error
 
 
 def queue_simulated_receipts(receipts: list[dict]) -> None:

@@ -14,6 +14,7 @@ from models import crypto
 from models.db import row_model, utcnow
 from models.notification import Notification
 from models.outages import UNAVAILABLE
+from observability import logs, metrics
 from pipeline import dispatch, failover, retry_window, statuses
 from pipeline.providers import (
     EmailProvider,
@@ -63,8 +64,9 @@ def _deliver(notification_id: str, channel: str | None = None) -> None:
     except crypto.UNREADABLE:
         _unreadable(notification_id)
         return
-    if notification is None:
-        return  # already dispatched, or another worker holds it
+    if notification is None:  # already dispatched, or another worker holds it; or gone
+        _report_gone([notification_id])
+        return
     try:
         rotation, providers = _route(notification)
     except BaseException:
@@ -127,10 +129,11 @@ def _simulate_together(notification_ids: list[str]) -> list[str]:
     round, their receipts queued in one round trip, recorded in one round, in _deliver's order (a
     worker killed between the steps leaves them `created` for the sweeps, never `sending` with no
     receipt to come). The ids that must go one by one instead (routed elsewhere) are returned."""
-    sends, one_by_one = [], []
+    sends, one_by_one, gone = [], [], []
     for notification_id, row in zip(notification_ids, dispatch.awaiting_rows(notification_ids), strict=True):
         if row is None:
-            continue  # already dispatched
+            gone.append(notification_id)  # already dispatched, or no such notification
+            continue
         try:
             notification = row_model(Notification, *row)
         except crypto.UNREADABLE:
@@ -144,7 +147,21 @@ def _simulate_together(notification_ids: list[str]) -> list[str]:
     if sends:
         queue_simulated_receipts([_receipt_of(notification, sent) for notification, sent in sends])
         dispatch.record_all_sent(sends)
+    _report_gone(gone)
     return one_by_one
+
+
+def _report_gone(notification_ids: list[str]) -> None:
+    """Of the notifications a message named that were not awaiting dispatch, those that do not exist
+    at all (deleted by retention, or never in this database: a deployment sharing the queues) are
+    logged and counted, never dropped in silence. One query, only on this path."""
+    if not notification_ids:
+        return
+    found = {str(row.id) for row in Notification.select(Notification.id).where(Notification.id.in_(notification_ids))}
+    for notification_id in notification_ids:
+        if notification_id not in found:
+            log.warning("no notification %s for message %s: nothing sent", notification_id, logs.current("message_id"))
+            metrics.messages_without_notification.labels(logs.current("actor") or "").inc()
 
 
 def _wait_out(notification: Notification, reason: Exception) -> None:

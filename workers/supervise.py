@@ -87,6 +87,21 @@ def supervise(slots: list[Slot], stop: threading.Event, poll_seconds: float = 0.
         process.wait()
 
 
+def refuse_misconfigured() -> None:
+    """Exit before any worker process starts when a provider setting, or an SMS gateway in use that the
+    database holds, cannot work: one line each (pipeline/provider_settings.py)."""
+    from models.db import database, init_database
+    from pipeline import provider_settings
+
+    settings = get_settings()
+    if database.obj is None:
+        init_database(settings.database_url)
+    try:
+        provider_settings.refuse_to_start(settings, provider_settings.WORKER)
+    finally:
+        database.close()  # the worker processes open their own
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
@@ -96,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="consume every queue but these (e.g. jobs, which has processes of its own)")
     args = parser.parse_args(argv)
     logs.configure("worker")
+    refuse_misconfigured()
     if warning := email_goes_nowhere(get_settings()):
         log.warning(warning)
     if args.except_queues:

@@ -48,7 +48,7 @@ _settings_properties = {
 create_gateway = {
     "type": "object",
     "required": ["name"],
-    "properties": {"name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,62}$"}, **_settings_properties},
+    "properties": {"name": {"type": "string", "pattern": gateways.NAME_PATTERN}, **_settings_properties},
     "additionalProperties": False,
     # A JSON gateway has no address of its own; a real provider's defaults to its API's.
     "if": {"not": {"required": ["type"], "properties": {"type": {"not": {"const": types.JSON}}}}},
@@ -61,7 +61,7 @@ gateway_response = {
     "type": "object",
     "required": ["id", "name", "type", "url", "account_sid", "messaging_service_sid", "priority",
                  "supports_international", "active", "from_configuration", "in_rotation", "slow_receipts", "webhooks",
-                 "created_at", "updated_at"],
+                 "problem", "created_at", "updated_at"],
     "properties": {
         "id": uuid_property(), "name": {"type": "string"}, "type": {"enum": list(types.TYPES)},
         "url": {"type": "string"}, "account_sid": {"type": ["string", "null"]},
@@ -69,6 +69,9 @@ gateway_response = {
         "supports_international": {"type": "boolean"}, "active": {"type": "boolean"},
         "from_configuration": {"type": "boolean"}, "in_rotation": {"type": "boolean"},
         "slow_receipts": {"type": "boolean"},
+        # What the service refuses about a stored gateway's settings (null: nothing); one in use so
+        # refused stops the workers at start-up and fails /_status until it is put right or turned off.
+        "problem": {"type": ["string", "null"]},
         "webhooks": {"type": "object", "required": ["delivery_reports", "received_texts"],
                      "properties": {"delivery_reports": {"type": "string"}, "received_texts": {"type": "string"}}},
         "created_at": _datetime,
@@ -92,7 +95,7 @@ def gateway_json(state: GatewayState) -> dict[str, Any]:
         "priority": gateway.priority,
         "supports_international": gateway.supports_international, "active": gateway.active,
         "from_configuration": gateway.from_configuration, "in_rotation": state.in_rotation,
-        "slow_receipts": state.slow_receipts, "webhooks": state.webhooks,
+        "slow_receipts": state.slow_receipts, "webhooks": state.webhooks, "problem": state.problem,
         "created_at": iso(gateway.created_at), "updated_at": iso(gateway.updated_at),
     }
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, session, url_for
+from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
 
 from console import auth
 from console.account_settings.forms import EmailForm, MobileForm, NameForm, PasswordForm
 from console.accounts import second_factor, signing_in
 from console.accounts.forms import CodeForm, EmptyForm
+from console.redirect_target import is_same_site
 from core import account_settings
 from core.account_settings import AccountError
 from core.passwords import hash_password
@@ -91,6 +92,8 @@ def mobile() -> Any:
     user = auth.current_user()
     texts_arrive = account_settings.codes_by_text_readable()
     form = MobileForm()
+    if is_same_site(request.args.get("next")):  # a page that sent the user here to add their number
+        session["after_mobile"] = request.args["next"]
     if texts_arrive and form.validate_on_submit():
         try:
             number = account_settings.normalised_mobile_number(form.mobile_number.data)
@@ -121,7 +124,8 @@ def mobile_confirm() -> Any:
             account_settings.set_mobile_number(user, number)
             session.pop("new_mobile_number", None)
             flash(_("Your mobile number has been changed."))
-            return redirect(url_for("accounts.account"))
+            back = session.pop("after_mobile", None)
+            return redirect(back if is_same_site(back) else url_for("accounts.account"))
         else:
             form.code.errors.append(_("The code is wrong or has expired."))
     return render_template("account_settings/mobile_confirm.html", form=form, number=number)

@@ -88,7 +88,8 @@ def create(service_id: str) -> Any:
     form = CreateKeyForm()
     if form.validate_on_submit():
         done, created = perform(lambda: create_key(service_id, name=form.name.data.strip(),
-                                                   key_type=form.key_type.data, expires_at=_expiry(form)), form)
+                                                   key_type=form.key_type.data, expires_at=_expiry(form)), form,
+                                confirm=_l("API key made"))
         if done:
             key, secret = created
             # Answered here, never stored: the key is shown this once.
@@ -103,7 +104,8 @@ def rotate(service_id: str, key_id: str) -> Any:
     form = RotateKeyForm()
     if in_use(key) and form.validate_on_submit():
         done, rotated = perform(lambda: rotate_key(service_id, key_id, overlap=OVERLAPS[form.overlap.data],
-                                                   expires_at=_expiry(form)), form)
+                                                   expires_at=_expiry(form)), form,
+                                confirm=_l("API key replaced"))
         if done:
             old, new, secret = rotated
             return render_template("api_keys/show.html", service=current_service(), key=new, secret=secret,
@@ -118,7 +120,8 @@ def revoke(service_id: str, key_id: str) -> Any:
     key = _key(service_id, key_id)
     form = ConfirmForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: revoke_key(service_id, key_id), form)
+        done, _ = perform(lambda: revoke_key(service_id, key_id), form,
+                          confirm=_l("API key %(name)s revoked: it no longer works", name=key.name))
         if done:
             return redirect(url_for("api_keys.index", service_id=service_id))
     return render_template("api_keys/revoke.html", service=current_service(), key=key, form=form)

@@ -80,7 +80,7 @@ def settings(service_id: str) -> Any:
     if form.validate_on_submit():
         done, _ = perform(lambda: change_appearance(
             service_id, language=form.language.data, email_brand_id=form.email_brand.data or None,
-            letter_brand_id=form.letter_brand.data or None), form)
+            letter_brand_id=form.letter_brand.data or None), form, confirm=_l("Settings saved"))
         if done:
             return redirect(url_for("appearance.settings", service_id=service_id))
     return render_template("appearance/settings.html", service=current_service(), form=form,
@@ -128,7 +128,7 @@ def new_email_brand() -> Any:
     if form.validate_on_submit():
         done, _ = perform(lambda: create_email_brand(
             name=form.name.data, colour=form.colour.data or None, brand_type=form.brand_type.data,
-            logo=_uploaded(form.logo)), form)
+            logo=_uploaded(form.logo)), form, confirm=_l("Email brand added"))
         if done:
             return redirect(url_for("appearance.brands"))
     return _brands_page(form, LetterBrandForm(prefix="letter"))
@@ -139,7 +139,8 @@ def new_email_brand() -> Any:
 def new_letter_brand() -> Any:
     form = LetterBrandForm(prefix="letter")
     if form.validate_on_submit():
-        done, _ = perform(lambda: create_letter_brand(name=form.name.data, logo=_uploaded(form.logo)), form)
+        done, _ = perform(lambda: create_letter_brand(name=form.name.data, logo=_uploaded(form.logo)), form,
+                          confirm=_l("Letter brand added"))
         if done:
             return redirect(url_for("appearance.brands"))
     return _brands_page(EmailBrandForm(prefix="email"), form)

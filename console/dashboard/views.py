@@ -10,7 +10,7 @@ from flask import Blueprint, abort, render_template, request
 from flask_babel import format_currency, format_date, lazy_gettext as _l
 
 from console.auth import current_service, service_permission_required
-from core.dashboard import DAYS, jobs_in_progress, latest_received_texts, recent_figures, upcoming
+from core.dashboard import first_day, jobs_in_progress, latest_received_texts, recent_figures, upcoming
 from core.usage import monthly_usage
 from models.db import utcnow
 
@@ -34,9 +34,9 @@ def _month_name(month: str) -> str:
 @service_permission_required("view_activity")
 def index(service_id: str) -> Any:
     service, now = current_service(), utcnow()
-    figures = recent_figures(service.id, now)
+    figures = recent_figures(service.id, now, service.time_zone)
     received = latest_received_texts(service.id) if service.has_permission("inbound_sms") else None
-    since = (now.date() - datetime.timedelta(days=DAYS - 1)).isoformat()  # the messages list's first day
+    since = first_day(now, service.time_zone).isoformat()  # the messages list's first day, on the same clock
     return render_template("dashboard/index.html", service=service, figures=figures, channels=CHANNEL_NAMES,
                            channel_of=CHANNEL_OF, since=since, jobs=jobs_in_progress(service.id),
                            upcoming=upcoming(service.id, now), received=received)

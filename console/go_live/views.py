@@ -52,8 +52,8 @@ def _translated(message: str) -> str:
     return str(REFUSALS[message]) if message in REFUSALS else translated(message)
 
 
-def _perform(operation: Callable[[], T], form: FlaskForm) -> tuple[bool, T | None]:
-    return perform(operation, form, translate=_translated)
+def _perform(operation: Callable[[], T], form: FlaskForm, confirm: object) -> tuple[bool, T | None]:
+    return perform(operation, form, translate=_translated, confirm=confirm)
 
 
 class ConfirmForm(FlaskForm):
@@ -93,7 +93,8 @@ def _status(service_id: str) -> GoLiveStatus:
 def request_page(service_id: str) -> Any:
     form = RequestForm()
     if form.validate_on_submit():
-        done, _ = _perform(lambda: request_go_live(service_id, send_email=send_platform_email, **form.answers()), form)
+        done, _ = _perform(lambda: request_go_live(service_id, send_email=send_platform_email, **form.answers()), form,
+                           _l("You asked to go live. You hear the decision by email."))
         if done:
             return redirect(url_for("go_live.request_page", service_id=service_id))
     return render_template("go_live/request.html", service=current_service(), status=_status(service_id),
@@ -134,7 +135,8 @@ def decide(service_id: str) -> Any:
 def approve(service_id: str) -> Any:
     service, form = _service_or_404(service_id), ConfirmForm()
     if form.validate_on_submit():
-        done, _ = _perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form)
+        done, _ = _perform(lambda: approve_go_live(service_id, send_email=send_platform_email), form,
+                           _l("%(service)s is live; its team has been told by email", service=service.name))
         if done:
             return redirect(url_for("go_live.requests"))
     return _decide_page(service, form, RejectForm(formdata=None))
@@ -145,8 +147,9 @@ def approve(service_id: str) -> Any:
 def reject(service_id: str) -> Any:
     service, form = _service_or_404(service_id), RejectForm()
     if form.validate_on_submit():
-        done, _ = _perform(lambda: reject_go_live(service_id, form.reason.data,
-                                                 send_email=send_platform_email), form)
+        done, _ = _perform(lambda: reject_go_live(service_id, form.reason.data, send_email=send_platform_email), form,
+                           _l("The request of %(service)s was turned down; its team has been told by email",
+                              service=service.name))
         if done:
             return redirect(url_for("go_live.requests"))
     return _decide_page(service, ConfirmForm(formdata=None), form)

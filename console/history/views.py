@@ -51,6 +51,8 @@ ACTIONS = {
     "callback.unsubscribe.remove": _l("Unsubscribe request callback removed"),
     "member.add": _l("Team member added"),
     "member.invite": _l("Team member invited"),
+    "member.invite_resend": _l("Invitation sent again"),
+    "member.invite_withdraw": _l("Invitation withdrawn"),
     "member.permissions": _l("Team member's permissions changed"),
     "member.remove": _l("Team member removed"),
     "go_live.request": _l("Asked to go live"),

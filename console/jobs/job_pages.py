@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, abort, redirect, render_template, request, stream_with_context, url_for
+from flask_babel import lazy_gettext as _l
 
 from console.acting import perform
 from console.auth import current_service, service_permission_required
@@ -75,5 +76,5 @@ def _safe_filename(name: str) -> str:
 @service_permission_required("send_messages")
 def cancel(service_id: str, job_id: str) -> Any:
     found = _job(service_id, job_id)
-    perform(lambda: cancel_job(service_id, str(found.id)))
+    perform(lambda: cancel_job(service_id, str(found.id)), confirm=_l("Sending cancelled"))
     return redirect(url_for("jobs.job", service_id=service_id, job_id=found.id))

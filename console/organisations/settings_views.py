@@ -83,7 +83,8 @@ def new() -> Any:
     form = OrganisationForm().offer_rate_tables()
     if form.validate_on_submit():
         settings = form.settings()
-        done, made = perform(lambda: orgs.create_organisation(**settings), form)
+        done, made = perform(lambda: orgs.create_organisation(**settings), form,
+                             _l("Organisation made"))
         if done and made is not None:
             return _to_page(made.id)
     return render_template("organisations/new.html", form=form, time_zone_hint=TIME_ZONE_HINT)
@@ -99,7 +100,8 @@ def settings(organisation_id: str) -> Any:
         # Only what was changed: an unchanged rate agreement is not checked again.
         changes = {field: value for field, value in form.settings().items()
                    if value != getattr(organisation, field)}
-        if not changes or perform(lambda: orgs.update_organisation(organisation_id, **changes), form)[0]:
+        if not changes or perform(lambda: orgs.update_organisation(organisation_id, **changes), form,
+                                                  _l("Settings saved"))[0]:
             return _to_page(organisation.id)
     return render_template("organisations/settings.html", organisation=organisation, form=form,
                            time_zone_hint=TIME_ZONE_HINT)
@@ -112,7 +114,7 @@ def change_role(organisation_id: str, user_id: str) -> Any:
     visible(organisation_id, manage=True)
     form = RoleForm()
     if form.validate_on_submit():
-        perform(lambda: members.change_role(organisation_id, user_id, form.role.data))
+        perform(lambda: members.change_role(organisation_id, user_id, form.role.data), confirm=_l("Role changed"))
     return _to_page(organisation_id)
 
 
@@ -122,7 +124,8 @@ def remove_service(organisation_id: str, service_id: str) -> Any:
     """Take a service out of the organisation (a platform admin's), in both histories."""
     visible(organisation_id, platform=True)
     if ConfirmForm().validate_on_submit():
-        perform(lambda: orgs.remove_service(organisation_id, service_id))
+        perform(lambda: orgs.remove_service(organisation_id, service_id),
+                confirm=_l("Service removed from the organisation"))
     return _to_page(organisation_id)
 
 

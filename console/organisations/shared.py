@@ -29,8 +29,8 @@ class ConfirmForm(FlaskForm):
     """A button alone: only the CSRF token is checked."""
 
 
-def perform(operation: Callable[[], T], form: FlaskForm | None = None) -> tuple[bool, T | None]:
-    return acting.perform(operation, form, translate=translated)
+def perform(operation: Callable[[], T], form: FlaskForm | None = None, confirm: object = None) -> tuple[bool, T | None]:
+    return acting.perform(operation, form, translate=translated, confirm=confirm)
 
 
 def visible(organisation_id: str, *, manage: bool = False, platform: bool = False) -> Organisation:

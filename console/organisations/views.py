@@ -116,7 +116,7 @@ def show(organisation_id: str) -> Any:
 def add_domain(organisation_id: str) -> Any:
     organisation, form = visible(organisation_id, manage=True), DomainForm()
     if form.validate_on_submit():
-        done = perform(lambda: orgs.add_domain(organisation_id, form.domain.data), form)[0]
+        done = perform(lambda: orgs.add_domain(organisation_id, form.domain.data), form, _l("Domain added"))[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _page(organisation, domain_form=form)
@@ -127,7 +127,7 @@ def add_domain(organisation_id: str) -> Any:
 def remove_domain(organisation_id: str, domain: str) -> Any:
     visible(organisation_id, manage=True)
     if ConfirmForm().validate_on_submit():
-        perform(lambda: orgs.remove_domain(organisation_id, domain))
+        perform(lambda: orgs.remove_domain(organisation_id, domain), confirm=_l("Domain removed"))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
 
 
@@ -136,7 +136,8 @@ def remove_domain(organisation_id: str, domain: str) -> Any:
 def add_member(organisation_id: str) -> Any:
     organisation, form = visible(organisation_id, manage=True), MemberForm()
     if form.validate_on_submit():
-        done = perform(lambda: members.add_member(organisation_id, form.email_address.data, form.role.data), form)[0]
+        done = perform(lambda: members.add_member(organisation_id, form.email_address.data, form.role.data), form,
+                       _l("Member added"))[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _page(organisation, member_form=form)
@@ -147,7 +148,7 @@ def add_member(organisation_id: str) -> Any:
 def remove_member(organisation_id: str, user_id: str) -> Any:
     visible(organisation_id, manage=True)
     if ConfirmForm().validate_on_submit():
-        perform(lambda: members.remove_member(organisation_id, user_id))
+        perform(lambda: members.remove_member(organisation_id, user_id), confirm=_l("Member removed"))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
 
 
@@ -158,7 +159,7 @@ def add_brand(organisation_id: str) -> Any:
     form = _brand_form(organisation)
     if form.validate_on_submit():
         kind, _colon, brand_id = form.brand.data.partition(":")
-        done = perform(lambda: members.add_brand(organisation_id, kind, brand_id), form)[0]
+        done = perform(lambda: members.add_brand(organisation_id, kind, brand_id), form, _l("Brand added"))[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _page(organisation, brand_form=form)
@@ -169,7 +170,7 @@ def add_brand(organisation_id: str) -> Any:
 def remove_brand(organisation_id: str, kind: str, brand_id: str) -> Any:
     visible(organisation_id, manage=True)
     if ConfirmForm().validate_on_submit():
-        perform(lambda: members.remove_brand(organisation_id, kind, brand_id))
+        perform(lambda: members.remove_brand(organisation_id, kind, brand_id), confirm=_l("Brand removed"))
     return redirect(url_for("organisations.show", organisation_id=organisation_id))
 
 
@@ -184,7 +185,8 @@ def add_service(organisation_id: str) -> Any:
         if found is None:
             form.service.errors = [_("There is no service with this name or id")]
         else:
-            done = perform(lambda: orgs.add_service(organisation_id, str(found.id)), form)[0]
+            done = perform(lambda: orgs.add_service(organisation_id, str(found.id)), form,
+                           _l("Service added to the organisation"))[0]
             if done:
                 return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _page(organisation, service_form=form)
@@ -257,7 +259,8 @@ def approve(organisation_id: str, service_id: str) -> Any:
     organisation = visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), ConfirmForm()
     if form.validate_on_submit():
-        done = perform(lambda: approve_for_organisation(service_id, send_email=send_platform_email), form)[0]
+        done = perform(lambda: approve_for_organisation(service_id, send_email=send_platform_email), form,
+                       _l("Approved for the organisation: a platform admin decides next"))[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _decide_page(organisation, row, form, RejectForm(formdata=None))
@@ -269,7 +272,8 @@ def reject(organisation_id: str, service_id: str) -> Any:
     organisation = visible(organisation_id, manage=True)
     row, form = _service_awaiting(organisation, service_id), RejectForm()
     if form.validate_on_submit():
-        done = perform(lambda: reject_go_live(service_id, form.reason.data, send_email=send_platform_email), form)[0]
+        done = perform(lambda: reject_go_live(service_id, form.reason.data, send_email=send_platform_email), form,
+                       _l("Request turned down; the team has been told by email"))[0]
         if done:
             return redirect(url_for("organisations.show", organisation_id=organisation_id))
     return _decide_page(organisation, row, ConfirmForm(formdata=None), form)

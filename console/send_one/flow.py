@@ -65,10 +65,11 @@ def _shown(filled: Preview, address: list[str] | None = None) -> dict[str, Any]:
 
 
 def _preview(service: Service, version: TemplateVersion, body: dict[str, Any]) -> dict[str, Any]:
+    sender = Sender.console_user(service, current_user().id)
     if version.template.template_type == "letter":
-        address = checked_letter_address(service, body)
+        address = checked_letter_address(sender, body)
         return _shown(preview(service, version, body["personalisation"]), address.lines)
-    checked_content(service, version.template.template_type, body)
+    checked_content(sender, version.template.template_type, body)
     return _shown(preview(service, version, body["personalisation"]))
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, redirect, render_template, url_for
 
-from console.auth import current_service, service_permission_required
+from console.auth import current_service, current_user, service_permission_required
 from console.found import template_or_404
 from console.send_one import flow
 from models.notification import Notification
@@ -26,7 +26,9 @@ def choose(service_id: str) -> Any:
                 .where((Template.service == service_id) & (Template.archived == False)  # noqa: E712
                        & (TemplateVersion.version == Template.current_version))
                 .order_by(TemplateVersion.name))
-    return render_template("send_one/choose.html", service=current_service(), versions=list(versions))
+    service = current_service()
+    return render_template("send_one/choose.html", service=service, versions=list(versions),
+                           own_mobile=flow.own_details(service, current_user(), "sms"))
 
 
 @bp.route("/services/<service_id>/send/<template_id>/one", methods=["GET", "POST"])

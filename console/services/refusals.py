@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from flask import url_for
+from flask import request, url_for
 from flask_babel import format_decimal, gettext as _, lazy_gettext as _l
 from markupsafe import Markup
 
+from console.auth import current_user
+from console.redirect_target import is_same_site
 from core import brands, go_live, senders
 from core.send_checks import TEAM_KEY_REFUSAL
 from core.service_users import LAST_MANAGER
@@ -98,12 +100,28 @@ def _with_trial_mode_link(sentence: str) -> Markup:
     return Markup(sentence) % {"link": link}
 
 
+def _own_number_link() -> Markup:
+    """Where a signed-in user without a confirmed mobile number adds one, coming back to this page."""
+    user = current_user()
+    if user is None or user.mobile_number:
+        return Markup("")
+    back = request.path if is_same_site(request.path) else None
+    return Markup(' <a class="utrecht-link" href="{}">{}</a>').format(
+        url_for("account_settings.mobile", next=back), _("Add your mobile number to your account"))
+
+
+def _not_to_this_recipient() -> Markup:
+    sentence = _with_trial_mode_link(_(
+        "In trial mode this service sends only to its team and its guest list. Its team is the email address "
+        "and the confirmed mobile number on the account of each of its members. %(link)s"))
+    return sentence + _own_number_link()
+
+
 def translated(message: str) -> str:
     """The refusal as the page shows it (Markup when it holds a link); an unknown one as the rule
     worded it."""
     if message == trial.trial_mode_message():
-        return _with_trial_mode_link(_("In trial mode this service sends only to its team and its guest list. "
-                                       "%(link)s"))
+        return _not_to_this_recipient()
     if message == trial.trial_letters_message():
         return _with_trial_mode_link(_("In trial mode this service cannot send letters. %(link)s"))
     if message in WHOLE:

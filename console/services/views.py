@@ -39,7 +39,8 @@ def _create(name: str) -> Service:
 def new_service() -> Any:
     form = ServiceNameForm()
     if form.validate_on_submit():
-        done, service = perform(lambda: _create(form.name.data), form)
+        done, service = perform(lambda: _create(form.name.data), form,
+                                confirm=_l("Service made. It starts in trial mode."))
         if done:
             return redirect(url_for("services.service_page", service_id=service.id))
     return render_template("services/new.html", form=form)
@@ -58,7 +59,8 @@ def rename(service_id: str) -> Any:
     service = current_service()
     form = ServiceNameForm(data={"name": service.name})
     if form.validate_on_submit():
-        done, _ = perform(lambda: update_service(service_id, name=form.name.data), form)
+        done, _ = perform(lambda: update_service(service_id, name=form.name.data), form,
+                          confirm=_l("Service renamed"))
         if done:
             return redirect(url_for("settings.index", service_id=service_id))
     return render_template("services/rename.html", form=form, service=service)

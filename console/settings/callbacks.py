@@ -46,7 +46,8 @@ def callback(service_id: str, kind: str) -> Any:
     form = CallbackForm(data={"url": current.url if current else None})
     if form.validate_on_submit():
         done, _ = perform(lambda: set_callback(service_id, kind, url=form.url.data.strip(),
-                                               bearer_token=form.bearer_token.data), form)
+                                               bearer_token=form.bearer_token.data), form,
+                          confirm=_l("Callback saved"))
         if done:
             return redirect(url_for("settings.callback", service_id=service_id, kind=kind))
     return render_template("settings/callback.html", service=current_service(), kind=kind, title=TITLES[kind],
@@ -59,5 +60,5 @@ def callback(service_id: str, kind: str) -> Any:
 def remove(service_id: str, kind: str) -> Any:
     _kind_or_404(kind)
     if ConfirmForm().validate_on_submit():
-        perform(lambda: remove_callback(service_id, kind))
+        perform(lambda: remove_callback(service_id, kind), confirm=_l("Callback removed"))
     return redirect(url_for("settings.callback", service_id=service_id, kind=kind))

@@ -61,7 +61,7 @@ def add_sender(service_id: str, kind: str) -> Any:
     form = _form(kind)
     if form.validate_on_submit():
         done, _ = perform(lambda: add_setting(kind, service_id, value=_value(form), is_default=form.is_default.data),
-                          form)
+                          form, confirm=_l("Saved"))
         if done:
             return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
     return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,
@@ -80,7 +80,8 @@ def edit_sender(service_id: str, kind: str, setting_id: str) -> Any:
     if form.validate_on_submit():
         # Unticking the default does not unset it: a service keeps one default, replaced by another.
         done, _ = perform(lambda: update_setting(kind, service_id, setting_id, value=_value(form),
-                                                 is_default=True if form.is_default.data else None), form)
+                                                 is_default=True if form.is_default.data else None), form,
+                          confirm=_l("Saved"))
         if done:
             return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
     return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,

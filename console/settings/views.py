@@ -78,7 +78,7 @@ class LimitsForm(FlaskForm):
 
 def _saved(service_id: str, form: FlaskForm, changes: dict[str, Any]) -> bool:
     """Apply the changes through the shared update; True when done (the form holds any refusal)."""
-    done, _ = perform(lambda: update_service(service_id, **changes), form)
+    done, _ = perform(lambda: update_service(service_id, **changes), form, confirm=_l("Settings saved"))
     return done
 
 

@@ -12,7 +12,15 @@ from wtforms.validators import DataRequired, Email, Length
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.value_names import MEMBER_PERMISSIONS
-from core.service_users import change_permissions, invite_member, members_of, open_invitations, remove_member
+from core.service_users import (
+    change_permissions,
+    invite_member,
+    members_of,
+    remove_member,
+    resend_invitation,
+    waiting_invitations,
+    withdraw_invitation,
+)
 from core.team import add_guest, list_guests, remove_guest
 from models.user import SERVICE_PERMISSIONS
 
@@ -60,7 +68,8 @@ def _member_or_404(service_id: str, user_id: str) -> Any:
 @service_permission_required("manage_service")
 def index(service_id: str) -> Any:
     return render_template("team/index.html", service=current_service(), members=members_of(service_id),
-                           invitations=open_invitations(service_id), labels=PERMISSION_LABELS)
+                           invitations=waiting_invitations(service_id), labels=PERMISSION_LABELS,
+                           confirm_form=ConfirmForm())
 
 
 @bp.route("/services/<service_id>/users/invite", methods=["GET", "POST"])
@@ -69,7 +78,9 @@ def invite(service_id: str) -> Any:
     form = InviteForm(data={"permissions": ["view_activity"]})
     if form.validate_on_submit():
         done, _ = perform(lambda: invite_member(service_id, form.email_address.data, form.permissions.data,
-                                                current_user()), form)
+                                                current_user()), form,
+                          confirm=_l("Invitation sent to %(email)s. They join the team once they accept it.",
+                                     email=form.email_address.data.strip().lower()))
         if done:
             return redirect(url_for("team.index", service_id=service_id))
     return render_template("team/invite.html", service=current_service(), form=form)
@@ -81,7 +92,8 @@ def edit(service_id: str, user_id: str) -> Any:
     member = _member_or_404(service_id, user_id)
     form = PermissionsForm(data={"permissions": member.permissions})
     if form.validate_on_submit():
-        done, _ = perform(lambda: change_permissions(service_id, member.user_id, form.permissions.data), form)
+        done, _ = perform(lambda: change_permissions(service_id, member.user_id, form.permissions.data), form,
+                          confirm=_l("Permissions of %(email)s changed", email=member.user.email_address))
         if done:
             return redirect(url_for("team.index", service_id=service_id))
     return render_template("team/edit.html", service=current_service(), member=member, form=form)
@@ -93,7 +105,8 @@ def remove(service_id: str, user_id: str) -> Any:
     member = _member_or_404(service_id, user_id)
     form = ConfirmForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: remove_member(service_id, member.user_id), form)
+        done, _ = perform(lambda: remove_member(service_id, member.user_id), form,
+                          confirm=_l("%(email)s removed from the team", email=member.user.email_address))
         if done:
             return redirect(url_for("team.index", service_id=service_id))
     return render_template("team/remove.html", service=current_service(), member=member, form=form)
@@ -104,7 +117,8 @@ def remove(service_id: str, user_id: str) -> Any:
 def guest_list(service_id: str) -> Any:
     form = GuestForm()
     if form.validate_on_submit():
-        done, _ = perform(lambda: add_guest(service_id, form.recipient.data), form)
+        done, _ = perform(lambda: add_guest(service_id, form.recipient.data), form,
+                          confirm=_l("%(recipient)s added to the guest list", recipient=form.recipient.data.strip()))
         if done:
             return redirect(url_for("team.guest_list", service_id=service_id))
     return render_template("team/guest_list.html", service=current_service(), form=form,
@@ -117,5 +131,34 @@ def remove_guest_entry(service_id: str, entry_id: str) -> Any:
     if entry_id not in {str(g.id) for g in list_guests(service_id)}:
         abort(404)
     if ConfirmForm().validate_on_submit():
-        perform(lambda: remove_guest(service_id, entry_id))
+        perform(lambda: remove_guest(service_id, entry_id), confirm=_l("Removed from the guest list"))
     return redirect(url_for("team.guest_list", service_id=service_id))
+
+
+def _invitation_or_404(service_id: str, invitation_id: str) -> Any:
+    found = next((i for i in waiting_invitations(service_id) if str(i.id) == invitation_id), None)
+    if found is None:
+        abort(404)
+    return found
+
+
+@bp.post("/services/<service_id>/users/invitations/<invitation_id>/resend")
+@service_permission_required("manage_service")
+def resend(service_id: str, invitation_id: str) -> Any:
+    invitation = _invitation_or_404(service_id, invitation_id)
+    if ConfirmForm().validate_on_submit():
+        perform(lambda: resend_invitation(service_id, invitation.id, current_user()),
+                confirm=_l("Invitation sent again to %(email)s, with a new link valid for 2 days. "
+                           "The link sent before no longer works.", email=invitation.email_address))
+    return redirect(url_for("team.index", service_id=service_id))
+
+
+@bp.post("/services/<service_id>/users/invitations/<invitation_id>/withdraw")
+@service_permission_required("manage_service")
+def withdraw(service_id: str, invitation_id: str) -> Any:
+    invitation = _invitation_or_404(service_id, invitation_id)
+    if ConfirmForm().validate_on_submit():
+        perform(lambda: withdraw_invitation(service_id, invitation.id),
+                confirm=_l("Invitation to %(email)s withdrawn: its link no longer works",
+                           email=invitation.email_address))
+    return redirect(url_for("team.index", service_id=service_id))

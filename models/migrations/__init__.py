@@ -9,6 +9,7 @@ is upgraded in place, a current one is left alone. The first step is the whole s
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,6 +57,9 @@ def migrate(until: int | None = None) -> list[int]:
 
 
 def _apply(step: Step) -> None:
+    if not step.transaction and is_postgres():
+        _apply_concurrently(step)
+        return
     with _foreign_keys_off_on_sqlite():
         with database.atomic():
             for statement in statements(step.version):
@@ -64,6 +68,28 @@ def _apply(step: Step) -> None:
                 step.data(database.obj)
             _check_foreign_keys(step.version)
             SchemaVersion.create(version=step.version, name=step.name)
+
+
+CONCURRENT_INDEX = re.compile(r'^CREATE (?:UNIQUE )?INDEX CONCURRENTLY IF NOT EXISTS "([^"]+)"')
+
+
+def _apply_concurrently(step: Step) -> None:
+    """A step that builds indexes on big tables without blocking their writers (PostgreSQL's CREATE INDEX
+    CONCURRENTLY, which cannot run in a transaction): its statements run one at a time, each committed,
+    and the step is recorded after the last. Each is written to be run again (IF NOT EXISTS); an index
+    that an interrupted build left invalid is dropped first, as PostgreSQL's documentation advises
+    (https://www.postgresql.org/docs/current/sql-createindex.html#SQL-CREATEINDEX-CONCURRENTLY)."""
+    for statement in statements(step.version):
+        built = CONCURRENT_INDEX.match(statement)
+        if built is None:
+            raise ValueError(f"step {step.version} runs outside a transaction: only concurrent index builds may")
+        invalid = database.execute_sql(
+            "SELECT 1 FROM pg_index JOIN pg_class ON pg_class.oid = pg_index.indexrelid"
+            " WHERE pg_class.relname = %s AND NOT pg_index.indisvalid", (built.group(1),)).fetchone()
+        if invalid:
+            database.execute_sql(f'DROP INDEX CONCURRENTLY IF EXISTS "{built.group(1)}"')
+        database.execute_sql(statement)
+    SchemaVersion.create(version=step.version, name=step.name)
 
 
 def statements(version: int) -> list[str]:

@@ -23,6 +23,9 @@ class Step:
     version: int
     name: str
     data: Callable[[peewee.Database], None] | None = None
+    # False: on PostgreSQL the step's statements run one at a time outside a transaction (concurrent index
+    # builds only, each written to be run again); SQLite runs every step in a transaction.
+    transaction: bool = True
 
 
 def _seed_rates_of_0_8_0(db: peewee.Database) -> None:
@@ -93,4 +96,6 @@ MIGRATIONS: list[Step] = [
          _platform_service_texts),
     Step(160, "api keys: an optional expiry date, and when its warning went out"),
     Step(165, "organisations: domains, members, services, brands, rate agreements, two-step go-live"),
+    Step(180, "each service's notifications counted per day and kind as they are written, for the dashboard"),
+    Step(185, "the lists' indexes per channel and status, and for scheduled sends", transaction=False),
 ]

@@ -43,13 +43,27 @@ class SftpTarget:
     @classmethod
     def parse(cls, url: str) -> SftpTarget:
         """sftp://user@host[:port][/path]: the path is taken as written (absolute), none is the login folder."""
+        problem = cls.problem(url)
+        if problem:
+            raise ValueError(f"PRINT_SFTP_URL {problem}")
         parts = urllib.parse.urlsplit(url)
-        if parts.scheme != "sftp" or not parts.hostname or not parts.username:
-            raise ValueError(f"PRINT_SFTP_URL must look like sftp://user@host:22/path, not {url!r}")
-        if parts.password is not None:
-            raise ValueError("PRINT_SFTP_URL takes no password: the print house is reached with PRINT_SFTP_KEY_FILE")
+        assert parts.hostname and parts.username  # checked by problem()
         path = urllib.parse.unquote(parts.path).rstrip("/") or ("/" if parts.path else ".")
         return cls(urllib.parse.unquote(parts.username), parts.hostname, parts.port or 22, path)
+
+    @staticmethod
+    def problem(url: str) -> str | None:
+        """Why PRINT_SFTP_URL cannot be used, or None (never quoting a password it holds)."""
+        try:
+            parts = urllib.parse.urlsplit(url)
+            parts.port  # noqa: B018  (raises ValueError for a port that is not a number or out of range)
+        except ValueError:
+            return "must look like sftp://user@host:22/path (its port is not a number from 1 to 65535)"
+        if parts.password is not None:
+            return "takes no password: the print house is reached with PRINT_SFTP_KEY_FILE"
+        if parts.scheme != "sftp" or not parts.hostname or not parts.username:
+            return f"must look like sftp://user@host:22/path, not {url!r}"
+        return None
 
     def __str__(self) -> str:
         return f"sftp://{self.user}@{self.host}:{self.port}{self.root if self.root != '.' else ''}"
@@ -80,8 +94,17 @@ class HostKeyPin:
                 blob = b""
             if blob:
                 return cls(fingerprint(blob), fields[0])
-        raise ValueError("PRINT_SFTP_HOST_KEY must be the server's public key (\"ssh-ed25519 AAAA...\") "
+        raise ValueError(f"PRINT_SFTP_HOST_KEY must be the server's public key (\"ssh-ed25519 AAAA...\") "
                          f"or its SHA256 fingerprint (\"SHA256:...\"), not {text!r}")
+
+    @classmethod
+    def problem(cls, text: str) -> str | None:
+        """Why PRINT_SFTP_HOST_KEY cannot be used, or None."""
+        try:
+            cls.parse(text)
+        except ValueError as error:
+            return str(error).removeprefix("PRINT_SFTP_HOST_KEY ")
+        return None
 
     def algorithms(self) -> tuple[str, ...] | None:
         """The host key algorithms to offer in the key exchange: the pinned key's own, so a server

@@ -20,6 +20,7 @@ from typing import Any
 
 import requests
 
+from pipeline import outbound
 from pipeline.providers.errors import (
     TECHNICAL_FAILURE,
     EmailMessageData,
@@ -98,7 +99,7 @@ def post_receipts(base_url: str, token: str, provider_name: str, receipts: list[
     # one inherited across a fork, whose socket the parent may still be using.
     session = getattr(_local, "session", None)
     if session is None or _local.pid != os.getpid():
-        session = _local.session = requests.Session()
+        session = _local.session = outbound.session(checked=False)
         _local.pid = os.getpid()
     try:
         response = session.post(url, json=receipts, headers={"Authorization": f"Bearer {token}"}, timeout=timeout)

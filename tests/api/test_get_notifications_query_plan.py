@@ -1,4 +1,5 @@
-"""The list query reads the (service, key_type, created_at, id) index backwards and never sorts.
+"""The list query reads the (service, key_type, created_at, id) index backwards and never sorts; a filtered
+one reads a range of (service, key_type, notification_type, status, created_at, id) per channel and status.
 
 Runs on whichever database DATABASE_URL points at: PostgreSQL's EXPLAIN must show an index scan
 backward on that index with no Sort node; SQLite's EXPLAIN QUERY PLAN must show a SEARCH using that
@@ -14,7 +15,7 @@ import uuid
 import pytest
 
 from models.db import database, is_postgres, utcnow
-from models.notification import Notification
+from models.notification import KIND_INDEX, Notification
 from models.queries import NotificationFilters, notifications_page_query
 from tests.factories import create_service
 
@@ -78,6 +79,22 @@ def test_page_after_a_cursor_uses_the_index(services):
     assert len(following) == 250 and following[0].created_at <= newest[-1].created_at
 
 
-def test_filters_still_read_the_index_in_order(services):
-    filters = NotificationFilters(statuses=("delivered", "sending"), notification_types=("sms",))
-    assert_index_range_without_sort(plan(notifications_page_query(services[2], "live", filters)))
+def test_filters_read_a_range_per_channel_and_status_merged_in_order(services):
+    """A status filter reads the (service, key_type, notification_type, status, created_at, id) index, one
+    range per channel and status, each in order: only pages are merged, and the rows are those a plain
+    filter of the service's rows finds, newest first."""
+    filters = NotificationFilters(statuses=("delivered", "sending"), notification_types=("sms", "email"))
+    query = notifications_page_query(services[2], "live", filters)
+    text = plan(query)
+    if is_postgres():
+        assert text.count(f"Index Scan Backward using {KIND_INDEX} on notification") == 4, text
+        assert "Merge Append" in text and "Seq Scan" not in text, text
+    else:
+        assert len(re.findall(rf"SEARCH \w+ USING INDEX {KIND_INDEX} \(service_id=\? AND key_type=\? AND "
+                              rf"notification_type=\? AND status=\?", text)) == 4, text
+        assert not re.search(r"\bSCAN \w+\b(?! \(subquery)", text), text
+    expected = list(Notification.select().where(
+        (Notification.service == services[2]) & (Notification.key_type == "live")
+        & Notification.status.in_(["delivered", "sending"]) & Notification.notification_type.in_(["sms", "email"]))
+        .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(250))
+    assert [row.id for row in query] == [row.id for row in expected]

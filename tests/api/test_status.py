@@ -1,18 +1,22 @@
 """GET /_status: the load balancers' health check."""
 from __future__ import annotations
 
+import re
 import socket
 
 import peewee
 import redis
 
 from api.monitoring import health
+from version import __version__
 
 
-def test_status_answers_200_without_authentication(client):
+def test_status_answers_200_without_authentication_and_names_the_release(client):
     response = client.get("/_status")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok", "workers": "ok", "queues": "ok"}
+    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok", "settings": "ok", "workers": "ok",
+                                   "queues": "ok", "version": __version__}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", response.get_json()["version"])
 
 
 def _closed_port() -> int:

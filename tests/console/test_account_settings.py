@@ -228,7 +228,7 @@ def test_send_to_yourself_in_trial_mode_once_the_account_has_a_mobile_number(sig
     page.goto(f"/services/{service.id}")
     page.click("nav.notify-service-nav >> text=Bericht versturen")
     page.click("a:text-is('Afspraak')")
-    page.click("main a:has-text('Mijn eigen gegevens gebruiken')")
+    page.click("main a:has-text('Naar mijn eigen nummer versturen')")
     assert page.input_value("#phone_number") == "+31612345678"
     page.click("button[value=preview]")
     page.click("button[value=send]")

@@ -202,7 +202,7 @@ def _trial_mode(walk: Walk, service_id: str) -> None:
     with page.expect_navigation():
         page.click("main a:text-is('Afspraak')")
     with page.expect_navigation():
-        page.click("main a:has-text('Mijn eigen gegevens gebruiken')")
+        page.click("main a:has-text('Naar mijn eigen nummer versturen')")
     page.fill("#placeholder_0", "Eerste")
     page.fill("#placeholder_1", "vrijdag")
     with page.expect_navigation():
@@ -221,12 +221,11 @@ def _trial_mode(walk: Walk, service_id: str) -> None:
     page.fill("#placeholder_0", "Vreemde")
     page.fill("#placeholder_1", "maandag")
     with page.expect_navigation():
-        page.click("button[value=preview]")
-    with page.expect_navigation():
-        page.click("button[value=send]")
+        page.click("button[value=preview]")  # refused before the preview: no dead end after it
     error = page.locator("#phone_number-error-1")
     assert error.inner_text() == ("In proefmodus verstuurt deze dienst alleen naar het eigen team en de gastenlijst. "
-                                  "Wat proefmodus betekent")
+                                  "Het team is het e-mailadres en het bevestigde mobiele nummer op het account van "
+                                  "elk teamlid. Wat proefmodus betekent")
     assert error.get_by_role("link", name="Wat proefmodus betekent").get_attribute("href") == "/trial-mode"
     walk.stop("trial-mode-refusal")
 
@@ -243,7 +242,21 @@ def _team_and_going_live(walk: Walk, service_id: str, browser, console_server: s
     walk.stop("invite")
     with page.expect_navigation():
         page.locator("main form button[type=submit]").click()
-    assert "collega@example.gov.nl" in page.inner_text("main")
+    assert page.inner_text(".notify-flashes") == ("Uitnodiging verstuurd naar collega@example.gov.nl. Die wordt "
+                                                  "teamlid zodra de uitnodiging is geaccepteerd.")
+    invited = page.locator("main .notify-invitations li", has_text="collega@example.gov.nl")
+    assert invited.get_by_role("button", name="Opnieuw versturen collega@example.gov.nl").count() == 1
+    assert invited.get_by_role("button", name="Intrekken collega@example.gov.nl").count() == 1
+    walk.stop("invited")
+    # Until the colleague accepts, the go-live checklist says whom it waits for, and links to the invitation.
+    page.goto(f"/services/{service_id}/service-settings/request-to-go-live")
+    waiting = page.locator("main li[data-item=team_member]")
+    assert ("Uitnodiging verstuurd naar collega@example.gov.nl, wacht tot die wordt geaccepteerd."
+            in waiting.inner_text())
+    assert waiting.get_by_role("link").get_attribute("href") == f"/services/{service_id}/users"
+    assert page.locator("main li[data-item=reply_to_address] a").get_attribute("href") == (
+        f"/services/{service_id}/service-settings/reply-to-addresses/add")
+    walk.stop("go-live-waiting")
 
     with page.expect_navigation():
         page.locator("nav.notify-nav").get_by_role("link", name="Lokale mailbox").click()
@@ -284,10 +297,12 @@ def _team_and_going_live(walk: Walk, service_id: str, browser, console_server: s
     walk.stop("go-live-request")
     _submit(page, "Live gaan aanvragen")
     assert "Een platformbeheerder beslist" in page.inner_text("main")
+    assert page.inner_text(".notify-flashes") == "U heeft gevraagd om live te gaan. U hoort de beslissing per e-mail."
     page.goto(f"/platform-admin/services/{service_id}/go-live")
     walk.stop("go-live-decision")
     with page.expect_navigation():
         page.click("main form[action$='/go-live/approve'] button")
+    assert page.inner_text(".notify-flashes") == "Parkeervergunningen is live; het team heeft een e-mail gekregen"
     page.goto(f"/services/{service_id}")
     assert "Live" in page.inner_text("nav.notify-service-nav")
 
@@ -379,3 +394,8 @@ def _api(walk: Walk, service_id: str, key: str, live_server: str) -> None:
     walk.stop("rotated-key")
     for either in (key, new_key):
         assert NotificationsAPIClient(either, base_url=live_server).get_all_templates("sms")["templates"]
+
+    # The platform admin's worker dashboard: its widest table fits at 1280 and at 375 px.
+    with page.expect_navigation():
+        page.locator("nav.notify-nav").get_by_role("link", name="Werkprocessen en wachtrijen").click()
+    walk.stop("workers")

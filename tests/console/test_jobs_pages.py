@@ -80,7 +80,9 @@ def test_a_trial_service_may_send_only_to_its_team_and_guest_list(console_app):
     html = _upload(_client(console_app, service), service, template, sms_rows(200)).get_data(as_text=True)
     # One line for the kind of problem, naming the rows it affects (rows 2 and 152 are on the guest list).
     assert _cells(html, "problems") == [["3–151, 153–201", "Phone number", "In proefmodus verstuurt deze dienst "
-                                         "alleen naar het eigen team en de gastenlijst. Wat proefmodus betekent"]]
+                                         "alleen naar het eigen team en de gastenlijst. Het team is het e-mailadres "
+                                         "en het bevestigde mobiele nummer op het account van elk teamlid. Wat "
+                                         "proefmodus betekent Uw mobiele nummer aan uw account toevoegen"]]
     assert '<a class="utrecht-link" href="/trial-mode">Wat proefmodus betekent</a>' in html
 
 

@@ -13,6 +13,8 @@ from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import create_sample_template, create_service
 
+NL_TEAM = "Het team is het e-mailadres en het bevestigde mobiele nummer op het account van elk teamlid. "
+
 
 @pytest.fixture
 def sender(service):
@@ -88,11 +90,16 @@ def test_a_trial_service_refuses_a_recipient_outside_the_team_as_the_api_does(co
     template = create_sample_template(service=service, body="Hi")
     user = create_console_user(service=service, permissions=["send_messages"])
     client = signed_in_client(console_app, user.user)
-    response = client.post(_start(service, template), data={
-        "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "0612345678", "action": "send"})
-    page = response.get_data(as_text=True)
-    assert ('In proefmodus verstuurt deze dienst alleen naar het eigen team en de gastenlijst. '
-            '<a class="utrecht-link" href="/trial-mode">Wat proefmodus betekent</a>') in page
+    for action in ("preview", "send"):  # refused before the preview, not only after it
+        response = client.post(_start(service, template), data={
+            "csrf_token": csrf_token(client, _start(service, template)), "phone_number": "0612345678",
+            "action": action})
+        page = response.get_data(as_text=True)
+        assert ('In proefmodus verstuurt deze dienst alleen naar het eigen team en de gastenlijst. '
+                f'{NL_TEAM}<a class="utrecht-link" href="/trial-mode">Wat proefmodus betekent</a> '
+                f'<a class="utrecht-link" href="/account/mobile?next={_start(service, template)}">'
+                'Uw mobiele nummer aan uw account toevoegen</a>') in page, action
+        assert "Controleer uw bericht" not in page
     assert Notification.select().count() == 0
     TeamMember.create(service=service, email_address=user.email_address, mobile_number="06 12345678")
     mine = client.get(_start(service, template) + "?mine=1").get_data(as_text=True)

@@ -63,7 +63,7 @@ def test_send_one_email_to_myself_and_see_it_delivered(signed_in_member, service
     template = create_sample_template(service=service, template_type="email", name="Welkom",
                                       subject="Welkom ((naam))", body="Fijn dat u er bent, ((naam)).")
     page.goto(f"/services/{service.id}/send/{template.id}/one")
-    page.click("text=Mijn eigen gegevens gebruiken")
+    page.click("text=Naar mijn eigen adres versturen")
     assert page.input_value("#email_address") == service_member.email_address
     page.fill("#placeholder_0", "Anna")
     page.click("button[value=preview]")

@@ -212,7 +212,8 @@ def test_team_and_guest_list(page, service, member):
     _open(page, f"{team}/{colleague.id}/remove")
     _submit(page, "Dit teamlid verwijderen")
     page.wait_for_url(f"**{team}")
-    assert "bob@example.gov.nl" not in page.inner_text("main")
+    assert page.inner_text(".notify-flashes") == "bob@example.gov.nl uit het team verwijderd"
+    assert "bob@example.gov.nl" not in page.inner_text("main table")
 
     guests = f"/services/{service.id}/guest-list"
     _open(page, guests)
@@ -237,10 +238,14 @@ def test_request_and_approve_going_live(page, browser, console_server, service, 
     go_live = f"/services/{service.id}/service-settings/request-to-go-live"
     _open(page, go_live)
     checklist = page.locator("main li").all_inner_texts()
-    assert [item for item in checklist if item.endswith(": nog niet")] == [
-        "Een antwoordadres voor e-mail: nog niet", "Een sjabloon met een voorbeeld van wat u gaat versturen: nog niet"]
+    # Each item not in place links to where it is done.
+    assert [item for item in checklist if ": nog niet" in item] == [
+        "Een antwoordadres voor e-mail: nog niet. Een antwoordadres toevoegen",
+        "Een sjabloon met een voorbeeld van wat u gaat versturen: nog niet. Een sjabloon maken"]
+    assert page.locator("main li[data-item=reply_to_address] a").get_attribute("href") == (
+        f"/services/{service.id}/service-settings/reply-to-addresses/add")
     _submit(page, "Live gaan aanvragen")
-    assert "Voeg een antwoordadres voor e-mail toe voordat u live gaan aanvraagt" in page.inner_text("main")
+    assert "Voeg een antwoordadres voor e-mail toe voordat u aanvraagt om live te gaan" in page.inner_text("main")
     assert_accessible(page)
     ReplyToAddress.create(service=service, email_address="loket@example.gov.nl", is_default=True)
     add_template(str(service.id), template_type="sms", name="hi", body="Hallo")

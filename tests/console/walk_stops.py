@@ -27,14 +27,17 @@ class Walk:
     shots: list[str] = dataclasses.field(default_factory=list)
 
     def stop(self, name: str) -> None:
-        """Look at the page as it is: axe-core, nothing wider than a phone, and (when asked) photographs."""
+        """Look at the page as it is: axe-core, nothing wider than a phone, no table cut off at 1280 or 375 px,
+        and (when asked) photographs."""
         page = self.page
         assert_accessible(page)
         self.shots.append(name)
         number = len(self.shots)
+        assert _cut_off_tables(page) == [], (name, WIDE)
         page.set_viewport_size({"width": PHONE, "height": 800})
         try:
             assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE, (name, _too_wide(page))
+            assert _cut_off_tables(page) == [], (name, PHONE)
             if WRITE:
                 for width in (WIDE, PHONE):
                     page.set_viewport_size({"width": width, "height": 800})
@@ -49,6 +52,12 @@ def _too_wide(page) -> list[str]:
         .filter(e => e.getBoundingClientRect().right > width && !e.closest('.notify-table-scroll')
                      && e.parentElement.getBoundingClientRect().right <= width)
         .map(e => e.outerHTML.slice(0, 120))""", PHONE)
+
+
+def _cut_off_tables(page) -> list[str]:
+    """Tables wider than the box they are shown in: a column that needs scrolling sideways to be seen."""
+    return page.evaluate("""() => [...document.querySelectorAll('.notify-table-scroll, table')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.outerHTML.slice(0, 120))""")
 
 
 def _photograph(page, path: Path, max_height: int) -> None:

@@ -55,8 +55,8 @@ def test_figures_are_the_same_from_the_rows_the_rollup_and_the_purge():
     # Five days ago is past the 3-day retention: purged, its counts kept; the figures stay.
     assert retention.purge_notifications(now=NOW).notifications == 6
     assert recent_figures(service.id, NOW) == WEEK
-    # Only yesterday is summed again: the days before hold no notifications now, and the rollup keeps them.
-    assert daily_rollup.roll_up(now=NOW) == 1
+    # The days not settled are summed again, but none of their figures changed: none is written.
+    assert daily_rollup.roll_up(now=NOW) == 0
     assert recent_figures(service.id, NOW) == WEEK
     if usage_before is not None:
         assert monthly_usage(service.id, NOW.year, NOW.month) == usage_before
@@ -101,9 +101,10 @@ def test_an_unsettled_day_follows_late_receipts_a_settled_one_is_never_read_agai
     settled = {r.day: r.settled for r in RolledUpDay.select()}
     assert settled[late.created_at.date()] is False and settled[old.created_at.date()] is True
 
+    assert daily_rollup.roll_up(now=NOW) == 0  # nothing changed: no day written
     Notification.update(status="delivered").where(Notification.id == late.id).execute()
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(sending=1, delivered=1)  # until the next run
-    daily_rollup.roll_up(now=NOW)
+    assert daily_rollup.roll_up(now=NOW) == 1  # the day that changed, alone
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(delivered=2)
 
     # A settled day is not summed again: a change to its rows (none is possible through the transition
@@ -130,3 +131,20 @@ def test_the_periodic_job_rolls_up_every_hour():
     create_notification(service=service, status="delivered", created_at=at(1))
     roll_up_days.fn()
     assert [(r.day, r.settled) for r in RolledUpDay.select()] == [(at(1).date(), False)]
+
+
+def test_the_dashboards_week_starts_at_midnight_on_the_services_clock():
+    now = datetime.datetime(2026, 1, 15, 12, 0)  # 13:00 in Amsterdam (CET), 07:00 in New York (EST)
+    amsterdam, new_york = create_service(time_zone="Europe/Amsterdam"), create_service(time_zone="America/New_York")
+    for service in (amsterdam, new_york):
+        for created_at in (datetime.datetime(2026, 1, 8, 22, 30),  # 8 Jan 23:30 CET: before Amsterdam's week
+                           datetime.datetime(2026, 1, 8, 23, 30),  # 9 Jan 00:30 CET: Amsterdam's first day
+                           datetime.datetime(2026, 1, 9, 4, 0),  # 8 Jan 23:00 EST: before New York's week
+                           datetime.datetime(2026, 1, 9, 6, 0),  # 9 Jan 01:00 EST: New York's first day
+                           datetime.datetime(2026, 1, 15, 11, 0)):  # today everywhere
+            create_notification(service=service, status="delivered", created_at=created_at)
+    for rolled_up in (False, True):
+        # Per UTC day (9 to 15 January) the week would hold 3 of them: each zone's own midnight decides.
+        assert recent_figures(amsterdam.id, now, "Europe/Amsterdam")["sms"] == ChannelFigures(delivered=4), rolled_up
+        assert recent_figures(new_york.id, now, "America/New_York")["sms"] == ChannelFigures(delivered=2), rolled_up
+        daily_rollup.roll_up(now=now)

@@ -43,6 +43,19 @@ log = logging.getLogger(__name__)
 _DEFAULT_PORTS = {"smtp": 25, "smtp+starttls": 587, "smtps": 465}
 
 
+def url_problem(url: str) -> str | None:
+    """Why an SMTP relay's URL cannot be used, or None (the rule of SMTP_URL and SMTP_FALLBACK_URL).
+    Never quotes the URL: it may hold a password."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError for a port that is not a number or out of range)
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return "must be smtp://, smtp+starttls:// or smtps:// with a host"
+    return None
+
+
 class _Smtp(smtplib.SMTP):
     """A connection that remembers whether DATA went out: from then on the server may have the message."""
 
@@ -66,11 +79,12 @@ class SmtpProvider:
         """`timeout` in seconds applies to connecting and to each SMTP command; `name`: which relay
         this is (recorded as the notification's provider)."""
         self.name = name
+        problem = url_problem(url)
+        if problem:
+            raise ValueError(f"SMTP URL {problem}")
         parts = urlsplit(url)
-        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
-            raise ValueError(f"SMTP URL must be smtp://, smtp+starttls:// or smtps:// with a host, not {url!r}")
         self.scheme = parts.scheme
-        self.host = parts.hostname
+        self.host = parts.hostname or ""  # url_problem refused a URL without one
         self.port = parts.port or _DEFAULT_PORTS[parts.scheme]
         self.username = unquote(parts.username) if parts.username else None
         self.password = unquote(parts.password) if parts.password else ""

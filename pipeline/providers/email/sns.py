@@ -10,7 +10,8 @@ two confirmations sign Message, MessageId, SubscribeURL, Timestamp, Token, Topic
 The certificate comes from `SigningCertURL`, and SubscribeURL is visited, only over https on a host
 matching SNS_HOST_PATTERN (Amazon's own `sns.<region>.amazonaws.com[.cn]` by default), through the
 outbound address checks (pipeline/outbound.py): a forged message cannot make us fetch from, or visit,
-anywhere else. Certificates are cached by URL: SNS signs with one for months.
+anywhere else. The certificate must chain up to a trusted CA (sns_certificates.py). Certificates are
+cached by URL: SNS signs with one for months.
 """
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ import base64
 import binascii
 import datetime
 import re
-import threading
-from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,7 +29,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from config import Settings
-from pipeline.outbound import CheckedAdapter, RefusedAddress
+from pipeline import outbound
+from pipeline.outbound import CheckedAdapter, SelfVerifyingDataAdapter
+from pipeline.providers.email.sns_certificates import CertificateRefused, SigningCertificates, trust_store
 
 NOTIFICATION = "Notification"
 SUBSCRIPTION_CONFIRMATION = "SubscriptionConfirmation"
@@ -41,8 +42,6 @@ _SIGNED_FIELDS = {
     UNSUBSCRIBE_CONFIRMATION: ("Message", "MessageId", "SubscribeURL", "Timestamp", "Token", "TopicArn", "Type"),
 }
 _HASHES: dict[str, type[hashes.HashAlgorithm]] = {"1": hashes.SHA1, "2": hashes.SHA256}
-_MAX_CERTIFICATE_BYTES = 64 * 1024
-_CACHED_CERTIFICATES = 32
 
 
 class RefusedMessage(Exception):
@@ -76,15 +75,14 @@ class SnsVerifier:
     on allowed hosts. One per process: its session and cache are shared by the request threads."""
 
     def __init__(self, settings: Settings, *, timeout: float = 10.0) -> None:
+        """Raises ValueError for an SNS_SIGNING_CA_FILE it cannot read."""
         self.host_pattern = re.compile(settings.sns_host_pattern)
         self.topic_arns = frozenset(settings.sns_topic_arns)
         self.timeout = timeout
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxy from the environment makes the connection instead
-        self.session.verify = settings.sns_ca_file or True
-        self.session.mount("https://", CheckedAdapter())
-        self._certificates: OrderedDict[str, x509.Certificate] = OrderedDict()
-        self._lock = threading.Lock()
+        self.session = _session(settings, CheckedAdapter())
+        self.certificates = SigningCertificates(self.session, _session(settings, SelfVerifyingDataAdapter()),
+                                                trust_store(settings.sns_signing_ca_file), self.check_url,
+                                                timeout=timeout)
 
     def verify(self, message: dict[str, Any]) -> None:
         """Raises RefusedMessage unless SNS signed this message, from a topic we take messages from."""
@@ -113,16 +111,10 @@ class SnsVerifier:
             raise RefusedMessage("unknown-topic", f"topic {message['TopicArn']} is not in SNS_TOPIC_ARNS")
 
     def certificate(self, url: str) -> x509.Certificate:
-        with self._lock:
-            if url in self._certificates:
-                self._certificates.move_to_end(url)
-                return self._certificates[url]
-        certificate = self._fetch_certificate(url)
-        with self._lock:
-            self._certificates[url] = certificate
-            while len(self._certificates) > _CACHED_CERTIFICATES:
-                self._certificates.popitem(last=False)
-        return certificate
+        try:
+            return self.certificates.get(url)
+        except CertificateRefused as refused:
+            raise RefusedMessage(refused.reason, str(refused)) from None
 
     def confirm_subscription(self, subscribe_url: str) -> bool:
         """Visit SubscribeURL: True when SNS confirmed, False when it refused for good (a 4xx: an
@@ -142,18 +134,8 @@ class SnsVerifier:
         if parts.scheme != "https" or "@" in parts.netloc or not self.host_pattern.fullmatch(host):
             raise RefusedMessage("disallowed-host", f"{field} {url!r} is not https on a host SNS_HOST_PATTERN allows")
 
-    def _fetch_certificate(self, url: str) -> x509.Certificate:
-        self.check_url(url, "SigningCertURL")
-        try:
-            with self.session.get(url, timeout=self.timeout, allow_redirects=False, stream=True) as response:
-                body = response.raw.read(_MAX_CERTIFICATE_BYTES + 1, decode_content=True)
-        except (requests.RequestException, RefusedAddress, OSError) as error:
-            raise RefusedMessage("certificate-unavailable", f"SigningCertURL {url} could not be fetched: {error}") \
-                from error
-        if response.status_code != 200 or len(body) > _MAX_CERTIFICATE_BYTES:
-            raise RefusedMessage("certificate-unavailable", f"SigningCertURL {url} answered {response.status_code}")
-        try:
-            certificate = x509.load_pem_x509_certificate(body)
-        except ValueError:
-            raise RefusedMessage("bad-certificate", f"SigningCertURL {url} is not a PEM certificate") from None
-        return certificate
+
+def _session(settings: Settings, adapter: requests.adapters.HTTPAdapter) -> requests.Session:
+    session = outbound.session(adapter=adapter)  # no proxy from the environment makes the connection instead
+    session.verify = settings.sns_ca_file or True
+    return session

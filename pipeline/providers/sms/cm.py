@@ -1,8 +1,10 @@
-"""Text messages through CM.com's Business Messaging API (JSON), as its documentation gives it.
+"""Text messages through CM.com's Business Messaging API (JSON), as its documentation gives it
+(https://developers.cm.com/messaging/docs/integration, .../responses-errors-json).
 
     POST {url}/v1.0/message                     url: https://gw.messaging.cm.com
-    {"messages": {"authentication": {"producttoken": "<product token>"},
-                  "msg": [{"from": "<sender>", "to": [{"number": "0031612345678"}],
+    X-CM-PRODUCTTOKEN: <product token>          (the recommended way; the body needs no authentication then)
+    Content-Type: application/json
+    {"messages": {"msg": [{"from": "<sender>", "to": [{"number": "0031612345678"}],
                            "body": {"content": "<text>"}, "dcs": 0 | 8, "reference": "<our notification id>",
                            "allowedChannels": ["SMS"], "minimumNumberOfMessageParts": 1,
                            "maximumNumberOfMessageParts": 8}]}}
@@ -12,12 +14,12 @@ otherwise an errorCode (101 authentication, 102 balance, 103 product token, 2xx 
 and per message a messageErrorCode (3xx a field refused: 302/303 the recipient; 4xx filtered).
 CM gives no id of its own: our reference names the message in its status reports.
 
-Status reports (JSON, set in CM's Channels app) post
+Status reports (JSON, set in CM's Channels app; .../docs/incoming-status-report) post
     {"messages": {"msg": {"received", "to", "reference", "status": {"code", "errorCode",
      "errorDescription"}, "operator"}}}
 with code 0 accepted by the operator, 1 rejected, 2 delivered, 3 failed. Received texts post
 {"from": {"number"}, "to": {"number"}, "message": {"text"}, "reference", "groupings", "timeUtc",
-"channel"}. CM signs neither, so their URL carries a token of ours (docs/providers-sms.md).
+"channel"} (.../docs/incoming-messages). CM signs neither, so their URL carries a token of ours (docs/providers-sms.md).
 """
 from __future__ import annotations
 
@@ -50,8 +52,8 @@ class CmGateway:
     def __init__(self, url: str, token: str, *, timeout: float = 10.0, name: str = "cm") -> None:
         self.name = name
         self.url = url.rstrip("/")
-        self._token = token
-        self._headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self._headers = {"Content-Type": "application/json", "Accept": "application/json",
+                         "X-CM-PRODUCTTOKEN": token}
         self._transport = Transport(self.url, timeout)
 
     def send_sms(self, message: SmsMessageData) -> str:
@@ -66,7 +68,7 @@ class CmGateway:
             "minimumNumberOfMessageParts": 1,
             "maximumNumberOfMessageParts": MAX_PARTS,
         }
-        payload = {"messages": {"authentication": {"producttoken": self._token}, "msg": [msg]}}
+        payload = {"messages": {"msg": [msg]}}
         response = self._transport.post(f"{self.url}/v1.0/message", json.dumps(payload).encode(), self._headers,
                                         what="CM.com")
         answer = json_answer(response)

@@ -23,15 +23,17 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import threading
 from typing import TYPE_CHECKING, Any
 
 import peewee
 
-from models import cache
+from models import cache, crypto
 from models.db import database, utcnow
 from models.sms_gateway import SmsGateway, SmsGatewayChange
 from pipeline import outbound
+from pipeline.errors import Misconfigured
 from pipeline.providers.sms import types
 from pipeline.providers.sms.selection import Candidate
 
@@ -50,40 +52,122 @@ _parsed: dict[tuple, list[dict[str, Any]]] = {}
 _lock = threading.Lock()
 
 
+# A gateway's name is part of its webhook addresses (/providers/<name>/...).
+NAME_PATTERN = "^[a-z0-9][a-z0-9-]{0,62}$"
+
+
 def url_problem(url: str, *, look_up: bool = True) -> str | None:
     """Why a gateway URL is refused, or None; `look_up`: resolve a name and check its addresses too."""
     return outbound.url_problem(url, allow_loopback=outbound.loopback_allowed(),
                                 resolver=outbound.system_resolver if look_up else None)
 
 
+def gateway_problem(kind: str, url: str, token: str | None, account_sid: str | None, *,
+                    look_up: bool = True) -> str | None:
+    """What makes a gateway with these settings unusable, or None: the one rule for every gateway,
+    configured (SMS_GATEWAY_URL, SMS_GATEWAYS), stored, or given to the admin API."""
+    problem = types.settings_problem(kind, token, account_sid)
+    if problem:
+        return problem
+    refused = url_problem(url, look_up=look_up)
+    return f"url {refused}" if refused else None
+
+
+def _entry(position: int, entry: object) -> dict[str, Any]:
+    """One gateway of SMS_GATEWAYS as a row's fields; raises ValueError saying what is wrong with it
+    (never quoting the entry, which may hold a token)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
+        raise ValueError(f"gateway {position} of the array needs a name")
+    name = entry["name"]
+    if not re.fullmatch(NAME_PATTERN, name):
+        raise ValueError(f"gateway name {name[:80]!r} does not match {NAME_PATTERN}")
+    kind = str(entry.get("type") or types.JSON)
+    priority = entry.get("priority", DEFAULT_PRIORITY)
+    if not isinstance(priority, int) or isinstance(priority, bool) or not 0 <= priority <= 100:
+        raise ValueError(f"SMS gateway {name}: priority must be a whole number from 0 to 100")
+    url = str(entry.get("url") or types.DEFAULT_URLS.get(kind, ""))
+    gateway = {"name": name, "type": kind, "url": url, "token": entry.get("token"),
+               "account_sid": entry.get("account_sid"), "messaging_service_sid": entry.get("messaging_service_sid"),
+               "priority": priority, "supports_international": bool(entry.get("international", False))}
+    problem = gateway_problem(kind, url, gateway["token"], gateway["account_sid"], look_up=False)
+    if problem:
+        raise ValueError(f"SMS gateway {name}: {problem}")
+    return gateway
+
+
+def url_setting_problem(settings: Settings) -> str | None:
+    """What is wrong with SMS_GATEWAY_URL, or None."""
+    return url_problem(settings.sms_gateway_url, look_up=False) if settings.sms_gateway_url else None
+
+
+def gateways_setting_problem(settings: Settings) -> str | None:
+    """What is wrong with SMS_GATEWAYS, or None."""
+    try:
+        _configured_entries(settings)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def configuration_problems(settings: Settings) -> list[str]:
+    """What is wrong with SMS_GATEWAY_URL and SMS_GATEWAYS, a line each naming the setting."""
+    found = (("SMS_GATEWAY_URL", url_setting_problem(settings)), ("SMS_GATEWAYS", gateways_setting_problem(settings)))
+    return [f"{setting}: {problem}" for setting, problem in found if problem]
+
+
+def _configured_entries(settings: Settings) -> list[dict[str, Any]]:
+    if not settings.sms_gateways:
+        return []
+    try:
+        entries = json.loads(settings.sms_gateways)
+    except ValueError:
+        raise ValueError("not valid JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("must be a JSON array of gateways")
+    gateways = [_entry(position, entry) for position, entry in enumerate(entries, 1)]
+    names = [gateway["name"] for gateway in gateways] + ([LEGACY_NAME] if settings.sms_gateway_url else [])
+    if len(set(names)) < len(names):
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"each gateway needs a name of its own: {', '.join(twice)} more than once"
+                         + (f" ({LEGACY_NAME} is SMS_GATEWAY_URL's)" if LEGACY_NAME in twice else ""))
+    return gateways
+
+
 def configured(settings: Settings) -> list[dict[str, Any]]:
-    """The gateways the configuration names; raises ValueError for SMS_GATEWAYS it cannot read or a
-    URL it refuses (its name is looked up at every connection instead)."""
+    """The gateways the configuration names; raises Misconfigured, naming the setting, for SMS_GATEWAYS it
+    cannot read or a gateway it refuses (a URL's name is looked up at every connection instead)."""
+    problems = configuration_problems(settings)
+    if problems:
+        raise Misconfigured(*problems)
     gateways: list[dict[str, Any]] = []
     if settings.sms_gateway_url:
         gateways.append({"name": LEGACY_NAME, "type": types.JSON, "url": settings.sms_gateway_url,
                          "token": settings.sms_gateway_token, "account_sid": None, "messaging_service_sid": None,
                          "priority": DEFAULT_PRIORITY, "supports_international": True})
-    entries = json.loads(settings.sms_gateways) if settings.sms_gateways else []
-    if not isinstance(entries, list):
-        raise ValueError("SMS_GATEWAYS must be a JSON array of gateways")
-    for entry in entries:
-        if not isinstance(entry, dict) or not entry.get("name"):
-            raise ValueError(f"every gateway in SMS_GATEWAYS needs a name: {entry!r}")
-        kind = str(entry.get("type") or types.JSON)
-        url = entry.get("url") or types.DEFAULT_URLS.get(kind, "")
-        gateways.append({"name": str(entry["name"]), "type": kind, "url": str(url), "token": entry.get("token"),
-                         "account_sid": entry.get("account_sid"),
-                         "messaging_service_sid": entry.get("messaging_service_sid"),
-                         "priority": int(entry.get("priority", DEFAULT_PRIORITY)),
-                         "supports_international": bool(entry.get("international", False))})
-    for gateway in gateways:
-        refused = url_problem(str(gateway["url"]), look_up=False)
-        problem = (types.settings_problem(gateway["type"], gateway["token"], gateway["account_sid"])
-                   or (f"url {refused}" if refused else None))
+    return gateways + _configured_entries(settings)
+
+
+def stored_problems(*, in_use_only: bool = True) -> list[str]:
+    """What is wrong with the gateways the database holds (added through the admin API, or configured
+    once), those in use only unless told: a line each, naming the gateway. One stored under settings
+    that have changed since (CALLBACKS_ALLOW_HTTP_LOOPBACK turned off, SECRET_KEY replaced) is refused
+    as one given now would be."""
+    # The token column as stored (an alias the model does not decrypt), decrypted below one by one.
+    query = SmsGateway.select(SmsGateway.name, SmsGateway.type, SmsGateway.url,
+                              peewee.SQL('"token"').alias("sealed_token"), SmsGateway.account_sid) \
+        .order_by(SmsGateway.name)
+    found = []
+    rows: Any = (query.where(SmsGateway.active) if in_use_only else query).tuples()
+    for name, kind, url, sealed, account_sid in rows:
+        try:  # read as stored: a token this SECRET_KEY did not seal is the problem, not an error
+            token = crypto.decrypt(sealed) if sealed is not None else None
+        except crypto.UNREADABLE:
+            found.append(f"SMS gateway {name} (stored): its token cannot be decrypted with this SECRET_KEY")
+            continue
+        problem = gateway_problem(kind, url, token, account_sid, look_up=False)
         if problem:
-            raise ValueError(f"SMS gateway {gateway['name']}: {problem}")
-    return gateways
+            found.append(f"SMS gateway {name} (stored): {problem}")
+    return found
 
 
 def change(gateway: SmsGateway, changes: dict[str, Any], *, by: str) -> SmsGateway:

@@ -27,6 +27,9 @@ _STATES: dict[str, str | None] = {
     "failed": "temporary-failure",
     "unreachable": "temporary-failure",
     "absent": "temporary-failure",
+    # The provider could not pass it on, by its own trouble or our account's, not the recipient's
+    # (Twilio's `failed`: a queue overflow, a suspended account; Spryng's originator not registered).
+    "provider-failure": "technical-failure",
     "accepted": None,  # the gateway has it; we already said "sending"
     "sent": None,
 }

@@ -17,7 +17,7 @@ import requests
 import urllib3
 from urllib3.exceptions import ConnectTimeoutError, HTTPError
 
-from pipeline.outbound import RefusedAddress, checked_pool_manager
+from pipeline.outbound import USER_AGENT, RefusedAddress, checked_pool_manager
 from pipeline.providers.errors import OutcomeUnknownError, RetryableProviderError
 
 # Connections kept alive to a gateway per worker process: one per worker thread is the most that
@@ -41,7 +41,8 @@ class Transport:
     def post(self, url: str, body: bytes, headers: dict[str, str], *, what: str) -> Response:
         """POST and return the answer, whatever its status; `what` names the gateway in errors."""
         try:
-            return self._pool.request("POST", url, body=body, headers=headers, timeout=self.timeout)
+            return self._pool.request("POST", url, body=body, headers={**headers, "User-Agent": USER_AGENT},
+                                      timeout=self.timeout)
         except RefusedAddress as error:  # the name points somewhere it may not: nothing was sent
             raise RetryableProviderError(f"{what} address refused: {error}") from error
         except ConnectTimeoutError as error:  # refused, unresolvable, or connecting timed out

@@ -38,9 +38,15 @@ DEFAULT_URL = "https://api.twilio.com"
 # Twilio's error codes that are about the recipient: not a valid number (21211), cannot be reached
 # (21214), not a mobile number (21614), unsubscribed with STOP (21610), unreachable from this sender (21612).
 _RECIPIENT_REFUSED = {21211, 21214, 21610, 21612, 21614}
-# MessageStatus -> our receipt state. Until "sent" Twilio still holds it; "read" is later than delivered.
+# MessageStatus -> our receipt state, for each status of Twilio's Message resource
+# (https://www.twilio.com/docs/messaging/api/message-resource#message-status-values). Until "sent" Twilio
+# still holds it; "read" is later than delivered; "failed": Twilio could not send it on (a queue
+# overflow, a suspended account, a media error), a problem on Twilio's side, not the recipient's;
+# "undelivered": the carrier reported it not delivered. Not mapped, so logged and counted: "receiving"
+# and "received" (inbound messages), "canceled" (a scheduled message: we schedule none) and
+# "partially_delivered" (a message to several recipients: we send to one).
 STATES = {"accepted": "accepted", "scheduled": "accepted", "queued": "accepted", "sending": "accepted",
-          "sent": "sent", "delivered": "delivered", "read": "delivered", "failed": "rejected",
+          "sent": "sent", "delivered": "delivered", "read": "delivered", "failed": "provider-failure",
           "undelivered": "failed"}
 # An undelivered message with these ErrorCodes will never arrive: blocked (30004), unknown or
 # inactive number (30005), a landline (30006).

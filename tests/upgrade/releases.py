@@ -1,0 +1,26 @@
+"""The releases this project has named, oldest first: each a version and the commit it was cut from.
+
+The upgrade tests (tests/upgrade/) read this list: every release named here, and the current tree,
+must upgrade in place to the current release (the working tree). A release older than OLDEST_SUPPORTED is not tested,
+and the README says it does not upgrade in place.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    commit: str
+    organisations: bool  # whether its API has organisations (0.9.0 brought them)
+
+
+RELEASES = (
+    # The oldest supported release: the frozen migrations' baseline step reproduces its schema.
+    Release("0.8.0", "3650bb4", organisations=False),
+    # The release before the current one: a rolling deploy runs it beside the current release's schema.
+    Release("0.9.0", "5b216cf", organisations=True),
+)
+OLDEST_SUPPORTED = RELEASES[0]
+PREVIOUS = RELEASES[-1]
