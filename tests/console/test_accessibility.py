@@ -69,7 +69,8 @@ def test_the_check_finds_a_violation(page):
 def test_the_api_documentation_the_console_links_to_passes_axe(browser, live_server, page, language):
     """The footer's link leads to the API's reference page in the page's language; it passes axe too."""
     page.goto(f"/language/{language}?next=/trial-mode")
-    link = page.locator("footer").get_by_role("link", name={"nl": "API-documentatie", "en": "API documentation"}[language])
+    name = {"nl": "API-documentatie", "en": "API documentation"}[language]
+    link = page.locator("footer").get_by_role("link", name=name)
     assert link.get_attribute("href") == f"{live_server}/docs/{language}"
     docs = browser.new_page()
     try:
