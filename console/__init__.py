@@ -150,7 +150,7 @@ def create_console_app() -> Flask:
     # Stored values (a channel, key type, permission, status, provider) by the names a person reads.
     app.jinja_env.globals["value_name"] = value_names.value_name
     # The release, in every page's footer (version.py).
-    app.jinja_env.globals["version"] = __version__
+    app.jinja_env.globals["release"] = __version__  # not "version": the template pages have a version of their own
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)
