@@ -26,7 +26,7 @@ from console.jobs.refusals import problem_kinds
 from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
-from pipeline.jobs.columns import ADDRESS_COLUMNS, RECIPIENT_COLUMN, RECIPIENT_NAMES, shown, template_columns
+from pipeline.jobs.columns import ADDRESS_COLUMNS, RECIPIENT_COLUMN, other_names, shown, template_columns
 from pipeline.jobs.upload import BULK_CHANNELS, check_upload
 from pipeline.rendering import normalise_key
 
@@ -64,9 +64,8 @@ def _columns(version: TemplateVersion) -> list[str]:
 def _column_help(version: TemplateVersion) -> dict[str, Any]:
     """The columns, and the other names the recipient's column may have, for jobs/_columns.html."""
     language = str(get_locale())
-    names = RECIPIENT_NAMES.get(RECIPIENT_COLUMN[version.template.template_type], {})
-    ordered = [*names.get(language, ()), *(name for other, kept in names.items() if other != language for name in kept)]
-    return {"columns": _columns(version), "recipient_names": ordered[1:],
+    return {"columns": _columns(version),
+            "recipient_names": other_names(RECIPIENT_COLUMN[version.template.template_type], language),
             "postcode_name": shown(ADDRESS_COLUMNS[-1], language)}
 
 

@@ -45,6 +45,13 @@ def shown(column: str, language: str) -> str:
     return column
 
 
+def other_names(column: str, language: str) -> list[str]:
+    """The names besides the shown one a file may head a column with, the reader's language first."""
+    names = RECIPIENT_NAMES.get(column, {})
+    ordered = [*names.get(language, ()), *(name for other, kept in names.items() if other != language for name in kept)]
+    return [name for name in ordered if name != shown(column, language)]
+
+
 def find_column(header: list[str], column: str) -> int | None:
     """The index of the file's column for a canonical column (any of its names), or None."""
     keys = _keys(column)
