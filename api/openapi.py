@@ -15,28 +15,37 @@ from typing import Any, TypeVar
 from flask import Flask
 
 from api.errors import ERROR_RESPONSE
+from pipeline.i18n import N_
 
 View = TypeVar("View", bound=Callable[..., Any])
 Schema = Mapping[str, Any]
 
-# Which blueprint is which part of the API, and how its callers authenticate.
+# Which blueprint is which part of the API, and how its callers authenticate. The texts (N_) are the
+# document's, in English; the reference page (/docs) shows them in Dutch too (pipeline/translations).
 PARTS: dict[str, tuple[str, str | None, str]] = {
-    "v2": ("v2", "serviceKey", "The public API the official clients call."),
-    "admin": ("admin", "adminClient", "Provisioning: services, keys, templates, senders, callbacks."),
-    "providers": ("providers", "providerToken", "Webhooks the SMS gateway and other providers call."),
+    "v2": ("v2", "serviceKey", N_("The public API the official clients call.")),
+    "admin": ("admin", "adminClient", N_("Provisioning: services, keys, templates, senders, callbacks.")),
+    "providers": ("providers", "providerToken", N_("Webhooks the SMS gateway and other providers call.")),
     # No HTTP authentication: every message carries Amazon's signature, checked before it is used.
-    "ses": ("ses", None, "Amazon SNS messages about email sent through Amazon SES, signed by SNS."),
-    "sms_webhooks": ("providers", "providerSignature", "Webhooks the SMS gateway and other providers call."),
+    "ses": ("ses", None, N_("Amazon SNS messages about email sent through Amazon SES, signed by SNS.")),
+    "sms_webhooks": ("providers", "providerSignature", N_("Webhooks the SMS gateway and other providers call.")),
 }
 SECURITY_SCHEMES = {
     "serviceKey": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description":
-                   "HS256 JWT with iss = service id and iat = now (within 30 s), signed with the API key's secret."},
+                   N_("HS256 JWT with iss = service id and iat = now (within 30 s), signed with the API key's "
+                      "secret.")},
     "adminClient": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description":
-                    "HS256 JWT with iss = ADMIN_CLIENT_ID and iat = now, signed with ADMIN_CLIENT_SECRET."},
-    "providerToken": {"type": "http", "scheme": "bearer", "description": "The shared PROVIDER_WEBHOOK_TOKEN."},
+                    N_("HS256 JWT with iss = ADMIN_CLIENT_ID and iat = now, signed with ADMIN_CLIENT_SECRET.")},
+    "providerToken": {"type": "http", "scheme": "bearer", "description": N_("The shared PROVIDER_WEBHOOK_TOKEN.")},
     "providerSignature": {"type": "apiKey", "in": "header", "name": "X-Twilio-Signature", "description":
-                          "Twilio's signature of the request; Spryng and CM.com: the gateway's token in the path."},
+                          N_("Twilio's signature of the request; Spryng and CM.com: the gateway's token in the "
+                             "path.")},
 }
+SUCCESS = N_("Success")
+REFUSED = N_("The request was refused; every problem is listed in `errors`.")
+TITLE = N_("Notification service API")
+DESCRIPTION = N_("The v2 API (GOV.UK Notify's), the admin API and the provider webhooks.")
+UNAVAILABLE = N_("A dependency (database or Redis) is unavailable; retry later.")
 _RULE_ARGUMENT = re.compile(r"<(?:(\w+)(?:\([^)]*\))?:)?(\w+)>")
 
 
@@ -71,8 +80,7 @@ def build_document(app: Flask, *, server_url: str) -> dict[str, Any]:
                 operation, part, f"{rule.endpoint}.{method.lower()}:{path}", converters)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Notification service API", "version": "2",
-                 "description": "The v2 API (GOV.UK Notify's), the admin API and the provider webhooks."},
+        "info": {"title": TITLE, "version": "2", "description": DESCRIPTION},
         "servers": [{"url": server_url}],
         "tags": [{"name": name, "description": text}
                  for name, text in {name: text for name, _scheme, text in PARTS.values()}.items()],
@@ -114,12 +122,12 @@ def _operation(operation: Operation, part: tuple[str, str | None, str], operatio
 def _responses(operation: Operation) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status, schema in operation.responses.items():
-        responses[str(status)] = {"description": "Success"}
+        responses[str(status)] = {"description": SUCCESS}
         if schema is not None:
             responses[str(status)]["content"] = {operation.media_type: {"schema": _plain(schema)}}
     error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-    responses["4XX"] = {"description": "The request was refused; every problem is listed in `errors`.", **error}
-    responses["503"] = {"description": "A dependency (database or Redis) is unavailable; retry later.", **error}
+    responses["4XX"] = {"description": REFUSED, **error}
+    responses["503"] = {"description": UNAVAILABLE, **error}
     return responses
 
 

@@ -17,6 +17,7 @@ from flask_wtf.csrf import CSRFError, CSRFProtect
 
 from config import email_goes_nowhere, get_settings
 from console.request_size import limit_requests
+from models import platform
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
 from pipeline import provider_settings
@@ -68,7 +69,7 @@ def create_console_app() -> Flask:
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)
 
-    from console import auth, security_headers, theme, times
+    from console import auth, security_headers, theme, times, value_names
     from console.account_settings.views import bp as account_settings_bp
     from console.accounts.views import bp as accounts_bp
     from console.api_integration.views import bp as api_integration_bp
@@ -123,6 +124,8 @@ def create_console_app() -> Flask:
             g.user = None
             return
         g.connection_was_open = enter_request()
+        # The console's own emails and texts this request sends go in the page's language.
+        platform.set_language(select_language())
         auth.load_session()
 
     @app.teardown_request
@@ -138,7 +141,7 @@ def create_console_app() -> Flask:
     @app.context_processor
     def _globals() -> dict[str, Any]:
         return {"current_user": auth.current_user(), "languages": LANGUAGES, "language": select_language(),
-                "settings": settings, **theme_values}
+                "settings": settings, "api_url": settings.base_url, **theme_values}
 
     # Figures in the reader's language: 1.234 and 12,5% in Dutch, 1,234 and 12.5% in English.
     app.jinja_env.filters["number"] = format_decimal
@@ -146,8 +149,10 @@ def create_console_app() -> Flask:
     # Times in the service's zone, named ("26 nov 2026 07:00 CET"): console/times.py.
     app.jinja_env.filters["when"] = times.when
     app.jinja_env.filters["day"] = times.day
+    # Stored values (a channel, key type, permission, status, provider) by the names a person reads.
+    app.jinja_env.globals["value_name"] = value_names.value_name
     # The release, in every page's footer (version.py).
-    app.jinja_env.globals["version"] = __version__
+    app.jinja_env.globals["release"] = __version__  # not "version": the template pages have a version of their own
 
     def _error_page(code: int, template: str):  # noqa: ANN202
         return lambda error: (render_template(template, path=request.path), code)

@@ -25,6 +25,7 @@ from config import get_settings
 from models.appearance import cached_appearance_of
 from models.db import column, column_names, compiled_sql, database, give_back_connection, row_model, utcnow
 from models.notification import UNINDEXED_STATUS_SQL, Notification
+from models.platform import language_of as platform_language_of
 from models.service import sending_address
 from models.template import TemplateVersion
 from observability.metrics import provider_calls
@@ -179,8 +180,10 @@ def _email_message(notification: Notification) -> EmailMessageData:
                                   & (TemplateVersion.version == notification.template_version))
     service = notification.service
     appearance = cached_appearance_of(service.id)
+    # The console's own emails are written in one language each, whatever the platform service's setting.
+    language = platform_language_of(notification.template_id) or appearance.language
     html = render("email", version.body, version.subject, notification.personalisation or {},
-                  language=appearance.language, service_name=service.name,
+                  language=language, service_name=service.name,
                   brand=brand_view(appearance.email_brand)).html
     assert notification.normalised_to is not None  # set at accept for every email
     return EmailMessageData(

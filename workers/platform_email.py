@@ -6,7 +6,7 @@ from __future__ import annotations
 from config import get_settings
 from models.db import database, insert_rows
 from models.notification import Notification
-from models.platform import ensure_platform_service, template_id
+from models.platform import current_language, ensure_platform_service, template_id
 from models.template import Template, latest_version
 from pipeline.new_notification import new_notification
 from pipeline.recipients import Recipient, format_email_for_comparison, recipient_of
@@ -15,10 +15,11 @@ from workers.sending import enqueue_deliveries
 
 
 def send_platform_email(template_key: str, email_address: str, personalisation: dict[str, str]) -> Notification:
-    """Record an email of the platform template `template_key` to one address and start its delivery
-    once committed. Live key type: these are real emails to real people."""
+    """Record an email of the platform template `template_key` to one address, in the language of this
+    context (models.platform.set_language), and start its delivery once committed. Live key type: these
+    are real emails to real people."""
     service = ensure_platform_service()
-    version = latest_version(Template.get_by_id(template_id(template_key)))
+    version = latest_version(Template.get_by_id(template_id(template_key, current_language())))
     rendered = render("email", version.body, version.subject, personalisation)
     # Our own addresses, not a caller's: taken as they are, in the form they are compared in.
     recipient = Recipient(email_address, format_email_for_comparison(email_address))
@@ -32,9 +33,9 @@ def send_platform_email(template_key: str, email_address: str, personalisation: 
 
 def send_platform_sms(template_key: str, phone_number: str, personalisation: dict[str, str]) -> Notification:
     """Record a text of the platform template `template_key` to one number (checked as the API checks
-    one; raises InvalidRecipient) and start its delivery once committed."""
+    one; raises InvalidRecipient), in the language of this context, and start its delivery once committed."""
     service = ensure_platform_service()
-    version = latest_version(Template.get_by_id(template_id(template_key)))
+    version = latest_version(Template.get_by_id(template_id(template_key, current_language())))
     rendered = render("sms", version.body, None, personalisation)
     row = new_notification(service, "sms", recipient_of("sms", phone_number), body=rendered.body, subject=None,
                            version=version, personalisation=personalisation,

@@ -32,8 +32,9 @@ def job_json(job: Job) -> dict[str, Any]:
     }
 
 
+# The summary gives LIST_LIMIT's value as written: the reference page (/docs) translates it by its text.
 @admin_blueprint.get("/services/<service_id>/jobs")
-@documented(f"The service's bulk jobs, newest first (the latest {LIST_LIMIT}), with their progress.",
+@documented("The service's bulk jobs, newest first (the latest 250), with their progress.",
             {200: responses.jobs}, path=admin_schemas.service_path["properties"])
 def get_jobs(service_id: str) -> Response:
     return jsonify({"jobs": [job_json(job) for job in list_jobs(service_id, LIST_LIMIT)]})

@@ -24,6 +24,7 @@ from core.services import find_service
 from models.db import BaseModel
 from models.service import InboundNumber
 from pipeline.formatting import iso
+from pipeline.i18n import N_
 
 _CREATE_SCHEMA = {"sms-senders": admin_schemas.create_sms_sender,
                   "reply-to-addresses": admin_schemas.create_reply_to_address,
@@ -31,6 +32,20 @@ _CREATE_SCHEMA = {"sms-senders": admin_schemas.create_sms_sender,
 _UPDATE_SCHEMA = {"sms-senders": admin_schemas.update_sms_sender,
                   "reply-to-addresses": admin_schemas.update_reply_to_address,
                   "letter-contacts": admin_schemas.update_letter_contact}
+
+
+# Each kind's summaries written out: the reference page (/docs) finds their translations by these texts.
+_SUMMARIES = {  # kind: (add, list, one, change)
+    "sms-senders": (N_("Add one of the service's sms-senders."), N_("The service's sms-senders."),
+                    N_("One of the service's sms-senders."),
+                    N_("Change one of the service's sms-senders, or make it the default.")),
+    "reply-to-addresses": (N_("Add one of the service's reply-to-addresses."),
+                           N_("The service's reply-to-addresses."), N_("One of the service's reply-to-addresses."),
+                           N_("Change one of the service's reply-to-addresses, or make it the default.")),
+    "letter-contacts": (N_("Add one of the service's letter-contacts."), N_("The service's letter-contacts."),
+                        N_("One of the service's letter-contacts."),
+                        N_("Change one of the service's letter-contacts, or make it the default.")),
+}
 
 
 def setting_json(kind: str, row: BaseModel) -> dict[str, Any]:
@@ -60,8 +75,9 @@ def _routes(kind: str) -> None:
 
     one, many = responses.settings[kind]
     path = admin_schemas.service_path["properties"]
-    documented(f"Add one of the service's {kind}.", {201: one}, body=_CREATE_SCHEMA[kind], path=path)(post)
-    documented(f"The service's {kind}.", {200: many}, path=path)(get)
+    add_summary, list_summary, one_summary, change_summary = _SUMMARIES[kind]
+    documented(add_summary, {201: one}, body=_CREATE_SCHEMA[kind], path=path)(post)
+    documented(list_summary, {200: many}, path=path)(get)
 
     def get_one(service_id: str, setting_id: str) -> Response:
         return jsonify(setting_json(kind, find_setting(kind, service_id, setting_id)))
@@ -73,8 +89,8 @@ def _routes(kind: str) -> None:
         return jsonify(setting_json(kind, row))
 
     one_path = {**path, **admin_schemas.setting_path["properties"]}
-    documented(f"One of the service's {kind}.", {200: one}, path=one_path)(get_one)
-    documented(f"Change one of the service's {kind}, or make it the default.", {200: one},
+    documented(one_summary, {200: one}, path=one_path)(get_one)
+    documented(change_summary, {200: one},
                body=_UPDATE_SCHEMA[kind], path=one_path)(patch)
     rule = f"/services/<service_id>/{kind}"
     admin_blueprint.add_url_rule(rule, f"post_{kind}", post, methods=["POST"])

@@ -7,11 +7,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from flask_babel import format_decimal, gettext as _, lazy_gettext as _l
+from flask_babel import format_decimal, get_locale, gettext as _, lazy_gettext as _l
 
 from console.services.refusals import translated
 from pipeline.jobs import sheet_limits as caps
-from pipeline.jobs.checking import Problem
+from pipeline.jobs.checking import MISSING_COLUMN, Problem
+from pipeline.jobs.columns import shown
 
 WHOLE = {
     "The file must be a CSV, XLSX or ODS spreadsheet": _l("The file must be a CSV, XLSX or ODS spreadsheet"),
@@ -35,7 +36,6 @@ OVER_CAPS: dict[str, Callable[[], str]] = {
                                   count=format_decimal(caps.MAX_TEXT_CHARS)),
     caps.TOO_BIG_UNPACKED: lambda: _("The file is too big once unpacked"),
 }
-_MISSING_COLUMN = re.compile(r"Missing column: (?P<name>.*)")
 _OVER_LIMIT = re.compile(r"Exceeded send limits \((?P<kind>[a-z_]+): (?P<limit>\d+)\) for today: "
                          r"(?P<rows>\d+) rows, (?P<left>\d+) left today")
 KINDS = {"sms": _l("text messages"), "email": _l("emails"), "letter": _l("letters"),
@@ -47,9 +47,9 @@ def translated_problem(message: str) -> str:
         return str(WHOLE[message])
     if message in OVER_CAPS:
         return OVER_CAPS[message]()
-    missing = _MISSING_COLUMN.fullmatch(message)
-    if missing:
-        return _("The file has no column called “%(name)s”", name=missing["name"])
+    if message.startswith(MISSING_COLUMN):
+        return _("The file has no column called “%(name)s”",
+                 name=shown(message.removeprefix(MISSING_COLUMN), str(get_locale())))
     over = _OVER_LIMIT.fullmatch(message)
     if over:
         return _("The file has %(rows)s rows, but the service can send only %(left)s more %(kind)s today "

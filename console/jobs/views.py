@@ -6,7 +6,7 @@ import datetime
 from typing import Any
 
 from flask import abort, redirect, render_template, url_for
-from flask_babel import lazy_gettext as _l
+from flask_babel import get_locale, lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import SelectField
@@ -16,18 +16,19 @@ from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.found import template_or_404
 from console.jobs import (
+    examples,  # noqa: F401  (its routes join bp)
     job_pages,  # noqa: F401  (its routes join bp)
     uploads,
 )
 from console.jobs.blueprint import bp
+from console.jobs.first_message import first_message
 from console.jobs.refusals import problem_kinds
 from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
-from pipeline.jobs.checking import RECIPIENT_COLUMNS, filled
+from pipeline.jobs.columns import ADDRESS_COLUMNS, RECIPIENT_COLUMN, other_names, shown, template_columns
 from pipeline.jobs.upload import BULK_CHANNELS, check_upload
-from pipeline.letters.content import letter_texts
-from pipeline.rendering import normalise_key, placeholder_names
+from pipeline.rendering import normalise_key
 
 PREVIEW_ROWS = 5
 SHOWN_PROBLEMS = 500  # kinds of problem: the first 500, and how many more there are
@@ -55,12 +56,17 @@ def _version(template_id: str, version: int | None = None) -> TemplateVersion:
 
 
 def _columns(version: TemplateVersion) -> list[str]:
-    """The columns a file needs: the recipient's (a letter's first three address lines) and the placeholders."""
-    channel = version.template.template_type
-    recipient = ["address line 1", "address line 2", "address line 3"] if channel == "letter" else [
-        RECIPIENT_COLUMNS[channel]]
-    texts = letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
-    return recipient + placeholder_names(*texts)
+    """The columns a file needs, in the page's language: the recipient's (a letter's first three address
+    lines) and the placeholders."""
+    return template_columns(version).shown(str(get_locale()))
+
+
+def _column_help(version: TemplateVersion) -> dict[str, Any]:
+    """The columns, and the other names the recipient's column may have, for jobs/_columns.html."""
+    language = str(get_locale())
+    return {"columns": _columns(version),
+            "recipient_names": other_names(RECIPIENT_COLUMN[version.template.template_type], language),
+            "postcode_name": shown(ADDRESS_COLUMNS[-1], language)}
 
 
 @bp.get("/services/<service_id>/jobs/new")
@@ -90,20 +96,21 @@ def upload(service_id: str, template_id: str) -> Any:
                                     upload_id=upload_id))
     problems = problem_kinds(checked.problems if checked else [])
     return render_template(
-        "jobs/upload.html", service=current_service(), version=version, form=form, columns=_columns(version),
+        "jobs/upload.html", service=current_service(), version=version, form=form, **_column_help(version),
         problems=problems[:SHOWN_PROBLEMS], more_problems=max(0, len(problems) - SHOWN_PROBLEMS),
         preview=_preview(version, checked.rows) if checked and checked.rows else None,
     ), 400 if problems else 200
 
 
 def _preview(version: TemplateVersion, rows: list[list]) -> dict[str, Any]:
-    """The first rows as the table shows them: row number, then each column _columns names."""
-    columns = _columns(version)
+    """The first rows as the table shows them: row number, then each of the template's columns."""
+    columns = template_columns(version)
+    names = columns.recipient + columns.placeholders
     shown = []
     for offset, (recipient, values) in enumerate(rows[:PREVIEW_ROWS]):
         by_key = {normalise_key(key): value for key, value in values.items()}
-        by_key.setdefault(normalise_key(columns[0]), recipient)
-        shown.append([offset + 2, *(by_key.get(normalise_key(name), "") for name in columns)])
+        by_key.setdefault(normalise_key(names[0]), recipient)
+        shown.append([offset + 2, *(by_key.get(normalise_key(name), "") for name in names)])
     return {"rows": shown, "count": len(rows)}
 
 
@@ -127,12 +134,10 @@ def check(service_id: str, template_id: str, upload_id: str) -> Any:
             uploads.forget(service_id, upload_id)
             return redirect(url_for("jobs.job", service_id=service_id, job_id=job.id))
         uploads.unclaim(service_id, upload_id)
-    first_raw, first_values = kept.checked.rows[0]
-    body, subject = filled(version.template.template_type, version, first_values)
     return render_template(
         "jobs/check.html", service=current_service(), version=version, form=form, file_name=kept.file_name,
-        columns=_columns(version), preview=_preview(version, kept.checked.rows), first_recipient=first_raw,
-        body=body, subject=subject,
+        columns=_columns(version), preview=_preview(version, kept.checked.rows),
+        first=first_message(current_service(), version, kept.checked.rows[0]),
     )
 
 

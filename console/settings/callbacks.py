@@ -21,7 +21,7 @@ TITLES = {"delivery-status": _l("Callbacks for delivery receipts"),
 
 
 class CallbackForm(FlaskForm):
-    url = URLField(_l("URL"), validators=[DataRequired(_l("Enter a URL")), Length(max=2000)])
+    url = URLField(_l("Web address (URL)"), validators=[DataRequired(_l("Enter a URL")), Length(max=2000)])
     bearer_token = PasswordField(_l("Bearer token"), validators=[
         DataRequired(_l("Enter a bearer token")),
         Length(min=10, max=2000, message=_l("The bearer token must be at least 10 characters"))])

@@ -16,18 +16,12 @@ from console.auth import current_service, current_user, service_permission_requi
 from console.settings import callbacks, senders  # noqa: F401  (their routes join bp)
 from console.settings.blueprint import bp
 from console.team.views import PermissionsField
+from console.value_names import SERVICE_PERMISSIONS
 from core.services import LIMITS, MAX_RETENTION_DAYS, is_time_zone, settings_of, update_service
 from models.db import utcnow
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
 
-SERVICE_PERMISSION_LABELS = {
-    "email": _l("Send emails"),
-    "sms": _l("Send text messages"),
-    "letter": _l("Send letters"),
-    "international_sms": _l("Send text messages to international numbers"),
-    "inbound_sms": _l("Receive text messages"),
-    "upload_document": _l("Send files by email"),
-}
+SERVICE_PERMISSION_LABELS = SERVICE_PERMISSIONS
 CHANNEL_LABELS = {"email": _l("Emails"), "sms": _l("Text messages"), "letter": _l("Letters")}
 LIMIT_LABELS = {
     "rate_limit": _l("Requests per 60 seconds, per key type"),

@@ -11,6 +11,7 @@ from wtforms.validators import DataRequired, Email, Length
 
 from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
+from console.value_names import MEMBER_PERMISSIONS
 from core.service_users import (
     change_permissions,
     invite_member,
@@ -25,13 +26,7 @@ from models.user import SERVICE_PERMISSIONS
 
 bp = Blueprint("team", __name__)
 
-PERMISSION_LABELS = {
-    "view_activity": _l("See dashboard"),
-    "send_messages": _l("Send messages"),
-    "manage_templates": _l("Add and edit templates"),
-    "manage_service": _l("Manage settings and team"),
-    "manage_api_keys": _l("Manage API keys"),
-}
+PERMISSION_LABELS = MEMBER_PERMISSIONS
 
 
 class PermissionsField(SelectMultipleField):

@@ -9,6 +9,7 @@ import base64
 import re
 from dataclasses import dataclass, field
 
+from flask_babel import get_locale
 from markupsafe import Markup, escape
 
 from console import security_headers
@@ -22,6 +23,7 @@ from pipeline.letters.compose import preview_letter
 from pipeline.letters.page_images import page_images
 from pipeline.letters.pdf import LetterLayoutError
 from pipeline.rendering import placeholder_names, render
+from pipeline.rendering.address_names import NAMES, spec_name
 
 _PLACEHOLDER = re.compile(r"\(\([^()]+\)\)")
 _TAG = re.compile(r"(<[^>]*>)")
@@ -51,6 +53,8 @@ def _shown_optional(*texts: str) -> dict[str, str]:
 class Preview:
     template_type: str
     placeholders: list[str]
+    address_placeholders: list[str] = field(default_factory=list)  # a letter's, filled from its address
+    address_names: list[str] = field(default_factory=list)  # a letter's address lines, in the page's language
     email_html: str | None = None
     sms_body: Markup | None = None
     sms_characters: int = 0
@@ -86,7 +90,13 @@ def _letter_version(service: Service, subject: str, body: str, contact: LetterCo
 
 def make_preview(service: Service, template_type: str, *, subject: str | None, body: str,
                  letter_contact: LetterContact | None = None) -> Preview:
-    preview = Preview(template_type, placeholder_names(subject or "", body))
+    names = placeholder_names(subject or "", body)
+    preview = Preview(template_type, names)
+    language = str(get_locale())
+    if template_type == "letter":
+        preview.placeholders = [name for name in names if spec_name(name) is None]
+        preview.address_placeholders = [name for name in names if spec_name(name) is not None]
+        preview.address_names = list(NAMES.get(language, NAMES["en"]))
     if template_type == "email":
         appearance = appearance_of(service.id)
         html = render("email", _keep_optional(body), _keep_optional(subject or ""), {},
@@ -105,7 +115,7 @@ def make_preview(service: Service, template_type: str, *, subject: str | None, b
         version = _letter_version(service, subject or "", body, letter_contact)
         try:
             pdf = preview_letter(version, _shown_optional(subject or "", body), appearance=appearance_of(service.id),
-                                 sender=service.name, now=utcnow())
+                                 sender=service.name, now=utcnow(), reader_language=language)
         except LetterLayoutError as error:
             preview.letter_problem = str(error)
         else:

@@ -1,10 +1,9 @@
 """Checking every row of an uploaded sheet with the API's rules, before anything is sent.
 
 The recipient columns are Notify's ("phone number" for text messages, "email address" for emails,
-"address line 1" to "address line 7" and "postcode" for letters), or for texts and emails their Dutch
-names ("telefoonnummer", "e-mailadres"), matched like placeholder names: case, spaces, '_' and '-'
-ignored. Each problem is reported with its row (numbered as the spreadsheet
-program shows it: the header is row 1) and column, in the API's words.
+"address line 1" to "address line 7" and "postcode" for letters) under any of their Dutch or English
+names (columns.py). Every missing column is named at once; then each problem is reported with its row
+(numbered as the spreadsheet program shows it: the header is row 1) and column, in the API's words.
 """
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.jobs.columns import RECIPIENT_COLUMN, find_column, missing_columns
 from pipeline.jobs.spreadsheet import Sheet
 from pipeline.letters.content import ADDRESS_KEYS, letter_texts
 from pipeline.recipients import AddressErrors, InvalidRecipient, recipient_of, validate_postal_address
@@ -19,11 +19,9 @@ from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
 from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_message, missing_personalisation_message
 from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
+from pipeline.rendering.address_names import in_spec_names
 
-RECIPIENT_COLUMNS = {"sms": "phone number", "email": "email address", "letter": "address line 1"}
-# Dutch teams head the recipient column in Dutch: these names are taken as that column too.
-DUTCH_RECIPIENT_COLUMNS = {"sms": ("telefoonnummer", "mobiel nummer", "mobiele nummer"), "email": ("e-mailadres",),
-                           "letter": ()}
+MISSING_COLUMN = "Missing column: "
 API_FIELDS = {"sms": "phone_number", "email": "email_address"}
 
 
@@ -102,18 +100,11 @@ def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, interna
                 allowed_recipients: set[str] | None, trial_message: str) -> CheckedSheet:
     """Every row checked; allowed_recipients (comparison form) is given for a trial-mode service."""
     keys = [normalise_key(name) for name in sheet.header]
-    wanted = {normalise_key(name) for name in (RECIPIENT_COLUMNS[channel], *DUTCH_RECIPIENT_COLUMNS[channel])}
-    names = placeholder_names(*_texts(channel, version))
-    placeholders = {normalise_key(name) for name in names}
-    checked = CheckedSheet(sheet.header, next((i for i, key in enumerate(keys) if key in wanted), None), [])
-    if checked.recipient_column is None:
-        checked.problems.append(Problem(None, None, f"Missing column: {RECIPIENT_COLUMNS[channel]}"))
-        return checked
-    missing_columns = sorted(placeholders - set(keys))
-    for key in missing_columns:
-        named = next(n for n in names if normalise_key(n) == key)
-        checked.problems.append(Problem(None, None, f"Missing column: {named}"))
-    if missing_columns:
+    placeholders = {normalise_key(name) for name in placeholder_names(*_texts(channel, version))}
+    checked = CheckedSheet(sheet.header, find_column(sheet.header, RECIPIENT_COLUMN[channel]), [])
+    missing = missing_columns(sheet.header, version)
+    checked.problems.extend(Problem(None, None, f"{MISSING_COLUMN}{name}") for name in missing)
+    if missing or checked.recipient_column is None:
         return checked
     if not sheet.rows:
         checked.problems.append(Problem(None, None, "The file has no rows of recipients"))
@@ -125,7 +116,8 @@ def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, interna
     for offset, cells in enumerate(sheet.rows):
         row_number = offset + 2
         raw = cells[checked.recipient_column]
-        values = {sheet.header[i]: cells[i] for i in columns if cells[i] != ""}
+        # A letter's Dutch address columns under the spec's names, which the address rules read.
+        values = in_spec_names({sheet.header[i]: cells[i] for i in columns if cells[i] != ""})
         checked.rows.append([raw, values])
         problems, international = _recipient_problems(rules, raw, values)
         checked.international_rows += international

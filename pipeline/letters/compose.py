@@ -12,11 +12,16 @@ from pipeline.i18n import DUTCH, ENGLISH
 from pipeline.letters.letterhead import LetterLogo, your_reference
 from pipeline.letters.pdf import LetterPdf, LetterSection, render_letter_pdf
 from pipeline.rendering import render
+from pipeline.rendering.address_names import NAMES
 from pipeline.rendering.placeholders import normalised_values
 
 LETTER_TIMEZONE = ZoneInfo("Europe/Amsterdam")  # the date printed on a letter is the Dutch date
-# A preview without an address shows where it goes, as the template's placeholders would.
-PREVIEW_ADDRESS = ["((address line 1))", "((address line 2))", "((address line 3))"]
+
+
+def preview_address(language: str) -> list[str]:
+    """Where a preview without an address puts it: the first three lines as placeholders, named in the
+    reader's language as the send form and the spreadsheet's columns name them."""
+    return [f"(({name}))" for name in NAMES.get(language, NAMES[ENGLISH])[:3]]
 
 
 def letter_date(created_at: datetime.datetime) -> datetime.date:
@@ -59,15 +64,17 @@ def render_notification_letter(notification: Notification) -> LetterPdf:
 
 
 def preview_letter(version: TemplateVersion, values: dict, *, appearance: Appearance, sender: str,
-                   now: datetime.datetime) -> LetterPdf:
-    """A template letter as it would print today; missing values stay visible as ((placeholders))."""
+                   now: datetime.datetime, reader_language: str = DUTCH) -> LetterPdf:
+    """A template letter as it would print today; missing values stay visible as ((placeholders)), a
+    missing address as the placeholders of reader_language (the language of the page showing it)."""
     by_key = normalised_values(values)
     lines = [str(by_key[f"addressline{n}"]) for n in range(1, 8) if by_key.get(f"addressline{n}")]
     main = render("letter", version.body, version.subject, values)
     block = contact_block_of(version)
     contact = render("letter", block, None, values).body if block else None
     return compose_letter(
-        appearance=appearance, version=version, values=values, address_lines=lines or PREVIEW_ADDRESS,
+        appearance=appearance, version=version, values=values,
+        address_lines=lines or preview_address(reader_language),
         subject=main.subject or "", body=main.body, contact_block=contact, date=letter_date(now),
         notification_id=None, reference=None, sender=sender,
     )

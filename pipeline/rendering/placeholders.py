@@ -7,13 +7,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from .address_names import DUTCH_KEYS, compact
+
 # Same shape as GOV.UK Notify: anything but round brackets between (( and )).
 PLACEHOLDER_RE = re.compile(r"\(\(([^()]+)\)\)")
 CONDITIONAL_SEPARATOR = "??"
 # "ja"/"j" too: the Dutch guide tells writers to answer "ja" (issue 32); "yes" reads as before.
 TRUTHY_STRINGS = frozenset({"true", "yes", "y", "1", "ja", "j"})
-
-_NOT_IN_KEY = re.compile(r"[\s_-]+")
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,10 @@ class Placeholder:
 
 
 def normalise_key(name: str) -> str:
-    """Key used to match a placeholder to a value: case, spaces, '_' and '-' are ignored."""
-    return _NOT_IN_KEY.sub("", name).lower()
+    """Key used to match a placeholder to a value: case, spaces, '_' and '-' are ignored, and a letter's
+    address line in Dutch is the spec's (((adresregel_1)) is filled from address_line_1)."""
+    key = compact(name)
+    return DUTCH_KEYS.get(key, key)
 
 
 def parse_placeholder(inner: str) -> Placeholder | None:

@@ -66,7 +66,7 @@ def test_request_then_approve_tells_the_team(client, worker):
     assert _platform_emails() == [("colleague@example.nl", "Tax office is live"),
                                   ("requester@example.nl", "Tax office is live")]
     body_text = Notification.get(Notification.to == "colleague@example.nl").body
-    assert "Tax office is now live: it can send messages to anyone." in body_text
+    assert "Tax office is nu live: de dienst kan berichten naar iedereen sturen." in body_text  # no page: Dutch
     wait_for(lambda: all(n.status == "delivered" for n in Notification.select().where(
         Notification.service == PLATFORM_SERVICE_ID)))
     history = client.get(f"/admin/services/{sid}/history", headers=admin_headers()).get_json()["events"]
@@ -86,9 +86,8 @@ def test_reject_with_a_reason(client):
                            headers=admin_headers()).get_json()
     assert rejected["trial_mode"] is True
     assert (rejected["request"]["status"], rejected["request"]["reason"]) == ("rejected", "Templates are empty")
-    assert _platform_emails() == [("colleague@example.nl",
-                                   "Tax office kan nog niet live / Tax office cannot go live yet")]
-    assert "was turned down: Templates are empty" in Notification.get(Notification.to == "colleague@example.nl").body
+    assert _platform_emails() == [("colleague@example.nl", "Tax office kan nog niet live")]
+    assert "is afgewezen: Templates are empty" in Notification.get(Notification.to == "colleague@example.nl").body
     nothing = client.post(f"/admin/services/{sid}/go-live/reject", json={"reason": "x"}, headers=admin_headers())
     assert errors(nothing) == (400, [("BadRequestError", "There is no request to go live waiting for a decision")])
     # A new request may follow a rejection.

@@ -138,12 +138,12 @@ def test_the_organisations_admins_hear_a_request_waits_and_the_team_hears_they_a
     sid, org_id, admin, member = _service_of_organisation(client)
     client.post(f"/admin/services/{sid}/go-live/request", json=ANSWERS, headers=admin_headers())
     [(to, subject, body)] = _platform_emails()
-    assert (to, subject) == (admin.email_address, "Parkeren wacht op uw goedkeuring / Parkeren awaits your approval")
+    # Sent through the admin API, by no page: in Dutch, the platform's language.
+    assert (to, subject) == (admin.email_address, "Parkeren wacht op uw goedkeuring")
     assert f"{get_settings().admin_url}/organisations/{org_id}/go-live/{sid}" in body
-    assert "As an admin of Gemeente Utrecht you decide first" in body
+    assert "Als beheerder van Gemeente Utrecht beslist u eerst" in body
 
     client.post(f"/admin/services/{sid}/go-live/organisation-approve", query_string={"on_behalf_of": admin.id},
                 headers=admin_headers())
     told = [(to, subject) for to, subject, _ in _platform_emails()[1:]]
-    assert told == [("colleague@example.nl",
-                     "Gemeente Utrecht heeft Parkeren goedgekeurd / Gemeente Utrecht approved Parkeren")]
+    assert told == [("colleague@example.nl", "Gemeente Utrecht heeft Parkeren goedgekeurd")]

@@ -131,12 +131,12 @@ def test_managers_are_warned_once_14_days_before_a_key_expires():
 
     warn_expiring_keys.fn()
     warn_expiring_keys.fn()  # a second run (or a redelivered message) warns no one again
-    subject = "API-sleutel ci verloopt binnenkort / API key ci expires soon"
+    subject = "API-sleutel ci verloopt binnenkort"  # written by no page: in Dutch, the platform's language
     assert _warned() == [(manager.email_address, subject), ("s@example.nl", subject)]
     body = Notification.get(Notification.to == "m@example.nl").body
     # On the service's clock with the zone's abbreviation, as the console shows the expiry.
     expires = ApiKey.get_by_id(soon.id).expires_at.replace(tzinfo=datetime.UTC).astimezone(ZoneInfo("Europe/Amsterdam"))
-    assert f"The API key ci of Belastingen expires on {expires:%d-%m-%Y %H:%M} {expires.tzname()}." in body
+    assert f"De API-sleutel ci van Belastingen verloopt op {expires:%d-%m-%Y %H:%M} {expires.tzname()}." in body
     assert expires.tzname() in ("CET", "CEST")
     assert f"/services/{service.id}/api-keys" in body
     assert ApiKey.get_by_id(soon.id).expiry_warned_at is not None

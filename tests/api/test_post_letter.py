@@ -187,3 +187,19 @@ def test_a_new_service_may_send_letters_once_live(client):
     went_live = client.patch(f"/admin/services/{created['id']}", json={"trial_mode": False}, headers=admin_headers())
     assert went_live.status_code == 200
     assert post(client, key, letter(template)).status_code == 201
+
+
+def test_the_api_takes_the_address_by_the_specs_names_only_and_fills_a_template_written_in_dutch(client, key,
+                                                                                               service):
+    dutch = create_sample_template(service=service, template_type="letter", subject="Aan ((adresregel_1))",
+                                   body="Beste ((Adresregel 1)) van ((adresregel_2)),")
+    response = post(client, key, {"template_id": str(dutch.id), "personalisation": ADDRESS})
+    assert response.status_code == 201
+    assert response.get_json()["content"] == {"subject": "Aan A. Jansen", "body": "Beste A. Jansen van Dorpsstraat 1,"}
+    # The address's Dutch names are the console's and a spreadsheet's, not the API's.
+    in_dutch = {"adresregel_1": "A. Jansen", "adresregel_2": "Dorpsstraat 1", "adresregel_3": "1234ab amsterdam"}
+    response = post(client, key, {"template_id": str(dutch.id), "personalisation": in_dutch})
+    assert errors(response) == (400, [("ValidationError", "personalisation address_line_1 is a required property"),
+                                      ("ValidationError", "personalisation address_line_2 is a required property"),
+                                      ("ValidationError", "personalisation address_line_3 is a required property"),
+                                      ("ValidationError", "Address must be at least 3 lines")])

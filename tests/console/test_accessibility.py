@@ -63,3 +63,19 @@ def test_the_check_finds_a_violation(page):
                      '<body><main><input type="text"></main></body></html>')
     with pytest.raises(AssertionError, match="label"):
         assert_accessible(page)
+
+
+@pytest.mark.parametrize("language", ["nl", "en"])
+def test_the_api_documentation_the_console_links_to_passes_axe(browser, live_server, page, language):
+    """The footer's link leads to the API's reference page in the page's language; it passes axe too."""
+    page.goto(f"/language/{language}?next=/trial-mode")
+    name = {"nl": "API-documentatie", "en": "API documentation"}[language]
+    link = page.locator("footer").get_by_role("link", name=name)
+    assert link.get_attribute("href") == f"{live_server}/docs/{language}"
+    docs = browser.new_page()
+    try:
+        docs.goto(f"{live_server}/docs/{language}")
+        assert docs.locator("html").get_attribute("lang") == language
+        assert_accessible(docs)
+    finally:
+        docs.close()

@@ -190,7 +190,9 @@ def test_a_mobile_number_is_confirmed_by_a_texted_code_then_signs_in(page, make_
 def test_without_an_sms_gateway_a_mobile_number_cannot_be_confirmed(page, make_user):
     sign_in(page, make_user())
     page.goto("/account/mobile")
-    assert "SMS_GATEWAY_URL" in page.inner_text("main") and page.locator("#mobile_number").count() == 0
+    said = page.inner_text("main")
+    assert "Hier is geen sms-gateway (de dienst die sms-berichten aflevert) ingesteld" in said
+    assert "SMS_GATEWAY_URL" not in said and page.locator("#mobile_number").count() == 0  # words, not a setting
     assert_accessible(page)
     page.goto("/two-factor/set-up")
     assert page.locator("input[name=auth_type][value=sms]").count() == 0

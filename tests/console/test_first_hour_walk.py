@@ -269,7 +269,7 @@ def _team_and_going_live(walk: Walk, service_id: str, browser, console_server: s
     walk.stop("mailbox")
     with page.expect_navigation():
         row.first.get_by_role("link").click()
-    assert page.inner_text("h1") == "Uitnodiging voor Parkeervergunningen / Invitation to Parkeervergunningen"
+    assert page.inner_text("h1") == "Uitnodiging voor Parkeervergunningen"
     text = page.inner_text("pre.notify-mail-text")
     assert "Eerste Beheerder nodigt u uit" in text
     walk.stop("invitation-email")
@@ -379,7 +379,7 @@ def _api(walk: Walk, service_id: str, key: str, live_server: str) -> None:
     _nav(page, "API-koppeling")
     row = page.locator("#api-messages tbody tr").first
     cells = row.locator("td").all_inner_texts()
-    assert cells[1].startswith("0687654321") and cells[2] == "vergunning-2026-17" and cells[3] == "backend (live)"
+    assert cells[1].startswith("0687654321") and cells[2] == "vergunning-2026-17" and cells[3] == "backend (Live)"
     walk.stop("api-integration")
 
     _nav(page, "API-sleutels")

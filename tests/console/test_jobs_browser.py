@@ -120,5 +120,7 @@ def test_xlsx_and_ods_files_are_read(signed_in_member, service):
         assert page.locator("h1").inner_text() == "2 berichten versturen"
         assert [r.locator("td").all_inner_texts() for r in page.locator("#preview tbody tr").all()] == [
             ["2", "ann@example.nl", "Ann", "12"], ["3", "bob@example.nl", "Bob", "7.5"]]
-        assert "Dear Ann, you owe 12" in page.locator("#first-message").inner_text()
+        # An email as its recipient gets it: its HTML, in a frame.
+        email = page.frame_locator("#first-message iframe.notify-email-preview").locator("body")
+        assert "Dear Ann, you owe 12" in email.inner_text()
         assert_accessible(page)

@@ -52,12 +52,20 @@ def test_every_problem_of_the_file_is_shown_with_its_row_and_column_and_nothing_
     assert Job.select().count() == 0
 
 
-def test_a_missing_column_and_a_file_that_is_not_a_spreadsheet_are_refused_in_dutch(console_app):
+def test_every_missing_column_and_a_file_that_is_not_a_spreadsheet_are_refused_in_dutch(console_app):
     service = create_service()
-    template = create_sample_template(service=service)
+    template = create_sample_template(service=service)  # "Hello ((name))"
     client = _client(console_app, service)
     html = _upload(client, service, template, csv_file(["email address"], [["a@example.nl"]])).get_data(as_text=True)
-    assert "Het bestand heeft geen kolom “phone number”" in html
+    assert _cells(html, "problems") == [["hele bestand", "", "Het bestand heeft geen kolom “telefoonnummer”"],
+                                        ["hele bestand", "", "Het bestand heeft geen kolom “name”"]]
+    with client.session_transaction() as session:
+        session["lang"] = "en"
+    html = _upload(client, service, template, csv_file(["email address"], [["a@example.nl"]])).get_data(as_text=True)
+    assert _cells(html, "problems") == [["whole file", "", "The file has no column called “phone number”"],
+                                        ["whole file", "", "The file has no column called “name”"]]
+    with client.session_transaction() as session:
+        session["lang"] = "nl"
     html = _upload(client, service, template, b"\x00\x01", name="people.xlsx").get_data(as_text=True)
     assert "Het bestand kan niet als spreadsheet gelezen worden" in html
     html = _upload(client, service, template, b"hello", name="people.txt").get_data(as_text=True)

@@ -54,7 +54,7 @@ def test_an_sms_sent_with_an_api_key_shows_content_template_key_steps_and_provid
     moments = [amsterdam(created + datetime.timedelta(seconds=s), seconds=True) for s in (0, 2, 9)]
     assert (f"{moments[0]} Geaccepteerd {moments[1]} Aan de provider gegeven {moments[2]} Afgeleverd"
             in text), text
-    assert "Provider: kpn" in text
+    assert "Verstuurd via: kpn" in text  # a gateway the operator named, by that name
 
 
 def test_a_console_send_names_the_user_and_a_job_row_names_the_spreadsheet(viewer, service):
@@ -147,7 +147,7 @@ def test_the_page_follows_the_status_without_a_reload(signed_in_member, service)
     statuses.transition(email.id, statuses.DELIVERED)
     page.locator(".notify-message-status", has_text="Afgeleverd").wait_for()
     assert page.evaluate("window.notReloaded") is True
-    assert page.locator(".notify-provider").inner_text() == "smtp"
+    assert page.locator(".notify-provider").inner_text() == "E-mailserver (SMTP)"
     assert_accessible(page)
     page.screenshot(path="/tmp/msgs-message-page.png", full_page=True)
 

@@ -132,6 +132,22 @@ def test_a_letter_is_sent_to_the_address_lines(console_app, service, sender):
         "letter", sender.user.id, "A. Jansen\nKerkstraat 1\n1234 AB  UTRECHT")
 
 
+def test_a_letter_written_with_the_dutch_address_names_asks_for_the_address_only(console_app, service, sender):
+    template = create_sample_template(service=service, template_type="letter", subject="Aan ((adresregel_1))",
+                                      body="Beste ((naam)) van ((Adresregel 2)),")
+    client = signed_in_client(console_app, sender.user)
+    form = client.get(_start(service, template)).get_data(as_text=True)
+    labels = re.findall(r'<label class="utrecht-form-label" for="([^"]+)">([^<]+)</label>', form)
+    assert labels == [(f"address_line_{n}", f"Adresregel {n}") for n in range(1, 8)] + [("placeholder_0", "naam")]
+    fields = {"csrf_token": csrf_token(client, _start(service, template)), "address_line_1": "A. Jansen",
+              "address_line_2": "Kerkstraat 1", "address_line_3": "1234 AB Utrecht", "placeholder_0": "Anna"}
+    preview = _text(client.post(_start(service, template), data={**fields, "action": "preview"}))
+    assert "Aan A. Jansen" in preview and "Beste Anna van Kerkstraat 1," in preview
+    client.post(_start(service, template), data={**fields, "action": "send"})
+    stored = Notification.get()
+    assert (stored.subject, stored.body) == ("Aan A. Jansen", "Beste Anna van Kerkstraat 1,")
+
+
 def test_sending_needs_the_send_messages_permission(console_app, service):
     template = create_sample_template(service=service, body="Hi")
     viewer = create_console_user(service=service, permissions=["view_activity"])

@@ -3,7 +3,10 @@ differences, copy, delete (archive), previews made by the sending pipeline; what
 from __future__ import annotations
 
 import base64
+import io
 import re
+
+import pypdf
 
 from models.appearance import appearance_of
 from models.audit import AuditEvent
@@ -155,6 +158,31 @@ def test_a_letter_preview_shows_optional_content_and_keeps_a_plain_placeholder(c
     assert optional == pages("Beste ((naam)), Reageer binnen een week.")
     assert optional != pages("Beste ((naam)),")
     assert pages("Beste ((naam)),((naam?? Reageer.))") == pages("Beste ((naam)),")
+
+
+def test_a_letters_address_placeholders_are_named_in_the_pages_language(console_app, service):
+    client = _client(console_app, service)
+    token = csrf_token(client, f"/services/{service.id}/templates/new/letter")
+    body = "Beste ((naam)), ((adresregel_2))"
+    preview = _text(client.post(f"/services/{service.id}/templates/preview/letter",
+                                data={"csrf_token": token, "subject": "Kop", "body": body}))
+    assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", preview.split("<img")[0])).strip() == (
+        "Invulvelden: ((naam)) Uit de adresregels: ((adresregel_2))")
+    guide = _text(client.get(f"/services/{service.id}/templates/new/letter"))
+    assert ("een spreadsheet heeft voor elke regel een kolom (adresregel_1 tot en met adresregel_7, of postcode voor"
+            " de laatste). Wilt u een regel in de tekst herhalen, schrijf dan de naam tussen dubbele haakjes, zoals "
+            "((adresregel_1)).") in guide
+
+    # Without an address, the preview shows where it goes as the send form and a spreadsheet name its lines.
+    version = TemplateVersion(template=Template(service=service, template_type="letter"), subject="Kop", body="Tekst")
+
+    def first_page(language: str) -> str:
+        pdf = preview_letter(version, {}, appearance=appearance_of(service.id), sender=service.name, now=utcnow(),
+                             reader_language=language)
+        return pypdf.PdfReader(io.BytesIO(pdf.data)).pages[0].extract_text()
+
+    assert "((adresregel_1))\n((adresregel_2))\n((adresregel_3))" in first_page("nl")
+    assert "((address_line_1))\n((address_line_2))\n((address_line_3))" in first_page("en")
 
 
 def test_a_letter_template_chooses_its_contact_block_and_postage(console_app, service):

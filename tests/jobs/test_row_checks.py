@@ -79,3 +79,39 @@ def test_the_recipient_column_headed_in_dutch():
     assert _check(service, email, ["E-mailadres"], [["jan@example.nl"]]).problems == []
     assert [p.message for p in _check(service, email, ["emails"], [["jan@example.nl"]]).problems] == [
         "Missing column: email address"]
+
+
+def test_every_missing_column_is_named_at_once_in_the_templates_order():
+    service = create_service()
+    text = create_sample_template(service=service, body="Hoi ((naam)), uw code is ((code)) (((Naam)))")
+    assert [p.message for p in _check(service, text, ["code"], [["1"]]).problems] == [
+        "Missing column: phone number", "Missing column: naam"]
+    letter = create_sample_template(service=service, template_type="letter", body="Beste ((naam)) ((adresregel_2))")
+    assert [p.message for p in _check(service, letter, ["adresregel 2"], [["Dorpsstraat 1"]]).problems] == [
+        "Missing column: address line 1", "Missing column: address line 3", "Missing column: naam"]
+    # The postcode stands for the third line, as the API's legacy address does.
+    assert [p.message for p in _check(service, letter, ["Adresregel 1", "adresregel_2", "postcode"],
+                                      [["J. Jansen", "Dorpsstraat 1", "1234 AB"]]).problems] == [
+        "Missing column: naam"]
+
+
+def test_a_letters_address_columns_in_dutch_are_the_specs_address():
+    service = create_service()
+    letter = create_sample_template(service=service, template_type="letter", body="Beste ((naam))")
+    checked = _check(service, letter, ["ADRESREGEL 1", "adresregel-2", "Adresregel 3", "naam"],
+                     [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam", "Jan"], ["P. Pieters", "", "", "Piet"]])
+    assert checked.rows[0][1] == {"address_line_1": "J. Jansen", "address_line_2": "Dorpsstraat 1",
+                                  "address_line_3": "1234 AB  Amsterdam", "naam": "Jan"}
+    assert [(p.row, p.message) for p in checked.problems][:2] == [
+        (3, "personalisation address_line_2 is a required property"),
+        (3, "personalisation address_line_3 is a required property")]
+
+
+def test_the_recipient_column_by_any_of_its_names_in_either_language():
+    service = create_service(permissions=["sms", "email"])
+    text = create_sample_template(service=service, body="Hoi")
+    for name in ("phone number", "Mobile", "mobiel", "Mobiele nummer", "TELEFOONNUMMER", "mobile_number"):
+        assert _check(service, text, [name], [["0612345678"]]).problems == [], name
+    email = create_sample_template(service=service, template_type="email", subject="Hoi", body="Hallo")
+    for name in ("email address", "Email", "e-mail", "E-mailadres", "emailadres"):
+        assert _check(service, email, [name], [["jan@example.nl"]]).problems == [], name

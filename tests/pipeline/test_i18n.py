@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _extracted() -> set[str]:
-    """Every message marked in the code and templates, as `pybabel extract -F babel.cfg -k markup` finds them."""
+    """Every message marked in the code and templates, as `pybabel extract -F babel.cfg -k markup -k documented`
+    finds them."""
     from babel.messages.frontend import parse_mapping_cfg
 
     with open(ROOT / "babel.cfg") as cfg:
@@ -21,7 +22,7 @@ def _extracted() -> set[str]:
     found = set()
     for directory in ("api", "pipeline"):
         extracted = extract_from_dir(ROOT / directory, method_map, options_map,
-                                     keywords={**DEFAULT_KEYWORDS, "markup": None})
+                                     keywords={**DEFAULT_KEYWORDS, "markup": None, "documented": None})
         for _file, _line, message, _comments, _context in extracted:
             found.add(message if isinstance(message, str) else message[0])
     return found

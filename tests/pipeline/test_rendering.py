@@ -263,3 +263,19 @@ def test_letter_has_heading_and_markdown_body_but_no_html():
 def test_unknown_template_type():
     with pytest.raises(ValueError):
         render("fax", "x", None, {})
+
+
+def test_a_letters_address_line_in_dutch_is_the_specs():
+    from pipeline.rendering import normalise_key
+    from pipeline.rendering.address_names import in_spec_names, shown_name, spec_name
+
+    assert normalise_key("Adresregel 3") == normalise_key("address_line_3") == "addressline3"
+    assert normalise_key("adresregel_8") == "adresregel8"  # an address has 7 lines: any other name is a name
+    assert render("letter", "Beste ((adresregel_1))", "Aan ((Adresregel 2))",
+                  {"address_line_1": "A. Jansen", "address_line_2": "Kerkstraat 1"}).body == "Beste A. Jansen"
+    assert [spec_name(name) for name in ("Adresregel 7", "ADDRESS LINE 1", "Postcode", "naam")] == [
+        "address_line_7", "address_line_1", "postcode", None]
+    assert in_spec_names({"adresregel 1": "a", "Address line 2": "b", "adresregel_2": "c", "naam": "d"}) == {
+        "address_line_1": "a", "Address line 2": "b", "naam": "d"}  # the spec's spelling wins over its Dutch twin
+    assert (shown_name("address_line_2", "nl"), shown_name("address_line_2", "en")) == (
+        "adresregel 2", "address line 2")

@@ -1,0 +1,164 @@
+"""A spreadsheet's columns in Dutch or English: the names a file may head them with, shown in the page's
+language; every missing column named at once; an example file per template to download; the first
+message previewed as its recipient will see it; a letter's address under its Dutch names."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import openpyxl
+
+from models.job import PENDING, Job
+from models.notification import Notification
+from models.user import SERVICE_PERMISSIONS
+from pipeline.jobs import lifecycle, rows
+from pipeline.jobs.spreadsheet import read_sheet
+from tests.console.service_pages import csrf_token, signed_in_client
+from tests.console.test_jobs_pages import _cells, _upload
+from tests.console.users import create_console_user
+from tests.factories import create_sample_template, create_service
+from tests.jobs.helpers import csv_file, phone
+
+
+def _client(console_app, service, language="nl", **account):
+    member = create_console_user(service=service, permissions=list(SERVICE_PERMISSIONS))
+    if account:
+        type(member.user).update(**account).where(type(member.user).id == member.user.id).execute()
+    client = signed_in_client(console_app, member.user)
+    with client.session_transaction() as session:
+        session["lang"] = language
+    return client, member
+
+
+def _header(html: str, table_id: str) -> list[str]:
+    table = re.search(rf'<table[^>]*id="{table_id}".*?</thead>', html, re.S).group(0)
+    return [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<th[^>]*>(.*?)</th>", table, re.S)]
+
+
+def test_the_recipient_column_in_either_language_is_shown_in_the_pages_language(console_app):
+    service = create_service()
+    template = create_sample_template(service=service, body="Hoi ((naam))")
+    for language, heading in (("nl", "telefoonnummer"), ("en", "phone number")):
+        client, _member = _client(console_app, service, language)
+        upload_page = client.get(f"/services/{service.id}/send/{template.id}/upload").get_data(as_text=True)
+        assert re.findall(r"<li><code>([^<]+)</code></li>", upload_page) == [heading, "naam"]
+        for header in (["Mobiel", "naam"], ["mobile number", "naam"], ["Telefoonnummer", "naam"]):
+            check_url = _upload(client, service, template, csv_file(header, [[phone(1), "Jan"]])).headers["Location"]
+            assert _header(client.get(check_url).get_data(as_text=True), "preview") == ["Row" if language == "en"
+                                                                                        else "Rij", heading, "naam"]
+
+
+def test_every_missing_column_of_a_letter_file_is_named_in_dutch(console_app):
+    service = create_service()
+    template = create_sample_template(service=service, template_type="letter", body="Beste ((naam)), ((kenmerk))")
+    client, _member = _client(console_app, service)
+    html = _upload(client, service, template, csv_file(["adresregel 1", "naam"], [["J. Jansen", "Jan"]]))
+    assert [cells[2] for cells in _cells(html.get_data(as_text=True), "problems")] == [
+        "Het bestand heeft geen kolom “adresregel 2”", "Het bestand heeft geen kolom “adresregel 3”",
+        "Het bestand heeft geen kolom “kenmerk”"]
+
+
+def test_a_letter_file_with_dutch_address_columns_fills_a_template_written_in_dutch(console_app):
+    service = create_service()
+    template = create_sample_template(service=service, template_type="letter", name="Aanslag",
+                                      body="Beste ((naam)) van ((adresregel_2)),")
+    client, _member = _client(console_app, service)
+    upload_page = client.get(f"/services/{service.id}/send/{template.id}/upload").get_data(as_text=True)
+    assert re.findall(r"<li><code>([^<]+)</code></li>", upload_page) == [
+        "adresregel 1", "adresregel 2", "adresregel 3", "naam"]  # ((adresregel_2)) is the address's line
+    data = csv_file(["Adresregel 1", "adresregel_2", "Postcode", "naam"],
+                    [["J. Jansen", "Dorpsstraat 1", "1234 AB Amsterdam", "Jan"]])
+    response = _upload(client, service, template, data)
+    assert response.status_code == 302, response.get_data(as_text=True)
+    html = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert _cells(html, "preview") == [["2", "J. Jansen", "Dorpsstraat 1", "", "Jan"]]
+    first = re.search(r'<dl class="notify-summary">.*?</dl>\s*<div class="notify-message-preview"[^>]*>(.*?)</div>',
+                      html, re.S)
+    assert "J. Jansen<br>Dorpsstraat 1<br>1234 AB  AMSTERDAM" in first.group(0)
+    assert first.group(1) == "Beste Jan van Dorpsstraat 1,"
+    client.post(response.headers["Location"], data={"csrf_token": csrf_token(client, response.headers["Location"]),
+                                                    "when": "now"})
+    job = Job.get()
+    if job.status == PENDING:
+        assert lifecycle.start_job(job.id)
+    rows.create_chunk(job.id, 0, lambda new, more: None)
+    letter = Notification.get(Notification.service == service)
+    assert letter.personalisation == {"address_line_1": "J. Jansen", "address_line_2": "Dorpsstraat 1",
+                                      "Postcode": "1234 AB Amsterdam", "naam": "Jan"}
+    assert letter.body == "Beste Jan van Dorpsstraat 1,"
+
+
+def test_the_first_message_is_shown_as_the_recipient_sees_it(console_app):
+    service = create_service()
+    text = create_sample_template(service=service, body="Hallo ((naam)),\n\nUw afspraak is morgen.")
+    client, _member = _client(console_app, service)
+    check_url = _upload(client, service, text, csv_file(["telefoonnummer", "naam"], [[phone(3), "Jan"]])).headers[
+        "Location"]
+    html = client.get(check_url).get_data(as_text=True)
+    assert "<pre" not in html
+    assert ('<div class="notify-message-preview" data-testid="message-body">Hallo Jan,\n\nUw afspraak is morgen.'
+            '</div>') in html
+    assert "<dt>Aan</dt>\n  <dd>0612000003</dd>" in html
+    email = create_sample_template(service=service, template_type="email", subject="Afspraak ((naam))",
+                                   body="Hallo ((naam))")
+    check_url = _upload(client, service, email, csv_file(["e-mailadres", "naam"], [["jan@example.nl", "Jan"]])).headers[
+        "Location"]
+    response = client.get(check_url)
+    html = response.get_data(as_text=True)
+    assert "<dd>Afspraak Jan</dd>" in html
+    frame = re.search(r'<iframe class="notify-email-preview" title="De e-mail zoals hij verstuurd wordt" sandbox '
+                      r'srcdoc="([^"]+)"', html)
+    assert "Hallo Jan" in frame.group(1)
+    assert "style-src 'self' 'unsafe-inline'" in response.headers["Content-Security-Policy"]  # the email's styles
+
+
+def test_an_example_file_per_template_in_csv_and_xlsx(console_app):
+    service = create_service()
+    email = create_sample_template(service=service, template_type="email", name="Afspraak bevestigd!",
+                                   subject="Afspraak", body="Hallo ((naam)), tot ((datum)).")
+    letter = create_sample_template(service=service, template_type="letter", body="Beste ((naam))")
+    client, member = _client(console_app, service)
+    upload_page = client.get(f"/services/{service.id}/send/{email.id}/upload").get_data(as_text=True)
+    csv_link = re.search(r'<a class="utrecht-link" id="example-csv" href="([^"]+)" download>CSV-bestand</a>',
+                         upload_page).group(1)
+    xlsx_link = re.search(r'id="example-xlsx" href="([^"]+)" download>Excel-bestand \(XLSX\)</a>', upload_page).group(1)
+
+    response = client.get(csv_link)
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert response.headers["Content-Disposition"] == 'attachment; filename="voorbeeld-afspraak-bevestigd.csv"'
+    assert response.data.startswith(b"\xef\xbb\xbf")  # a byte order mark: Excel reads the file as UTF-8
+    assert list(csv.reader(io.StringIO(response.data.decode("utf-8-sig")))) == [
+        ["e-mailadres", "naam", "datum"], [member.email_address, "", ""]]
+
+    response = client.get(xlsx_link)
+    assert response.headers["Content-Disposition"] == 'attachment; filename="voorbeeld-afspraak-bevestigd.xlsx"'
+    sheet = openpyxl.load_workbook(io.BytesIO(response.data)).active
+    assert [[cell.value for cell in row] for row in sheet.iter_rows()] == [
+        ["e-mailadres", "naam", "datum"], [member.email_address, None, None]]
+    assert read_sheet("example.xlsx", response.data).header == ["e-mailadres", "naam", "datum"]
+
+    # Filled in, the example is a file the upload takes; uploaded as it came, its empty cells are refused.
+    refused = _upload(client, service, email, response.data, name="example.xlsx")
+    assert refused.status_code == 400
+    filled = csv_file(["e-mailadres", "naam", "datum"], [[member.email_address, "Jan", "morgen"]])
+    assert _upload(client, service, email, filled).status_code == 302
+
+    with client.session_transaction() as session:
+        session["lang"] = "en"
+    english = client.get(f"/services/{service.id}/send/{letter.id}/example.csv")
+    assert english.headers["Content-Disposition"] == 'attachment; filename="example-sample.csv"'
+    assert list(csv.reader(io.StringIO(english.data.decode("utf-8-sig")))) == [
+        ["address line 1", "address line 2", "address line 3", "naam"]]  # no made-up address to print
+    assert client.get(f"/services/{service.id}/send/{letter.id}/example.ods").status_code == 404
+
+
+def test_the_example_row_holds_a_mobile_number_only_when_the_account_has_one(console_app):
+    service = create_service()
+    text = create_sample_template(service=service, body="Hoi ((naam))")
+    client, _member = _client(console_app, service)
+    assert client.get(f"/services/{service.id}/send/{text.id}/example.csv").data.decode("utf-8-sig") == (
+        "telefoonnummer,naam\r\n")
+    client, _member = _client(console_app, service, mobile_number="+31612345678")
+    assert client.get(f"/services/{service.id}/send/{text.id}/example.csv").data.decode("utf-8-sig") == (
+        "telefoonnummer,naam\r\n+31612345678,\r\n")
