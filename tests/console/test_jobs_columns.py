@@ -107,7 +107,7 @@ def test_the_first_message_is_shown_as_the_recipient_sees_it(console_app):
     response = client.get(check_url)
     html = response.get_data(as_text=True)
     assert "<dd>Afspraak Jan</dd>" in html
-    frame = re.search(r'<iframe class="notify-email-preview" title="De e-mail zoals hij verstuurd wordt" sandbox '
+    frame = re.search(r'<iframe class="notify-email-preview" title="De e-mail zoals die verstuurd wordt" sandbox '
                       r'srcdoc="([^"]+)"', html)
     assert "Hallo Jan" in frame.group(1)
     assert "style-src 'self' 'unsafe-inline'" in response.headers["Content-Security-Policy"]  # the email's styles
