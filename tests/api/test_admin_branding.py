@@ -155,7 +155,7 @@ def test_letter_preview_is_the_pdf_with_logo_and_both_languages(client, service)
     pages = [page.extract_text() for page in pypdf.PdfReader(io.BytesIO(response.data)).pages]
     assert len(pages) == 2
     assert "Uw aanvraag ((nummer))" in pages[0] and "Beste Jan," in pages[0] and "Pagina 1 van 2" in pages[0]
-    assert "Uw kenmerk" in pages[0] and "AB-12" in pages[0] and "((address line 1))" in pages[0]
+    assert "Uw kenmerk" in pages[0] and "AB-12" in pages[0] and "((adresregel_1))" in pages[0]  # the reader's names
     assert "Your application ((nummer))" in pages[1] and "Dear Jan," in pages[1] and "Page 2 of 2" in pages[1]
 
 

@@ -20,7 +20,7 @@ def _extracted() -> set[str]:
     with open(ROOT / "babel.cfg") as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
     found = set()
-    for directory in ("api", "pipeline"):
+    for directory in ("api", "core", "pipeline"):
         extracted = extract_from_dir(ROOT / directory, method_map, options_map,
                                      keywords={**DEFAULT_KEYWORDS, "markup": None, "documented": None})
         for _file, _line, message, _comments, _context in extracted:
