@@ -11,13 +11,13 @@ from wtforms import StringField
 
 from console.services.refusals import translated
 from models.template import TemplateVersion
-from pipeline.recipients.postal_address import MAX_LINES
 from pipeline.refusals import MISSING_PERSONALISATION
+from pipeline.rendering.address_names import LINES, POSTCODE, SPEC_NAMES
 from pipeline.rendering.placeholders import normalise_key, placeholder_names
 
-ADDRESS_FIELDS = tuple(f"address_line_{n}" for n in range(1, MAX_LINES + 1))
+ADDRESS_FIELDS = SPEC_NAMES[:LINES]
 # Keys the address is read from: they are asked for as the recipient, not as placeholders.
-_ADDRESS_KEYS = {normalise_key(name) for name in (*ADDRESS_FIELDS, "postcode")}
+_ADDRESS_KEYS = {normalise_key(name) for name in SPEC_NAMES}
 RECIPIENT_FIELDS = {"sms": ("phone_number",), "email": ("email_address",), "letter": ADDRESS_FIELDS}
 _ADDRESS_LINE_REQUIRED = re.compile(r"personalisation (address_line_\d) is a required property")
 _NOT_TO_THIS_RECIPIENT = "Cannot send to this recipient"
@@ -31,17 +31,24 @@ def placeholders(version: TemplateVersion) -> list[str]:
     return names
 
 
-def _recipient_fields(channel: str) -> dict[str, StringField]:
+def _uses_postcode(version: TemplateVersion) -> bool:
+    """Whether a letter's text repeats the postcode: it is then asked for apart, as the address's last line."""
+    return any(normalise_key(name) == POSTCODE for name in placeholder_names(*version.content_texts()))
+
+
+def _recipient_fields(version: TemplateVersion) -> dict[str, StringField]:
+    channel = version.template.template_type
     if channel == "sms":
         return {"phone_number": StringField(_l("Mobile number"))}
     if channel == "email":
         return {"email_address": StringField(_l("Email address"))}
-    return {name: StringField(_l("Address line %(n)s", n=n)) for n, name in enumerate(ADDRESS_FIELDS, start=1)}
+    lines = {name: StringField(_l("Address line %(n)s", n=n)) for n, name in enumerate(ADDRESS_FIELDS, start=1)}
+    return {**lines, POSTCODE: StringField(_l("Postcode"))} if _uses_postcode(version) else lines
 
 
 def send_form(version: TemplateVersion, formdata: Any = None) -> FlaskForm:
     """The form for this version: its fields are the recipient's, then placeholder_0.. in order."""
-    fields: dict[str, Any] = _recipient_fields(version.template.template_type)
+    fields: dict[str, Any] = _recipient_fields(version)
     for index, name in enumerate(placeholders(version)):
         fields[f"placeholder_{index}"] = StringField(name)
     form_class = type("SendForm", (FlaskForm,), fields)
@@ -53,7 +60,8 @@ def placeholder_fields(form: FlaskForm) -> list[Any]:
 
 
 def recipient_fields(form: FlaskForm, channel: str) -> list[Any]:
-    return [form[name] for name in RECIPIENT_FIELDS[channel]]
+    asked = RECIPIENT_FIELDS[channel] + ((POSTCODE,) if channel == "letter" and POSTCODE in form else ())
+    return [form[name] for name in asked]
 
 
 def api_body(form: FlaskForm, version: TemplateVersion) -> dict[str, Any]:
@@ -62,7 +70,7 @@ def api_body(form: FlaskForm, version: TemplateVersion) -> dict[str, Any]:
     values = {field.label.text: field.data for field in placeholder_fields(form) if field.data}
     body: dict[str, Any] = {"template_id": str(version.template.id)}
     if channel == "letter":
-        values.update({name: form[name].data for name in ADDRESS_FIELDS if form[name].data})
+        values.update({field.name: field.data for field in recipient_fields(form, channel) if field.data})
     else:
         body[RECIPIENT_FIELDS[channel][0]] = (form[RECIPIENT_FIELDS[channel][0]].data or "").strip()
     body["personalisation"] = values

@@ -58,13 +58,22 @@ def find_column(header: list[str], column: str) -> int | None:
     return next((i for i, name in enumerate(header) if normalise_key(name) in keys), None)
 
 
+def _names(version: TemplateVersion) -> list[str]:
+    channel = version.template.template_type
+    return placeholder_names(*(letter_texts(version) if channel == "letter" else [version.subject or "", version.body]))
+
+
 def placeholder_columns(version: TemplateVersion) -> list[str]:
     """The template's placeholders that need a column of their own, as written (a letter's address
     names are its address columns)."""
-    channel = version.template.template_type
-    texts = letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
-    names = placeholder_names(*texts)
-    return [name for name in names if channel != "letter" or spec_name(name) is None]
+    names = _names(version)
+    return [name for name in names if version.template.template_type != "letter" or spec_name(name) is None]
+
+
+def _address_columns(version: TemplateVersion) -> list[str]:
+    """A letter's address columns: its first three lines, and any further line or the postcode its text repeats."""
+    used = {spec_name(name) for name in _names(version)}
+    return [column for n, column in enumerate(ADDRESS_COLUMNS) if n < 3 or SPEC_NAMES[n] in used]
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ class Columns:
 def template_columns(version: TemplateVersion) -> Columns:
     """The columns a file for this template has: what the example file holds and the upload page lists."""
     channel = version.template.template_type
-    recipient = list(ADDRESS_COLUMNS[:3]) if channel == "letter" else [RECIPIENT_COLUMN[channel]]
+    recipient = _address_columns(version) if channel == "letter" else [RECIPIENT_COLUMN[channel]]
     return Columns(recipient, placeholder_columns(version))
 
 
@@ -88,9 +97,10 @@ def missing_columns(header: list[str], version: TemplateVersion) -> list[str]:
     channel = version.template.template_type
     present = {normalise_key(name) for name in header}
     if channel == "letter":
-        missing = [name for name in REQUIRED_ADDRESS if normalise_key(name) not in present]
-        if not any(normalise_key(name) in present for name in THIRD_LINE):
-            missing.append(THIRD_LINE[0])
+        extra = _address_columns(version)[3:]  # lines the text repeats, or the postcode
+        # The third line, unless the postcode stands for it (as the API's legacy address has it).
+        third = [] if THIRD_LINE[1] in extra or normalise_key(THIRD_LINE[1]) in present else [THIRD_LINE[0]]
+        missing = [name for name in [*REQUIRED_ADDRESS, *third, *extra] if normalise_key(name) not in present]
     else:
         missing = [] if find_column(header, RECIPIENT_COLUMN[channel]) is not None else [RECIPIENT_COLUMN[channel]]
     return missing + [name for name in placeholder_columns(version) if normalise_key(name) not in present]

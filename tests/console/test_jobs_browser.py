@@ -124,3 +124,16 @@ def test_xlsx_and_ods_files_are_read(signed_in_member, service):
         email = page.frame_locator("#first-message iframe.notify-email-preview").locator("body")
         assert "Dear Ann, you owe 12" in email.inner_text()
         assert_accessible(page)
+
+
+def test_the_example_files_are_offered_where_a_spreadsheet_is_chosen_and_uploaded(signed_in_member, service):
+    page = signed_in_member
+    template = create_sample_template(service=service, template_type="letter", body="Beste ((naam)), ((adresregel_2))")
+    page.goto(f"/services/{service.id}/jobs/new")
+    assert_accessible(page)
+    page.goto(f"/services/{service.id}/send/{template.id}/upload")
+    assert page.locator("#columns code").all_inner_texts() == ["adresregel 1", "adresregel 2", "adresregel 3", "naam"]
+    with page.expect_download() as download:
+        page.click("#example-xlsx")
+    assert download.value.suggested_filename == "voorbeeld-sample.xlsx"
+    assert_accessible(page)

@@ -119,6 +119,9 @@ def test_an_example_file_per_template_in_csv_and_xlsx(console_app):
                                    subject="Afspraak", body="Hallo ((naam)), tot ((datum)).")
     letter = create_sample_template(service=service, template_type="letter", body="Beste ((naam))")
     client, member = _client(console_app, service)
+    chooser = client.get(f"/services/{service.id}/jobs/new").get_data(as_text=True)  # the send-a-spreadsheet page
+    assert f'href="/services/{service.id}/send/{email.id}/example.csv" download>CSV-bestand</a>' in chooser
+    assert f'href="/services/{service.id}/send/{letter.id}/example.xlsx" download>Excel-bestand (XLSX)</a>' in chooser
     upload_page = client.get(f"/services/{service.id}/send/{email.id}/upload").get_data(as_text=True)
     csv_link = re.search(r'<a class="utrecht-link" id="example-csv" href="([^"]+)" download>CSV-bestand</a>',
                          upload_page).group(1)

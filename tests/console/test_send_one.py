@@ -148,6 +148,21 @@ def test_a_letter_written_with_the_dutch_address_names_asks_for_the_address_only
     assert (stored.subject, stored.body) == ("Aan A. Jansen", "Beste Anna van Kerkstraat 1,")
 
 
+def test_a_letter_that_repeats_its_postcode_asks_for_it_as_the_addresss_last_line(console_app, service, sender):
+    template = create_sample_template(service=service, template_type="letter", subject="Uw post",
+                                      body="Voor wie woont op ((postcode)).")
+    client = signed_in_client(console_app, sender.user)
+    form = client.get(_start(service, template)).get_data(as_text=True)
+    labels = re.findall(r'<label class="utrecht-form-label" for="([^"]+)">([^<]+)</label>', form)
+    assert labels[-1] == ("postcode", "Postcode") and len(labels) == 8  # 7 address lines, the postcode
+    fields = {"csrf_token": csrf_token(client, _start(service, template)), "address_line_1": "A. Jansen",
+              "address_line_2": "Kerkstraat 1", "postcode": "1234 AB Utrecht"}
+    assert "Voor wie woont op 1234 AB Utrecht." in _text(client.post(_start(service, template),
+                                                                    data={**fields, "action": "preview"}))
+    client.post(_start(service, template), data={**fields, "action": "send"})
+    assert Notification.get().to == "A. Jansen\nKerkstraat 1\n1234 AB  UTRECHT"
+
+
 def test_sending_needs_the_send_messages_permission(console_app, service):
     template = create_sample_template(service=service, body="Hi")
     viewer = create_console_user(service=service, permissions=["view_activity"])

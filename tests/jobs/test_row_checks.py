@@ -115,3 +115,18 @@ def test_the_recipient_column_by_any_of_its_names_in_either_language():
     email = create_sample_template(service=service, template_type="email", subject="Hoi", body="Hallo")
     for name in ("email address", "Email", "e-mail", "E-mailadres", "emailadres"):
         assert _check(service, email, [name], [["jan@example.nl"]]).problems == [], name
+
+
+def test_an_address_line_or_postcode_the_letters_text_repeats_is_a_column_it_needs():
+    service = create_service()
+    letter = create_sample_template(service=service, template_type="letter", body="Uw post voor ((postcode))")
+    assert [p.message for p in _check(service, letter, ["adresregel 1", "adresregel 2", "adresregel 3"],
+                                      [["J. Jansen", "Dorpsstraat 1", "1234 AB  Amsterdam"]]).problems] == [
+        "Missing column: postcode"]
+    checked = _check(service, letter, ["adresregel 1", "adresregel 2", "postcode"],
+                     [["J. Jansen", "Dorpsstraat 1", "1234 AB"]])
+    assert checked.problems == [] and checked.rows[0][1]["postcode"] == "1234 AB"
+    fourth = create_sample_template(service=service, template_type="letter", body="T.a.v. ((adresregel_4))")
+    assert [p.message for p in _check(service, fourth, ["adresregel 1", "adresregel 2", "adresregel 3"],
+                                      [["Gemeente", "Afdeling", "Postbus 1"]]).problems] == [
+        "Missing column: address line 4"]
