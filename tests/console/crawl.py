@@ -22,8 +22,8 @@ CATALOGUES = [*sorted((ROOT / "console").glob("**/translations/nl/LC_MESSAGES/me
               ROOT / "pipeline" / "translations" / "nl" / "LC_MESSAGES" / "messages.po"]
 # Words Dutch writes as English does (each is in Van Dale): their catalogue entries rightly say the same.
 SAME_IN_DUTCH = frozenset({"Status", "Test", "Live", "Dashboard", "Code", "Browser", "Spreadsheet", "Threads",
-                           "Links", "console", "Callbacks", "Parameter", "Schema", "Menu", "API", "Postcode", "%(count)s bytes",
-                           "%(field)s was %(old)s"})
+                           "Links", "console", "Callbacks", "Parameter", "Schema", "Menu", "API", "Postcode",
+                           "%(count)s bytes", "%(field)s was %(old)s"})
 NOT_THE_PAGES_WORDS = frozenset({"code", "pre", "kbd", "samp", "script", "style", "textarea", "template"})
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
                   "wbr"})
