@@ -71,8 +71,11 @@ def test_a_gateway_that_fails_and_hangs_gets_each_text_once(texts, kinds, worker
         assert set(wait_until_final(ids, timeout=60).values()) == {"delivered"}
         assert_each_sent_once(fakes, ids)
         # The 5 refused were sent again (to another gateway when there is one), the 5 that hung were not.
+        # A 429 also holds the first gateway off for its Retry-After, and a text routed meanwhile goes to
+        # another gateway: at least the 5 refused do.
         assert sum(fake.attempts for fake in fakes) == 45
-        assert sum(len(fake.messages) for fake in fakes[1:]) == (5 if len(fakes) > 1 else 0)
+        if len(fakes) > 1:
+            assert 5 <= sum(len(fake.messages) for fake in fakes[1:]) <= 15
 
 
 def test_an_unknown_outcome_is_sent_again_only_to_a_gateway_that_drops_repeats(texts, real_providers, worker):
