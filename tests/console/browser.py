@@ -14,7 +14,10 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
 def assert_accessible(page) -> None:
-    """Run axe-core on the page as it is now; fail listing every WCAG 2.1 A/AA violation."""
+    """Run axe-core on the page once it has loaded; fail listing every WCAG 2.1 A/AA violation."""
+    # A click that navigates returns before the new page's stylesheets are in; axe run on a half-styled
+    # page reports contrast the user never sees (the header's logo on an unstyled band, once in CI).
+    page.wait_for_load_state("load")
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         # Evaluated through the DevTools protocol, not added as a <script>: the console's CSP runs
         # only its own files, and a test must not need it loosened.
