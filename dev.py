@@ -176,7 +176,8 @@ def _free_port() -> int:
 
 def _start_local_mailbox(env: dict[str, str]) -> subprocess.Popen:
     """The mail catcher of local_mailbox.py; the email provider sends to it and the console shows
-    what it took, to the platform admin (decisions.md, "The local mailbox")."""
+    what it took, to the platform admin (docs/decisions/console.md, "Where do emails go on a machine
+    without `SMTP_URL`?")."""
     port = _free_port()
     directory = Path(env.get("INSTANCE_DIR", ROOT / "instance")) / "mailbox"
     catcher = subprocess.Popen([str(PYTHON), "-m", "local_mailbox", "--port", str(port), "--dir", str(directory)],

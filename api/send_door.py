@@ -3,7 +3,7 @@ without Flask's request machinery.
 
 Flask's request and application contexts, routing, hooks and response object cost about 0.1 ms of
 CPU for even an empty JSON endpoint on gunicorn (a quarter of the whole request), which is most of
-what separates an accept from the least one can be (issue #34, docs/decisions.md). A request for one
+what separates an accept from the least one can be (issue #34, docs/decisions/speed.md). A request for one
 of these two paths, by POST, without a query string, is answered here; every other request, these
 paths with a query string included, goes on to the Flask app, whose routes for them stay the
 documented ones and call the same `accept`. Both answer through the same pieces: authentication

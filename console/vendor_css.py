@@ -24,7 +24,7 @@ PACKAGES: dict[str, tuple[str, str, dict[str, str], str]] = {
     "voorbeeld": ("@nl-design-system-unstable/voorbeeld-design-tokens", "7.4.1",
                   {"package/dist/theme.css": "theme.css", "package/LICENSE.md": "LICENSE.md"},
                   "the NL Design System's example theme (class voorbeeld-theme): a second token set, to show "
-                  "that another organisation's theme applies (CONSOLE_THEME_CSS, docs/decisions.md)"),
+                  "that another organisation's theme applies (CONSOLE_THEME_CSS, docs/decisions/console.md)"),
 }
 
 

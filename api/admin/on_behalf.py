@@ -1,6 +1,6 @@
 """A request of the admin API made for a console user (`?on_behalf_of=<user id>`): answered as that user
-may see it and recorded as made by them (docs/decisions.md, "The admin API on behalf of a console
-user"). The organisation routes and the go-live decisions use it."""
+may see it and recorded as made by them (docs/decisions/services-and-organisations.md, "How does the admin API
+act on behalf of a console user?"). The organisation routes and the go-live decisions use it."""
 from __future__ import annotations
 
 import contextlib

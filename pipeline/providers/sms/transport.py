@@ -21,8 +21,8 @@ What urllib3 2.x tells us, found against real sockets (tests/pipeline/test_sms_t
   (the stale kept-alive connection whose close crossed our request). A server that read the request
   answers it or closes with FIN. So a reset before the answer is "not read": tried again. The one
   case it misreads, a server or proxy that read the request whole and then aborts with RST rather
-  than answering, is the risk docs/decisions.md accepts ("Which failed requests were certainly not
-  sent").
+  than answering, is the risk docs/decisions/sms-providers.md accepts ("Which failed requests were
+  certainly not sent?").
 - the connection closed cleanly (FIN) before any answer, or no answer within the timeout, with the
   request written: the server may have read it. Outcome unknown.
 """
