@@ -56,12 +56,16 @@ os.environ["ADMIN_CLIENT_SECRET"] = "test-admin-client-secret-of-at-least-32-byt
 os.environ["SECRET_KEY"] = "test-secret-key"
 os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 
-from app import app as flask_app  # noqa: E402
+from app import create_app  # noqa: E402
 from config import get_settings  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
 from workers import registry  # noqa: E402
-from workers.broker import broker, ops_redis  # noqa: E402
+from workers.broker import current_broker, ops_redis  # noqa: E402
+
+# Built as the web process builds it: the factory wires the database, the broker and the listeners.
+flask_app = create_app()
+broker = current_broker()
 
 if not os.environ.get("REDIS_URL"):
     import embedded_redis
