@@ -1,7 +1,8 @@
 """Test set-up: real SQLite or PostgreSQL (DATABASE_URL), real Redis (REDIS_URL, else embedded).
 
-The environment is fixed before the app is imported, because settings, the database handle and the
-Dramatiq broker are process-wide, as they are in the web and worker processes.
+The environment is fixed before the app is built, because settings, the database handle and the
+Dramatiq broker are process-wide, as they are in the web and worker processes; the web app's factory
+builds them (workers.wire), as it does in the web process.
 """
 from __future__ import annotations
 
