@@ -24,9 +24,11 @@ def create_app() -> Flask:
     app.json.sort_keys = False
     app.config["SETTINGS"] = settings
 
-    # Importing the workers binds the actors the API enqueues to (after commit) to Redis, and
-    # registers the status-change listeners (callbacks) in the web process too.
-    import workers  # noqa: F401
+    # Binds the actors the API enqueues to (after commit) to the broker, and registers the
+    # status-change listeners (callbacks) in the web process too.
+    import workers
+
+    workers.wire()
     from api.admin import admin_blueprint
     from api.branding import branding_blueprint
     from api.documents import documents_blueprint
@@ -79,4 +81,14 @@ def create_app() -> Flask:
     return app
 
 
-app = create_app()
+_app: Flask | None = None
+
+
+def __getattr__(name: str) -> Flask:
+    """`app:app`, made on first use: importing this module builds nothing (gunicorn asks for it)."""
+    global _app
+    if name != "app":
+        raise AttributeError(name)
+    if _app is None:
+        _app = create_app()
+    return _app

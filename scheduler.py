@@ -18,7 +18,7 @@ import dramatiq
 import dramatiq.errors
 import redis
 
-import workers  # noqa: F401  (declares every actor on the broker)
+import workers
 from config import get_settings, redis_url
 from observability import logs
 
@@ -53,6 +53,7 @@ def tick(client: redis.Redis, namespace: str, due: list[Job]) -> list[str]:
 def main() -> None:
     logs.configure("scheduler")
     settings = get_settings()
+    workers.wire()  # the actors it sends to, bound to the broker
     client = redis.Redis.from_url(redis_url(settings))
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

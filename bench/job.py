@@ -30,8 +30,7 @@ from bench.harness import ROOT, drop_queues, interleaved, provision, report, ser
 
 def run_job(service_id: str, template_id: str, rows: int) -> float:
     """In a process of the service's environment: upload, check, make and start the job; rows/s."""
-    from config import get_settings
-    from models.db import init_database
+    import workers
     from models.job import FINISHED, Job
     from models.service import Service
     from models.template import find_version
@@ -39,7 +38,7 @@ def run_job(service_id: str, template_id: str, rows: int) -> float:
     from pipeline.jobs.upload import check_upload
     from workers.jobs import enqueue_start
 
-    init_database(get_settings().database_url)
+    workers.wire()  # the database and the broker the job's messages go to, as the web process has them
     data = ("phone number,code\r\n" + "".join(f"06{12000000 + n:08d},{n}\r\n" for n in range(rows))).encode()
     service = Service.get_by_id(service_id)
     version = find_version(service, template_id)

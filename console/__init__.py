@@ -63,8 +63,11 @@ def create_console_app() -> Flask:
         BABEL_TRANSLATION_DIRECTORIES=";".join(translation_directories()),
         BABEL_DEFAULT_LOCALE=DEFAULT_LANGUAGE,
     )
-    # Binds the actors the console enqueues to (its emails) to the configured broker.
-    import workers  # noqa: F401
+    # Binds the actors the console enqueues to (its emails) to the configured broker, and registers
+    # the status-change listeners (callbacks) in the console's process too.
+    import workers
+
+    workers.wire()
 
     CSRFProtect(app)
     Babel(app, locale_selector=select_language)

@@ -33,7 +33,6 @@ import peewee
 import redis
 
 from config import get_settings, redis_url
-from models.db import database
 
 T = TypeVar("T")
 MAX_ENTRIES = 10_000
@@ -231,7 +230,8 @@ _watched: weakref.WeakSet[peewee.Database] = weakref.WeakSet()
 
 def watch_settings_writes(db: peewee.Database | None) -> None:
     """Bump the settings generation after each committed write to a settings table made through db.
-    Run for every database the models' handle is given (once per database)."""
+    Run for every database the models' handle is given (once per database; models.db.init_database
+    hangs it off that handle)."""
     if db is None or db in _watched:
         return
     _watched.add(db)
@@ -242,8 +242,3 @@ def watch_settings_writes(db: peewee.Database | None) -> None:
             db.after_commit(_bump)  # at once outside a transaction; dropped on rollback
 
     db.query_hooks.append(hook)
-
-
-# The hook hangs off the models' database handle, whoever initialises it (web, workers, CLI, tests).
-database.attach_callback(watch_settings_writes)
-watch_settings_writes(database.obj)

@@ -301,7 +301,18 @@ def _cooperate_with_gevent() -> bool:
     return True
 
 
+_watching_settings = False
+
+
 def init_database(url: str, shared_connections: int | None = None) -> peewee.Database:
+    """Give the models a database; the first call also hangs the settings-write hook off their handle,
+    so every database it is given later (a worker's shared connections, a test's) is watched too."""
+    global _watching_settings
+    if not _watching_settings:
+        from models.cache import watch_settings_writes  # models.cache builds on this module
+
+        database.attach_callback(watch_settings_writes)
+        _watching_settings = True
     db = connect_url(url, shared_connections)
     database.initialize(db)
     return db

@@ -1,7 +1,8 @@
 """Test set-up: real SQLite or PostgreSQL (DATABASE_URL), real Redis (REDIS_URL, else embedded).
 
-The environment is fixed before the app is imported, because settings, the database handle and the
-Dramatiq broker are process-wide, as they are in the web and worker processes.
+The environment is fixed before the app is built, because settings, the database handle and the
+Dramatiq broker are process-wide, as they are in the web and worker processes; the web app's factory
+builds them (workers.wire), as it does in the web process.
 """
 from __future__ import annotations
 
@@ -56,12 +57,16 @@ os.environ["ADMIN_CLIENT_SECRET"] = "test-admin-client-secret-of-at-least-32-byt
 os.environ["SECRET_KEY"] = "test-secret-key"
 os.environ.setdefault("ADMIN_URL", "https://admin.example.nl")
 
-from app import app as flask_app  # noqa: E402
+from app import create_app  # noqa: E402
 from config import get_settings  # noqa: E402
 from models.db import database, is_postgres  # noqa: E402
 from models.migrations import migrate  # noqa: E402
 from workers import registry  # noqa: E402
-from workers.broker import broker, ops_redis  # noqa: E402
+from workers.broker import current_broker, ops_redis  # noqa: E402
+
+# Built as the web process builds it: the factory wires the database, the broker and the listeners.
+flask_app = create_app()
+broker = current_broker()
 
 if not os.environ.get("REDIS_URL"):
     import embedded_redis

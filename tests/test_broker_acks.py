@@ -9,7 +9,9 @@ import redis
 
 from config import get_settings, redis_url
 from tests.conftest import _free_port, running_worker, wait_for
-from workers.broker import Broker, broker
+from workers.broker import Broker, current_broker
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 pytestmark = pytest.mark.skipif(not isinstance(broker, Broker),
                                 reason="acks are sent together by the Redis broker, not RabbitMQ's")

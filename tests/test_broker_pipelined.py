@@ -8,7 +8,9 @@ import dramatiq
 import pytest
 
 from tests.conftest import running_worker, wait_for
-from workers.broker import broker
+from workers.broker import current_broker
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 QUEUE = f"pipelined-test-{uuid.uuid4().hex[:8]}"
 ran: list[str] = []  # list.append is atomic: the worker's threads may append at once

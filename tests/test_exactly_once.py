@@ -13,9 +13,11 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from models.notification import Notification
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
-from workers.broker import broker
+from workers.broker import current_broker
 from workers.periodic import sweep_stuck_notifications
 from workers.sending import deliver_sms
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,7 +49,8 @@ def test_worker_killed_during_dispatch_never_sends_twice(live_server, real_provi
     notification_id = _send(live_server)
     env = dict(os.environ, SMS_GATEWAY_URL=gateway.url, SMS_GATEWAY_TOKEN="gateway-token")
     process = subprocess.Popen(
-        [sys.executable, "-m", "dramatiq", "workers", "--processes", "1", "--threads", "1", "--queues", "send-sms"],
+        [sys.executable, "-m", "dramatiq", "workers:wire", "--processes", "1", "--threads", "1",
+         "--queues", "send-sms"],
         cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:

@@ -20,7 +20,9 @@ from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
 from tests.provider_gateways import provider_gateways
 from tests.smtp_server import SmtpServer
-from workers.broker import broker, ops_redis
+from workers.broker import current_broker, ops_redis
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 COOLDOWN = 60  # seconds; the test shortens it in Redis when it wants the cool-down over
 

@@ -14,9 +14,11 @@ from pipeline import dispatch
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_notification, create_sample_template
 from tests.faults import make_unreadable
-from workers.broker import broker
+from workers.broker import current_broker
 from workers.receipts import simulated_outbox
 from workers.sending import SENDS_PER_MESSAGE, deliver_sms_group, enqueue_deliveries, enqueue_job_deliveries
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 
 def _queued(queue: str) -> list[dramatiq.Message]:

@@ -8,8 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 from config import get_settings
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import auth_headers, create_key, create_sample_template
-from workers.broker import broker
+from workers.broker import current_broker
 from workers.receipts import simulated_outbox
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 
 def _queued(queue: str) -> int:

@@ -1,14 +1,57 @@
-"""Dramatiq broker set-up and actors; `dramatiq workers` imports this package to find them all."""
-# Imported for what importing them does: the broker's set-up, every actor declared on it (bulk jobs
-# on their own queue, the console's messages reports), and callbacks' status-change listener.
-from workers import (  # noqa: F401
-    broker,
+"""Dramatiq broker set-up and actors. Importing them builds and registers nothing: each process's
+factory (the web app's, the console's, the scheduler's, the supervisor's, and the worker processes'
+through `dramatiq workers:wire`) calls wire()."""
+from __future__ import annotations
+
+import threading
+from types import ModuleType
+
+import dramatiq
+
+from config import get_settings
+from models.db import database, init_database
+from pipeline import notification_events, statuses
+from workers import (
     callbacks,
     jobs,
+    key_expiry,
     letters,
     periodic,
     receipts,
     reports,
     retention,
     sending,
+    sms_rotation,
+    unknown_outcomes,
 )
+from workers.actors import Actor
+from workers.broker import build_broker, current_broker, use_broker
+
+# Every module declaring actors (bulk jobs on their own queue, the console's messages reports).
+ACTOR_MODULES: tuple[ModuleType, ...] = (callbacks, jobs, key_expiry, letters, periodic, receipts, reports,
+                                         retention, sending, sms_rotation, unknown_outcomes)
+_wiring = threading.Lock()
+_wired = False
+
+
+def wire() -> dramatiq.Broker:
+    """Build this process's database handle and broker, bind every actor to the broker, and register
+    the status-change and event listeners (the services' callbacks); once per process."""
+    global _wired
+    with _wiring:
+        if not _wired:
+            if database.obj is None:
+                init_database(get_settings().database_url)
+            use_broker(build_broker())
+            bind_actors(current_broker())
+            statuses.on_change(callbacks.status_changed)
+            notification_events.on_record(callbacks.event_recorded)
+            _wired = True
+    return current_broker()
+
+
+def bind_actors(broker: dramatiq.Broker) -> None:
+    for module in ACTOR_MODULES:
+        for value in vars(module).values():
+            if isinstance(value, Actor):
+                value.bind(broker)

@@ -1,6 +1,7 @@
 """Dramatiq broker set-up, shared by the web process (which enqueues) and the worker processes.
 
-Imported before any actor is declared: actors bind to the broker set here.
+Importing this builds nothing: a process's factory builds the broker through workers.wire(), which
+binds the actors to it.
 """
 from __future__ import annotations
 
@@ -254,9 +255,8 @@ def ops_redis() -> redis.Redis:
 
 
 def build_broker() -> dramatiq.Broker:
+    """The broker the settings name, with this service's middleware (workers.wire builds it)."""
     settings = get_settings()
-    if database.obj is None:
-        init_database(settings.database_url)
     broker: dramatiq.Broker
     if settings.broker_url and settings.broker_url.startswith(("amqp://", "amqps://")):
         broker = RabbitBroker(url=settings.broker_url, confirm_delivery=True)
@@ -275,5 +275,19 @@ def build_broker() -> dramatiq.Broker:
     return broker
 
 
-broker = build_broker()
-dramatiq.set_broker(broker)
+_current: dramatiq.Broker | None = None
+NOT_WIRED = "no broker yet: this process's factory calls workers.wire() to build it"
+
+
+def use_broker(broker: dramatiq.Broker) -> None:
+    """Make broker this process's, Dramatiq's global one included (its CLI and Worker read that)."""
+    global _current
+    _current = broker
+    dramatiq.set_broker(broker)
+
+
+def current_broker() -> dramatiq.Broker:
+    """The broker this process was wired with (workers.wire)."""
+    if _current is None:
+        raise RuntimeError(NOT_WIRED)
+    return _current

@@ -1,10 +1,11 @@
 """Actors of the callbacks queue: tell services about final statuses and received texts.
 
 A status change reaches the queue through the status-change hook of pipeline/statuses.py: the
-listener below enqueues a callback after the commit when the new status is final (`sent` included)
-and the notification's service has a delivery-status callback. Received texts are enqueued by the
-inbound route. Each attempt is recorded (CallbackAttempt); the payload is built from the row at
-each attempt, so a retry reports the current state, and a purged row is not reported at all.
+listener below (workers.wire registers it) enqueues a callback after the commit when the new status
+is final (`sent` included) and the notification's service has a delivery-status callback. Received
+texts are enqueued by the inbound route. Each attempt is recorded (CallbackAttempt); the payload is
+built from the row at each attempt, so a retry reports the current state, and a purged row is not
+reported at all.
 """
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ from models.notification import Notification, ReceivedText
 from models.notification_event import NotificationEvent
 from models.service import ServiceCallback
 from observability.metrics import callback_attempts
-from pipeline import callbacks, notification_events, statuses
+from pipeline import callbacks, statuses
 from pipeline.callbacks import DELIVERY_STATUS, INBOUND_SMS
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 from workers.enqueue import enqueue_after_commit
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ def _deliver(callback: ServiceCallback, subject_id: str, event: str, payload: di
                 callback.url, attempt, outcome.status_code or outcome.error)
 
 
-@dramatiq.actor(queue_name="callbacks", **RETRIES)
+@actor(queue_name="callbacks", **RETRIES)
 def send_delivery_status(notification_id: str, status: str) -> None:
     """Report a notification's status; `status` is the change that caused it (one callback each)."""
     notification = Notification.get_or_none(Notification.id == notification_id)
@@ -99,7 +100,7 @@ def send_delivery_status(notification_id: str, status: str) -> None:
         _deliver(callback, notification_id, status, callbacks.delivery_status_payload(notification))
 
 
-@dramatiq.actor(queue_name="callbacks", **RETRIES)
+@actor(queue_name="callbacks", **RETRIES)
 def send_inbound_sms(received_text_id: str) -> None:
     text = ReceivedText.get_or_none(ReceivedText.id == received_text_id)
     if text is None:
@@ -109,8 +110,8 @@ def send_inbound_sms(received_text_id: str) -> None:
         _deliver(callback, received_text_id, RECEIVED, callbacks.inbound_sms_payload(text))
 
 
-@statuses.on_change
-def _status_changed(notification_id: str, new_status: str) -> None:
+def status_changed(notification_id: str, new_status: str) -> None:
+    """The status-change listener (workers.wire registers it)."""
     if new_status not in statuses.FINAL or not _any_callback(DELIVERY_STATUS):
         return
     # One primary-key read, only for final statuses and only once some service has such a callback.
@@ -125,7 +126,7 @@ def enqueue_inbound_sms(text: ReceivedText) -> None:
         enqueue_after_commit(send_inbound_sms, str(text.id))
 
 
-@dramatiq.actor(queue_name="callbacks", **RETRIES)
+@actor(queue_name="callbacks", **RETRIES)
 def send_event_callback(event_id: str) -> None:
     """A complaint, unsubscribe request or returned letter, to the service's callback of that kind."""
     event = NotificationEvent.get_or_none(NotificationEvent.id == event_id)
@@ -136,7 +137,7 @@ def send_event_callback(event_id: str) -> None:
         _deliver(callback, str(event.notification_id), event.kind, callbacks.event_payload(event))
 
 
-@notification_events.on_record
-def _event_recorded(event: NotificationEvent) -> None:
+def event_recorded(event: NotificationEvent) -> None:
+    """The recorded-event listener (workers.wire registers it)."""
     if has_callback(event.service_id, event.kind):
         enqueue_after_commit(send_event_callback, str(event.id))

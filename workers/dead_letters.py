@@ -14,7 +14,7 @@ import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 
 from workers import registry
-from workers.broker import broker, ops_redis
+from workers.broker import current_broker, ops_redis
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,11 @@ class DeadLetter:
 
 
 def supported() -> bool:
-    return isinstance(broker, RedisBroker)
+    return isinstance(current_broker(), RedisBroker)
 
 
 def _keys(queue: str) -> tuple[str, str]:
-    base = f"{broker.namespace}:{queue}.XQ"
+    base = f"{current_broker().namespace}:{queue}.XQ"
     return base, f"{base}.msgs"
 
 
@@ -63,31 +63,31 @@ def _decode(queue: str, message_id: str, data: bytes, died_ms: float, final_erro
 def list_dead(queue: str, limit: int = 50) -> list[DeadLetter]:
     """The most recently dead-lettered messages of a queue, newest first."""
     index, messages = _keys(queue)
-    entries = broker.client.zrevrange(index, 0, limit - 1, withscores=True)
+    entries = current_broker().client.zrevrange(index, 0, limit - 1, withscores=True)
     if not entries:
         return []
     ids = [message_id.decode() for message_id, _ in entries]
-    datas = broker.client.hmget(messages, ids)
-    errors = ops_redis().mget([registry.dead_error_key(broker.namespace, message_id) for message_id in ids])
+    datas = current_broker().client.hmget(messages, ids)
+    errors = ops_redis().mget([registry.dead_error_key(current_broker().namespace, message_id) for message_id in ids])
     return [_decode(queue, message_id, data, died, error)
             for message_id, (_, died), data, error in zip(ids, entries, datas, errors, strict=True) if data is not None]
 
 
 def get_dead(queue: str, message_id: str) -> DeadLetter | None:
     index, messages = _keys(queue)
-    died, data = broker.client.zscore(index, message_id), broker.client.hget(messages, message_id)
-    error = ops_redis().get(registry.dead_error_key(broker.namespace, message_id))
+    died, data = current_broker().client.zscore(index, message_id), current_broker().client.hget(messages, message_id)
+    error = ops_redis().get(registry.dead_error_key(current_broker().namespace, message_id))
     return None if died is None or data is None else _decode(queue, message_id, data, died, error)
 
 
 def _take(queue: str, message_id: str) -> bytes | None:
     """Remove one dead letter; its data when this call removed it (two admins: one wins)."""
     index, messages = _keys(queue)
-    pipe = broker.client.pipeline(transaction=True)
+    pipe = current_broker().client.pipeline(transaction=True)
     pipe.hget(messages, message_id).zrem(index, message_id).hdel(messages, message_id)
     data, removed, _ = pipe.execute()
     if removed:
-        ops_redis().delete(registry.dead_error_key(broker.namespace, message_id))
+        ops_redis().delete(registry.dead_error_key(current_broker().namespace, message_id))
     return data if removed else None
 
 
@@ -98,7 +98,7 @@ def requeue(queue: str, message_id: str) -> bool:
         return False
     message = dramatiq.Message.decode(data)
     fresh = {k: v for k, v in message.options.items() if k not in ("retries", "traceback", "requeue_timestamp", "eta")}
-    broker.enqueue(dataclasses.replace(message, options=fresh, queue_name=queue))
+    current_broker().enqueue(dataclasses.replace(message, options=fresh, queue_name=queue))
     return True
 
 
@@ -108,7 +108,7 @@ def drop(queue: str, message_id: str) -> bool:
 
 def _all_ids(queue: str) -> list[str]:
     index, _ = _keys(queue)
-    return [message_id.decode() for message_id in broker.client.zrange(index, 0, -1)]
+    return [message_id.decode() for message_id in current_broker().client.zrange(index, 0, -1)]
 
 
 def requeue_all(queue: str) -> int:

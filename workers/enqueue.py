@@ -17,7 +17,7 @@ import dramatiq
 from models.db import database
 from models.outages import REDIS_UNAVAILABLE
 from pipeline.outbox import Outbox
-from workers.broker import broker
+from workers.broker import current_broker
 
 log = logging.getLogger(__name__)
 
@@ -64,5 +64,5 @@ def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) ->
 @contextlib.contextmanager
 def enqueued_together() -> Iterator[None]:
     """What this thread enqueues inside the block goes to Redis in one round trip as it ends."""
-    with left_to_the_sweeps("messages sent together"), broker.pipelined():
+    with left_to_the_sweeps("messages sent together"), current_broker().pipelined():
         yield

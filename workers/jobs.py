@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import datetime
 
-import dramatiq
-
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.jobs import lifecycle
 from pipeline.jobs.rows import CHUNK_ROWS, create_chunk
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 from workers.enqueue import enqueue_after_commit, enqueued_together
 from workers.letters import enqueue_letter_pdf
 from workers.sending import delay_until, enqueue_job_deliveries
@@ -21,13 +19,13 @@ from workers.sending import delay_until, enqueue_job_deliveries
 QUEUE = "jobs"
 
 
-@dramatiq.actor(queue_name=QUEUE, max_retries=10)
+@actor(queue_name=QUEUE, max_retries=10)
 def start_job(job_id: str) -> None:
     if lifecycle.start_job(job_id):
         enqueue_after_commit(create_job_rows, job_id, 0)
 
 
-@dramatiq.actor(queue_name=QUEUE, max_retries=10)
+@actor(queue_name=QUEUE, max_retries=10)
 def create_job_rows(job_id: str, chunk: int) -> None:
     def enqueue(new: list[Notification], more: bool) -> None:
         for notification in new:
@@ -47,7 +45,7 @@ def enqueue_start(job_id: object, scheduled_for: datetime.datetime | None) -> No
     enqueue_after_commit(start_job, str(job_id), delay_ms=delay_until(scheduled_for))
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def sweep_jobs() -> None:
     """Start due jobs whose start message was lost; resume jobs whose chunk message was lost."""
     now, after = utcnow(), datetime.timedelta(seconds=get_settings().stuck_after_seconds)

@@ -1,15 +1,13 @@
 """The periodic warning to a service's managers that one of its API keys expires within 14 days."""
 from __future__ import annotations
 
-import dramatiq
-
 from models.db import database, utcnow
 from pipeline import key_expiry
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 from workers.platform_email import send_platform_email
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def warn_expiring_keys() -> None:
     """Email the managers of each key due a warning; a key is claimed and its emails recorded in one
     transaction, so it is warned once (the next run finds it claimed)."""

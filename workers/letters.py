@@ -4,7 +4,6 @@ from __future__ import annotations
 import datetime
 import logging
 
-import dramatiq
 import peewee
 
 from config import get_settings
@@ -15,7 +14,7 @@ from pipeline.letters import held, printing, returns, stages
 from pipeline.print_provider import PrintHeld, PrintTransferError, answering_providers, provider_for
 from pipeline.storage import letter_storage
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 from workers.enqueue import enqueue_after_commit
 
 log = logging.getLogger(__name__)
@@ -32,23 +31,23 @@ def _retries(retryable: tuple[type[BaseException], ...], exhausted: str) -> dict
             "retry_when": lambda retries, exc: isinstance(exc, retryable) and retries < _settings.provider_max_retries}
 
 
-@dramatiq.actor(queue_name="create-letter-pdf", **_retries(_DATABASE_ERRORS, "letter_stage_failed"))
+@actor(queue_name="create-letter-pdf", **_retries(_DATABASE_ERRORS, "letter_stage_failed"))
 def create_letter_pdf(notification_id: str) -> None:
     stages.create_letter_pdf(notification_id, letter_storage())
 
 
-@dramatiq.actor(queue_name="virus-scan", **_retries((ScannerUnavailable, *_DATABASE_ERRORS), "letter_stage_failed"))
+@actor(queue_name="virus-scan", **_retries((ScannerUnavailable, *_DATABASE_ERRORS), "letter_stage_failed"))
 def scan_precompiled_letter(notification_id: str) -> None:
     stages.scan_precompiled(notification_id, letter_storage(), scanner_from_url(get_settings().clamd_url))
 
 
-@dramatiq.actor(queue_name="create-letter-pdf", max_retries=3)
+@actor(queue_name="create-letter-pdf", max_retries=3)
 def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
     log.warning("%s gave up on letter %s", message_data["actor_name"], message_data["args"][0])
     statuses.transition_if_allowed(message_data["args"][0], statuses.TECHNICAL_FAILURE)  # unless moved on meanwhile
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def print_letters() -> None:
     """Claim the letters ready to print into batches, each sent on to send_print_batch. Held batches
     are tried again instead of claiming new live ones (pipeline/letters/held.py)."""
@@ -60,7 +59,7 @@ def print_letters() -> None:
             enqueue_after_commit(send_print_batch, batch_id, simulated)
 
 
-@dramatiq.actor(queue_name="send-letters", **_retries((PrintTransferError, *_DATABASE_ERRORS), "print_batch_failed"))
+@actor(queue_name="send-letters", **_retries((PrintTransferError, *_DATABASE_ERRORS), "print_batch_failed"))
 def send_print_batch(batch_id: str, simulated: bool) -> None:
     try:
         provider = provider_for(_settings, simulated=simulated)
@@ -72,13 +71,13 @@ def send_print_batch(batch_id: str, simulated: bool) -> None:
         enqueue_after_commit(read_print_answers)  # the simulator has answered already: don't wait for the poll
 
 
-@dramatiq.actor(queue_name="send-letters", max_retries=3)
+@actor(queue_name="send-letters", max_retries=3)
 def print_batch_failed(message_data: dict, retry_info: dict) -> None:
     batch_id = message_data["args"][0]
     log.warning("print batch %s could not be handed over: %d letters failed", batch_id, printing.fail_batch(batch_id))
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def read_print_answers() -> None:
     for provider in answering_providers(_settings):
         try:
@@ -88,7 +87,7 @@ def read_print_answers() -> None:
             log.error("answers of print provider %s not read: %s", provider.name, error)
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_letters() -> None:
     """Letters whose stage message was lost (Redis restarted empty) get it again; stages are idempotent."""
     before = utcnow() - STUCK_AFTER

@@ -19,7 +19,7 @@ from pipeline import statuses
 from pipeline.letters.held import held_batch_ids
 from pipeline.receipts import sweep_held_receipts
 from pipeline.sending_timeout import time_out_overdue
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -42,7 +42,7 @@ def each_row(job: str, ids: Iterable[object], handle: Callable[[object], None]) 
     return bad
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_notifications() -> None:
     """Send again what lost its queue message; fail claims whose outcome stayed unknown.
 
@@ -84,14 +84,14 @@ def sweep_stuck_notifications() -> None:
     each_row("sweep-stuck-notifications", [row.id for row in abandoned], fail)
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def time_out_sending() -> None:
     """Email and sms with no final receipt SENDING_TIMEOUT_SECONDS (72 hours) after creation become
     temporary-failure."""
     log.info("sending timeout: %d notifications moved to temporary-failure", time_out_overdue())
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def sweep_held_receipts_job() -> None:
     """Receipts that came before their message was known: apply those known now, drop old ones."""
     sweep_held_receipts()
@@ -105,7 +105,7 @@ SCHEDULE: list[tuple[str, int, dramatiq.Actor]] = [
 ]
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def delete_expired_files() -> None:
     """Files sent by email past their retention period: stored bytes and rows (issue 5)."""
     from pipeline.documents.cleanup import delete_expired_files as delete_expired, delete_orphaned_files
@@ -132,7 +132,7 @@ from workers.receipts import flush_simulated_receipts, outbox_of  # noqa: E402
 from workers.sending import flush_simulated_sends  # noqa: E402
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def sweep_outboxes() -> None:
     """Start a flush for what a lost flush message left waiting; flushes running side by side are
     safe, each batch is taken by one of them."""
@@ -167,7 +167,7 @@ from pipeline.daily_rollup import roll_up  # noqa: E402
 ROLL_UP_TIME_LIMIT_MS = 3600 * 1000  # a first rollup of every held day runs long; the next run resumes
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0, time_limit=ROLL_UP_TIME_LIMIT_MS)
+@actor(queue_name="periodic", max_retries=0, time_limit=ROLL_UP_TIME_LIMIT_MS)
 def roll_up_days() -> None:
     """Each service's closed days not yet settled, summed again from one snapshot."""
     log.info("daily rollup: %d service days written", roll_up())
@@ -178,7 +178,7 @@ SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_
 from pipeline.held_counts import FOLD_SECONDS, fold  # noqa: E402
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def fold_held_counts() -> None:
     """Keep the journal short, so that the dashboard's read of today's counts stays a few rows."""
     fold()

@@ -21,7 +21,7 @@ from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
 from workers import registry
-from workers.broker import broker, ops_redis
+from workers.broker import current_broker, ops_redis
 
 FORGET_WORKER_SECONDS = 600  # a silent worker's record is dropped this long after its last heartbeat
 
@@ -67,7 +67,7 @@ class WorkerProcess:
 
 
 def queue_names() -> list[str]:
-    return sorted(q for q in broker.get_declared_queues() if not q.endswith((".DQ", ".XQ")))
+    return sorted(q for q in current_broker().get_declared_queues() if not q.endswith((".DQ", ".XQ")))
 
 
 def worker_processes() -> list[WorkerProcess]:
@@ -103,14 +103,14 @@ def _minute_stats(minutes: int) -> dict[str, int]:
 
 def _redis_depths(names: list[str]) -> dict[str, tuple[int, int, int, int, float | None]]:
     """(ready, delayed, dead, in progress, oldest age) per queue, in two round trips."""
-    ns = broker.namespace
-    pipe = broker.client.pipeline(transaction=False)
+    ns = current_broker().namespace
+    pipe = current_broker().client.pipeline(transaction=False)
     for name in names:
         pipe.llen(f"{ns}:{name}").hlen(f"{ns}:{name}.msgs").hlen(f"{ns}:{name}.DQ.msgs")
         pipe.zcard(f"{ns}:{name}.XQ").lindex(f"{ns}:{name}", 0)
     replies = pipe.execute()
     rows = [replies[i:i + 5] for i in range(0, len(replies), 5)]
-    pipe = broker.client.pipeline(transaction=False)
+    pipe = current_broker().client.pipeline(transaction=False)
     for name, row in zip(names, rows, strict=True):
         pipe.hget(f"{ns}:{name}.msgs", row[4] or b"-")
     heads = pipe.execute()
@@ -123,12 +123,12 @@ def _redis_depths(names: list[str]) -> dict[str, tuple[int, int, int, int, float
 
 
 def _rabbitmq_depths(names: list[str]) -> dict[str, tuple[int, int, int, int | None, float | None]]:
-    return {name: (*broker.get_queue_message_counts(name), None, None) for name in names}
+    return {name: (*current_broker().get_queue_message_counts(name), None, None) for name in names}
 
 
 def queue_stats(minutes: int = 5) -> list[QueueStats]:
     names = queue_names()
-    depths = _redis_depths(names) if isinstance(broker, RedisBroker) else _rabbitmq_depths(names)
+    depths = _redis_depths(names) if isinstance(current_broker(), RedisBroker) else _rabbitmq_depths(names)
     totals = _minute_stats(minutes)
     workers = [w for w in worker_processes() if w.alive]
     seen = {k.decode(): float(v) for k, v in

@@ -28,6 +28,7 @@ from pipeline.providers.email.sns import SnsVerifier
 from pipeline.providers.errors import RetryableProviderError
 from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.receipts import apply_receipts
+from workers.actors import actor
 from workers.broker import ops_redis
 from workers.enqueue import add_now, start_flush
 
@@ -95,7 +96,7 @@ def sns_verifier(settings: Settings) -> SnsVerifier:
 
 # SNS keeps a subscription's confirmation valid for three days; a failed visit is tried again for
 # about as long as a send is.
-@dramatiq.actor(queue_name="callbacks", max_retries=20, min_backoff=5_000, max_backoff=600_000)
+@actor(queue_name="callbacks", max_retries=20, min_backoff=5_000, max_backoff=600_000)
 def confirm_sns_subscription(subscribe_url: str, topic_arn: str) -> None:
     if sns_verifier(get_settings()).confirm_subscription(subscribe_url):
         log.info("SNS subscription to %s confirmed", topic_arn)
@@ -145,12 +146,12 @@ def outbox_of(flush: dramatiq.Actor | str) -> Outbox:
 
 
 # Its name is the one give-backs already queued by earlier releases carry.
-@dramatiq.actor(actor_name="give_back_simulated_batch", queue_name="simulated-gateway", max_retries=3)
+@actor(actor_name="give_back_simulated_batch", queue_name="simulated-gateway", max_retries=3)
 def give_back_outbox_batch(message_data: dict, retry_info: dict) -> None:
     outbox_of(message_data["actor_name"]).give_back(message_data["args"][0])
 
 
-@dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
+@actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
 def flush_simulated_receipts(flush_id: str) -> None:
     """What a real gateway does after sends: post the receipts to our webhook over HTTP, in batches."""
     simulated_outbox("receipts").flush(flush_id, post_simulated_receipts,

@@ -27,7 +27,7 @@ from pipeline.providers import (
 )
 from pipeline.providers.errors import Paced, RateLimited
 from pipeline.providers.sms.circuit import CircuitBreaker
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 from workers.enqueue import add_after_commit, enqueue_after_commit, enqueued_together, start_flush
 from workers.receipts import (
     FLUSH_RETRIES,
@@ -208,12 +208,12 @@ def _hold_back(notification: Notification, reason: Paced) -> None:
     raise dramatiq.Retry(str(reason), delay=int((delay - held) * 1000))
 
 
-@dramatiq.actor(queue_name="send-sms", **RETRIES)
+@actor(queue_name="send-sms", **RETRIES)
 def deliver_sms(notification_id: str) -> None:
     _deliver(notification_id, "sms")
 
 
-@dramatiq.actor(queue_name="send-email", **RETRIES)
+@actor(queue_name="send-email", **RETRIES)
 def deliver_email(notification_id: str) -> None:
     _deliver(notification_id, "email")
 
@@ -223,12 +223,12 @@ def deliver_email(notification_id: str) -> None:
 JOB_SEND_PRIORITY = 10
 
 
-@dramatiq.actor(queue_name="send-job-sms", priority=JOB_SEND_PRIORITY, **RETRIES)
+@actor(queue_name="send-job-sms", priority=JOB_SEND_PRIORITY, **RETRIES)
 def deliver_job_sms(notification_id: str) -> None:
     _deliver(notification_id, "sms")
 
 
-@dramatiq.actor(queue_name="send-job-email", priority=JOB_SEND_PRIORITY, **RETRIES)
+@actor(queue_name="send-job-email", priority=JOB_SEND_PRIORITY, **RETRIES)
 def deliver_job_email(notification_id: str) -> None:
     _deliver(notification_id, "email")
 
@@ -275,22 +275,22 @@ def _on_their_own(one: dramatiq.Actor, notification_ids: list[str], delay_ms: in
             one.send_with_options(args=(notification_id,), delay=delay_ms)
 
 
-@dramatiq.actor(queue_name="send-sms", **GROUP_RETRIES)
+@actor(queue_name="send-sms", **GROUP_RETRIES)
 def deliver_sms_group(notification_ids: list[str]) -> None:
     _deliver_each(notification_ids, "sms", deliver_sms)
 
 
-@dramatiq.actor(queue_name="send-email", **GROUP_RETRIES)
+@actor(queue_name="send-email", **GROUP_RETRIES)
 def deliver_email_group(notification_ids: list[str]) -> None:
     _deliver_each(notification_ids, "email", deliver_email)
 
 
-@dramatiq.actor(queue_name="send-job-sms", priority=JOB_SEND_PRIORITY, **GROUP_RETRIES)
+@actor(queue_name="send-job-sms", priority=JOB_SEND_PRIORITY, **GROUP_RETRIES)
 def deliver_job_sms_group(notification_ids: list[str]) -> None:
     _deliver_each(notification_ids, "sms", deliver_job_sms)
 
 
-@dramatiq.actor(queue_name="send-job-email", priority=JOB_SEND_PRIORITY, **GROUP_RETRIES)
+@actor(queue_name="send-job-email", priority=JOB_SEND_PRIORITY, **GROUP_RETRIES)
 def deliver_job_email_group(notification_ids: list[str]) -> None:
     _deliver_each(notification_ids, "email", deliver_job_email)
 
@@ -299,14 +299,14 @@ GROUP_OF = {deliver_sms: deliver_sms_group, deliver_email: deliver_email_group,
             deliver_job_sms: deliver_job_sms_group, deliver_job_email: deliver_job_email_group}
 
 
-@dramatiq.actor(queue_name="send-sms", max_retries=3)
+@actor(queue_name="send-sms", max_retries=3)
 def delivery_retries_exhausted(message_data: dict, retry_info: dict) -> None:
     notification_id = message_data["args"][0]
     log.warning("provider retries exhausted for %s", notification_id)
     statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
 
 
-@dramatiq.actor(queue_name="send-test-key", **RETRIES)
+@actor(queue_name="send-test-key", **RETRIES)
 def deliver_simulated(notification_id: str) -> None:
     """Scheduled test-key sends, when they fall due; on their own queue so test traffic never
     holds up live sends."""
@@ -314,7 +314,7 @@ def deliver_simulated(notification_id: str) -> None:
 
 
 # Its own queue: behind the sends it flushes, a flush would wait until the queue ran dry.
-@dramatiq.actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
+@actor(queue_name="simulated-gateway", **FLUSH_RETRIES)
 def flush_simulated_sends(flush_id: str) -> None:
     """The simulated gateway takes test-key sends a batch at a time and posts their receipts."""
     def send_batch(notification_ids: list[str]) -> None:

@@ -3,8 +3,6 @@
 every minute)."""
 from __future__ import annotations
 
-import dramatiq
-
 from config import get_settings
 from models.cache import cached
 from models.db import utcnow
@@ -12,6 +10,7 @@ from pipeline.providers.sms import gateways
 from pipeline.providers.sms.circuit import CircuitBreaker
 from pipeline.providers.sms.pacing import Pacer, Pacing
 from pipeline.providers.sms.slow_receipts import slow_gateways
+from workers.actors import actor
 from workers.broker import ops_redis
 
 SLOW_FOR_SECONDS = 600  # a verdict of slowness lasts until the next checks renew it
@@ -51,7 +50,7 @@ def slow() -> set[str]:
     return cached(("sms-slow-receipts", key), lambda: {name.decode() for name in ops_redis().smembers(key)})
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def check_slow_receipts() -> None:
     names = [gateway.name for gateway in gateways.in_use(get_settings())]
     found = slow_gateways(names, utcnow())

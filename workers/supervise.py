@@ -60,17 +60,16 @@ class Slot:
 
 
 def worker_command(threads: int, queues: list[str]) -> list[str]:
-    # Dramatiq's CLI, its lines in JSON like every other process's.
-    return [sys.executable, "-m", "observability.dramatiq_cli", "workers", "--processes", "1",
+    # Dramatiq's CLI, its lines in JSON like every other process's; `workers:wire` builds the broker.
+    return [sys.executable, "-m", "observability.dramatiq_cli", "workers:wire", "--processes", "1",
             "--threads", str(threads),
             *(["--queues", *queues] if queues else [])]
 
 
 def every_queue_but(excluded: list[str]) -> list[str]:
-    import workers  # noqa: F401  (declares every actor, so every queue, on the broker)
-    from workers.broker import broker
+    import workers
 
-    return sorted(set(broker.get_declared_queues()) - set(excluded))
+    return sorted(set(workers.wire().get_declared_queues()) - set(excluded))
 
 
 def supervise(slots: list[Slot], stop: threading.Event, poll_seconds: float = 0.5) -> None:

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import logging
 
-import dramatiq
-
 from config import get_settings
 from models.db import utcnow
 from pipeline import unknown_outcomes
 from pipeline.providers.sms import gateways
 from pipeline.providers.sms.lookups import lookup_for
-from workers.broker import broker  # noqa: F401  (actors bind to the configured broker)
+from workers.actors import actor
 from workers.sending import enqueue_deliveries
 
 log = logging.getLogger(__name__)
 SETTLE_INTERVAL_SECONDS = 60
 
 
-@dramatiq.actor(queue_name="periodic", max_retries=0)
+@actor(queue_name="periodic", max_retries=0)
 def settle_unknown_outcomes() -> None:
     settings = get_settings()
     lookups = {}

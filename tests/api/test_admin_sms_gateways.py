@@ -16,7 +16,9 @@ from pipeline.providers.sms.pacing import Limits
 from pipeline.providers.sms.selection import Candidate, order
 from pipeline.providers.sms.slow_receipts import is_slow
 from tests.admin_helpers import admin_headers, errors
-from workers.broker import broker
+from workers.broker import current_broker
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 
 @pytest.fixture

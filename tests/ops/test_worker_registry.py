@@ -6,8 +6,10 @@ import json
 import dramatiq
 
 from config import get_settings
-from workers.broker import broker, ops_redis
+from workers.broker import current_broker, ops_redis
 from workers.registry import WorkerRegistry, keys
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 
 def test_the_arguments_of_a_running_message_are_masked_in_its_heartbeat():

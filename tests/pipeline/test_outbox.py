@@ -9,7 +9,9 @@ import redis
 
 from pipeline import outbox as outbox_module
 from pipeline.outbox import Outbox
-from workers.broker import broker
+from workers.broker import current_broker
+
+broker = current_broker()  # conftest built it through the web app's factory
 
 
 @pytest.fixture

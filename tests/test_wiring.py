@@ -1,0 +1,104 @@
+"""Nothing is built or registered at import (architecture rule 18): each process's factory wires the
+database, the broker and the listeners, and a process that only called its factory has them all."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import status_of
+from tests.factories import create_notification
+from tests.test_callbacks import Receiver, register
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Imports every process's entry point with a record of each broker made and each connection tried.
+IMPORT_EVERY_ENTRY_POINT = """
+import json, socket, sys
+import dramatiq
+
+built, connected = [], []
+make_broker = dramatiq.Broker.__init__
+def recording_broker(self, *args, **kwargs):
+    built.append(type(self).__name__)
+    make_broker(self, *args, **kwargs)
+dramatiq.Broker.__init__ = recording_broker
+connect = socket.socket.connect
+def recording_connect(self, address):
+    connected.append(repr(address))
+    return connect(self, address)
+socket.socket.connect = recording_connect
+
+import app, cli, console, scheduler, workers, workers.supervise
+from models.db import database
+from pipeline import statuses
+from workers.broker import current_broker
+
+heard = []
+statuses.on_change(lambda *change: heard.append(change))
+statuses._notify("a-notification", "delivered")
+try:
+    current_broker()
+    wired = True
+except RuntimeError:
+    wired = False
+print(json.dumps({"brokers": built, "connections": connected, "database": database.obj is not None,
+                  "wired": wired, "heard": heard, "actor": workers.sending.deliver_sms.broker.__class__.__name__}))
+"""
+
+
+def _run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ), capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_importing_the_entry_points_builds_no_broker_nor_database_and_connects_nowhere():
+    done = _run(IMPORT_EVERY_ENTRY_POINT)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"brokers": [], "connections": [], "database": False, "wired": False,
+                     # only the listener the script registered itself: the callbacks' waits for the factory
+                     "heard": [["a-notification", "delivered"]], "actor": "_NoBroker"}
+
+
+def test_an_actor_sent_to_before_the_factory_ran_says_so():
+    done = _run("import workers.sending\nworkers.sending.deliver_sms.send('x')")
+    assert done.returncode != 0
+    assert "no broker yet: this process's factory calls workers.wire() to build it" in done.stderr
+
+
+@pytest.fixture
+def receiver():
+    receiver = Receiver()
+    yield receiver
+    receiver.close()
+
+
+def test_a_status_change_in_a_process_that_only_called_the_factory_sends_the_callback(service, receiver, worker):
+    register(service, receiver)
+    notification = create_notification(service=service, status="sending")
+    # Another process: the web app's factory, and no `import workers` of its own.
+    done = _run(f"""
+from app import create_app
+from models.db import database
+from pipeline import statuses
+create_app()
+with database.connection_context(), database.atomic():
+    statuses.transition({str(notification.id)!r}, "delivered")
+""")
+    assert done.returncode == 0, done.stderr
+    assert status_of(notification.id) == "delivered"
+    [request] = receiver.wait_for(1)
+    assert request.json["id"] == str(notification.id) and request.json["status"] == "delivered"
+
+
+def test_the_factory_wires_once_per_process():
+    import workers
+
+    before = workers.wire()
+    assert workers.wire() is before
+    assert workers.sending.deliver_sms.broker is before
