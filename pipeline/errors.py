@@ -5,7 +5,37 @@ email, recipients) refuse with them too; api.errors turns them into the JSON err
 """
 from __future__ import annotations
 
-BLANK = "cannot be blank"  # "<field> cannot be blank": a text given with nothing but spaces
+from collections.abc import Mapping
+from typing import Any
+
+
+class Refusal(str):
+    """A rule's refusal: the spec's English words (what the API answers and the CLI prints), carrying a
+    stable code and the values in it, from which the console words it in its own language. No door
+    reads another door's text (architecture rule 17); a plain str refusal has no words but its own."""
+    code: str
+    values: Mapping[str, Any]
+
+    def __new__(cls, code: str, text: str, values: Mapping[str, Any] | None = None) -> Refusal:
+        refusal = super().__new__(cls, text)
+        refusal.code = code
+        refusal.values = dict(values or {})
+        return refusal
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]  # pickled with its code
+        return self.code, str(self), dict(self.values)
+
+    @classmethod
+    def filled(cls, code: str, template: str, **values: Any) -> Refusal:
+        """The refusal whose words are its template ("... {domain} ...") filled with its values."""
+        return cls(code, template.format(**values), values)
+
+    def about(self, field: str) -> Refusal:
+        """The problem as a field's: "<field> <problem>" in the spec's words, the field among its values."""
+        return Refusal(self.code, f"{field} {self}", {**self.values, "field": field})
+
+
+BLANK = Refusal("blank", "cannot be blank")  # "<field> cannot be blank": a text given with nothing but spaces
 
 
 class ApiError(Exception):
@@ -40,7 +70,7 @@ class AuthError(ApiError):
     status_code = 403
 
 
-NO_RESULT = "No result found"
+NO_RESULT = Refusal("no_result", "No result found")
 
 
 class NoResultFound(ApiError):
