@@ -52,7 +52,7 @@ def set_callback(service_id: str, kind: str, *, url: str, bearer_token: str) -> 
     """Create or replace the service's callback of this kind."""
     service = _service_and_kind(service_id, kind)
     problem = callback_url_problem(url)
-    problems = [problem.about("url")] if problem else []
+    problems: list[str] = [problem.about("url")] if problem else []
     if len(url) > MAX_URL_LENGTH:
         problems.append(f"url {url} is too long")
     if problems:

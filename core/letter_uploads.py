@@ -31,7 +31,7 @@ PREVIEW_PAGES = MAX_SHEETS * 2  # a longer letter is refused anyway; its first p
 class CheckedUpload:
     pages: int
     sheets: int
-    problems: list[str]  # the print checks' findings, in the letter stage's words; none: it can be sent
+    problems: list[Refusal]  # the print checks' findings; none: it can be sent
 
 
 def check_letter_upload(sender: Sender, data: bytes) -> CheckedUpload:

@@ -96,7 +96,7 @@ def _checked(changes: dict[str, Any]) -> dict[str, Any]:
     unknown = set(changes) - set(FIELDS)
     if unknown:
         raise TypeError(f"not an organisation field: {', '.join(sorted(unknown))}")
-    problems = []
+    problems: list[str] = []
     if "name" in changes:
         changes["name"] = (changes["name"] or "").strip()
         if not changes["name"]:

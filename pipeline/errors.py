@@ -22,7 +22,7 @@ class Refusal(str):
         refusal.values = dict(values or {})
         return refusal
 
-    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]  # pickled with its code
+    def __getnewargs__(self) -> tuple[Any, ...]:  # pickled with its code and values
         return self.code, str(self), dict(self.values)
 
     @classmethod

@@ -4,7 +4,6 @@ the API's own (core/letter_uploads.py, core/letters.py); a refusal is shown in t
 from __future__ import annotations
 
 import base64
-import re
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
@@ -23,6 +22,7 @@ from core import letter_uploads
 from core.letters import send_precompiled_pdf
 from core.sender import Sender
 from models.db import is_uuid
+from pipeline.errors import Refusal
 from workers.letters import enqueue_virus_scan
 
 bp = Blueprint("letter_upload", __name__)
@@ -54,22 +54,18 @@ def refusal(message: str) -> str:
     return in_words(message, WORDS) or translated(message)
 
 
-_PROBLEMS = [
-    (re.compile(r"content outside the printable area on page (\d+)"),
-     lambda page: _("Page %(page)s has content outside the printable area", page=page)),
-    (re.compile(r"page (\d+) is not A4 portrait"), lambda page: _("Page %(page)s is not A4 portrait", page=page)),
-    (re.compile(r"page (\d+) could not be checked"), lambda page: _("Page %(page)s could not be checked", page=page)),
-    (re.compile(r"letter is longer than (\d+) sheets"),
-     lambda sheets: _("The letter is longer than %(sheets)s sheets", sheets=sheets)),
-]
+# What the print checks find, in the page's language.
+PRINT_PROBLEMS: dict[str, Words] = {
+    "page_outside_printable_area": lambda values: _("Page %(page)s has content outside the printable area",
+                                                    page=values["page"]),
+    "page_not_a4_portrait": lambda values: _("Page %(page)s is not A4 portrait", page=values["page"]),
+    "page_unchecked": lambda values: _("Page %(page)s could not be checked", page=values["page"]),
+    "letter_too_long": lambda values: _("The letter is longer than %(sheets)s sheets", sheets=values["sheets"]),
+}
 
 
-def print_problem(problem: str) -> str:
-    for pattern, words in _PROBLEMS:
-        found = pattern.fullmatch(problem)
-        if found:
-            return words(found.group(1))
-    return problem
+def print_problem(problem: Refusal) -> str:
+    return in_words(problem, PRINT_PROBLEMS) or problem
 
 
 def _sender() -> Sender:
