@@ -19,7 +19,7 @@ from models.organisation import ADMIN, organisation_of, role_in
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
-from pipeline.errors import BadRequestError, NoResultFound, Refusal
+from pipeline.errors import BadRequestError, NoResultFound, NotPermitted, Refusal
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
@@ -154,7 +154,7 @@ def check_organisation_step(user: User | None, service: Service) -> None:
     if organisation is None or role is None:
         raise NoResultFound()
     if role != ADMIN:
-        raise BadRequestError(ONLY_ADMINS, status_code=403)
+        raise NotPermitted(ONLY_ADMINS)
     row = pending_request(service)
     if row is None or not row.awaits_organisation or row.organisation_id != organisation.id:
         raise BadRequestError(NOT_FOR_ORGANISATION)

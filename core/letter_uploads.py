@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from config import get_settings
 from core.letters import check_may_send_letters, checked_pdf
 from core.sender import Sender
-from pipeline.errors import BadRequestError, Refusal
+from pipeline.errors import BadRequestError, Refusal, Unavailable
 from pipeline.letters.page_images import page_images
 from pipeline.letters.pdf import MAX_SHEETS
 from pipeline.letters.precompiled import validate_precompiled
@@ -44,7 +44,7 @@ def check_letter_upload(sender: Sender, data: bytes) -> CheckedUpload:
     try:
         result = scanner_from_url(get_settings().clamd_url).scan(data)
     except ScannerUnavailable:
-        raise BadRequestError(SCANNER_DOWN, status_code=503) from None
+        raise Unavailable(SCANNER_DOWN) from None
     if not result.clean:
         raise BadRequestError(VIRUS_FOUND)
     check = validate_precompiled(data)

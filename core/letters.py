@@ -23,7 +23,7 @@ from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
 from pipeline.documents import prepare_files
-from pipeline.errors import BadRequestError, Refusal, ValidationError
+from pipeline.errors import BadRequestError, NotPermitted, Refusal, ValidationError
 from pipeline.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.new_notification import new_notification
@@ -50,7 +50,7 @@ def _check_can_send_letters(sender: Sender) -> None:
 
 def _check_key_and_mode(sender: Sender) -> None:
     if sender.key_type == "team":
-        raise BadRequestError("Cannot send letters with a team api key", status_code=403)
+        raise NotPermitted("Cannot send letters with a team api key")
     if sender.service.trial_mode and sender.key_type != "test":
         raise BadRequestError(trial_letters_message())
 

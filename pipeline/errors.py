@@ -1,7 +1,8 @@
-"""The errors a request is refused with, in the spec's words and status codes.
+"""The errors a request is refused with: each kind of refusal, and its refusals in the spec's words.
 
 They live here, not in the API layer, because pipeline stages that run inside a request (files sent by
-email, recipients) refuse with them too; api.errors turns them into the JSON error shape.
+email, recipients) refuse with them too. They know no HTTP: each door answers a kind its own way
+(api/errors.py: its status code and error name; the console: a sentence on the page).
 """
 from __future__ import annotations
 
@@ -39,14 +40,11 @@ BLANK = Refusal("blank", "cannot be blank")  # "<field> cannot be blank": a text
 
 
 class ApiError(Exception):
-    status_code = 400
-    error = "BadRequestError"
+    """A request refused by the rules, with every problem found (the base of the kinds below)."""
 
-    def __init__(self, *messages: str, status_code: int | None = None) -> None:
+    def __init__(self, *messages: str) -> None:
         super().__init__(messages[0] if messages else "")
         self.messages = list(dict.fromkeys(messages))  # each problem once, in order
-        if status_code is not None:
-            self.status_code = status_code
 
 
 class BadRequestError(ApiError):
@@ -54,42 +52,46 @@ class BadRequestError(ApiError):
 
 
 class ValidationError(ApiError):
-    error = "ValidationError"
+    """A value of the request is not one the rules take."""
+
+
+class NotPermitted(BadRequestError):
+    """Refused for who asks (a member who is no admin, a team key sending a letter), not for what."""
+
+
+class InProgress(BadRequestError):
+    """The same request is still being handled: it is answered once that is done."""
+
+
+class Unavailable(BadRequestError):
+    """A service the request needs (the virus scanner) cannot be reached: the same request works later."""
 
 
 class Misconfigured(ApiError, ValueError):
     """Settings that cannot work, a line each naming the setting and what is wrong with it
     (pipeline/provider_settings.py). A process that uses them refuses to start, /_status names them,
-    and a request that needs them is answered 409 rather than failing inside."""
-    error = "ConfigurationError"
-    status_code = 409
+    and a request that needs them is refused rather than failing inside."""
 
 
 class AuthError(ApiError):
-    error = "AuthError"
-    status_code = 403
+    """The caller is not allowed in."""
 
 
 NO_RESULT = Refusal("no_result", "No result found")
 
 
 class NoResultFound(ApiError):
-    error = "NoResultFound"
-    status_code = 404
-
     def __init__(self, message: str = NO_RESULT) -> None:
         super().__init__(message)
 
 
 class PDFNotReadyError(ApiError):
-    error = "PDFNotReadyError"
+    pass
 
 
 class RateLimitError(ApiError):
-    error = "RateLimitError"
-    status_code = 429
+    """Too many requests in the rate limit's window."""
 
 
 class TooManyRequestsError(ApiError):
-    error = "TooManyRequestsError"
-    status_code = 429
+    """Over one of today's send limits."""
