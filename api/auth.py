@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import jwt
 from flask import g, request
 
-from api.errors import AuthError
+from api.errors import AuthError, Unauthenticated
 from config import get_settings
 from core.limits import observe_settings
 from models import crypto
@@ -42,10 +42,10 @@ class Caller:
 
 def bearer_token(header: str | None) -> str:
     if not header:
-        raise AuthError("Unauthorized: authentication token must be provided", status_code=401)
+        raise Unauthenticated("Unauthorized: authentication token must be provided")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise AuthError("Unauthorized: authentication bearer scheme must be used", status_code=401)
+        raise Unauthenticated("Unauthorized: authentication bearer scheme must be used")
     return token.strip()
 
 

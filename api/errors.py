@@ -13,10 +13,14 @@ from pipeline.errors import (  # noqa: F401
     ApiError,
     AuthError,
     BadRequestError,
+    InProgress,
+    Misconfigured,
     NoResultFound,
+    NotPermitted,
     PDFNotReadyError,
     RateLimitError,
     TooManyRequestsError,
+    Unavailable,
     ValidationError,
 )
 
@@ -45,6 +49,33 @@ ERROR_RESPONSE = {
 }
 
 
+class Unauthenticated(AuthError):
+    """No credentials, or not of the scheme the API takes: who calls is not known at all."""
+
+
+# Each kind of refusal as the API answers it: the HTTP status and the error's name. A kind not
+# listed answers as the nearest one it is a kind of.
+ANSWERS: dict[type[ApiError], tuple[int, str]] = {
+    ApiError: (400, "BadRequestError"),
+    ValidationError: (400, "ValidationError"),
+    PDFNotReadyError: (400, "PDFNotReadyError"),
+    Unauthenticated: (401, "AuthError"),
+    AuthError: (403, "AuthError"),
+    NotPermitted: (403, "BadRequestError"),
+    NoResultFound: (404, "NoResultFound"),
+    InProgress: (409, "BadRequestError"),
+    Misconfigured: (409, "ConfigurationError"),
+    RateLimitError: (429, "RateLimitError"),
+    TooManyRequestsError: (429, "TooManyRequestsError"),
+    Unavailable: (503, "BadRequestError"),
+}
+
+
+def answer_of(error: ApiError) -> tuple[int, str]:
+    """The status code and error name the API answers this refusal with."""
+    return next(ANSWERS[kind] for kind in type(error).__mro__ if kind in ANSWERS)
+
+
 def error_body(status_code: int, error: str, messages: list[str]) -> dict:
     return {"status_code": status_code, "errors": [{"error": error, "message": m} for m in messages]}
 
@@ -68,7 +99,7 @@ def describe(exc: Exception) -> tuple[int, str, list[str], dict[str, str]]:
         allowed = getattr(exc, "valid_methods", None) if code == 405 else None
         return code, error, [message], {"Allow": ", ".join(allowed)} if allowed else {}
     if isinstance(exc, ApiError):
-        return exc.status_code, exc.error, exc.messages, {}
+        return *answer_of(exc), exc.messages, {}
     if isinstance(exc, UNAVAILABLE):
         # The database or Redis is down: nothing was recorded (a send's row and its count go
         # together), and the same request will work once it is back.

@@ -164,9 +164,9 @@ def create_console_app() -> Flask:
     app.register_error_handler(404, _error_page(404, "errors/404.html"))
     app.register_error_handler(429, _error_page(429, "errors/429.html"))
     app.register_error_handler(CSRFError, _error_page(400, "errors/csrf.html"))
-    # Settings that cannot work (pipeline/provider_settings.py) are named, never a 500.
+    # Settings that cannot work (pipeline/provider_settings.py) are named, never a 500: 409, as the API answers.
     app.register_error_handler(Misconfigured, lambda error: (
-        render_template("errors/misconfigured.html", problems=error.messages), Misconfigured.status_code))
+        render_template("errors/misconfigured.html", problems=error.messages), 409))
     limit_requests(app, settings.console_max_upload_bytes)
     return app
 

@@ -14,12 +14,12 @@ from models.appearance import EmailBrand, LetterBrand
 from models.db import database, is_uuid, utcnow
 from pipeline.branding.colours import HEX_COLOUR
 from pipeline.branding.logos import LogoError, process_logo
-from pipeline.errors import BLANK, BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BLANK, BadRequestError, NoResultFound, Refusal, ValidationError
 
 BrandModel = type[EmailBrand] | type[LetterBrand]
 Brand = EmailBrand | LetterBrand
 BrandT = TypeVar("BrandT", EmailBrand, LetterBrand)
-COLOUR_PROBLEM = "must be a colour written #rrggbb, like #154273"
+COLOUR_PROBLEM = Refusal("colour_problem", "must be a colour written #rrggbb, like #154273")
 _EMAIL_FIELDS = frozenset(("name", "colour", "brand_type", "logo"))
 _LETTER_FIELDS = frozenset(("name", "logo"))
 
@@ -40,11 +40,11 @@ def _apply(brand: Brand, changes: dict[str, Any]) -> None:
     if "name" in changes:
         name = changes["name"].strip()
         if not name:
-            raise ValidationError(f"name {BLANK}")
+            raise ValidationError(BLANK.about("name"))
         brand.name = name
     colour = changes.get("colour")
     if colour is not None and not is_colour(colour):
-        raise ValidationError(f"colour {COLOUR_PROBLEM}")
+        raise ValidationError(COLOUR_PROBLEM.about("colour"))
     for field in ("colour", "brand_type"):
         if field in changes:
             setattr(brand, field, changes[field])

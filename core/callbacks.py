@@ -14,14 +14,14 @@ from models.db import database, utcnow
 from models.service import Service, ServiceCallback
 from pipeline import outbound
 from pipeline.callbacks import KINDS
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.errors import NoResultFound, Refusal, ValidationError
 
 # The kinds the callback stage posts, in the order the admin API lists them.
 CALLBACK_KINDS = list(KINDS)
 MAX_URL_LENGTH = 255  # the column's width
 
 
-def callback_url_problem(value: str, *, look_up: bool = True) -> str | None:
+def callback_url_problem(value: str, *, look_up: bool = True) -> Refusal | None:
     """Why a callback URL is refused, or None (pipeline/outbound.py: https to a public address; loopback,
     by http too, only with CALLBACKS_ALLOW_HTTP_LOOPBACK on). `look_up`: resolve a name and check its
     addresses too (the request's shape is checked without, the rule with)."""
@@ -52,7 +52,7 @@ def set_callback(service_id: str, kind: str, *, url: str, bearer_token: str) -> 
     """Create or replace the service's callback of this kind."""
     service = _service_and_kind(service_id, kind)
     problem = callback_url_problem(url)
-    problems = [f"url {problem}"] if problem else []
+    problems: list[str] = [problem.about("url")] if problem else []
     if len(url) > MAX_URL_LENGTH:
         problems.append(f"url {url} is too long")
     if problems:

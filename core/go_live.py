@@ -19,7 +19,7 @@ from models.organisation import ADMIN, organisation_of, role_in
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
-from pipeline.errors import BadRequestError, NoResultFound
+from pipeline.errors import BadRequestError, NoResultFound, NotPermitted, Refusal
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.
@@ -34,19 +34,22 @@ CHECKLIST = {
     "template": "Add a template",
     "team_member": "Add a team member other than you",
 }
-ALREADY_LIVE = "Service is already live"
-ALREADY_REQUESTED = "Going live has already been requested for this service"
-NOTHING_TO_DECIDE = "There is no request to go live waiting for a decision"
-ANSWERS_NEEDED = "Say how many messages you expect per channel and who receives them"
-AWAITS_ORGANISATION = "The organisation's admin has not approved this request yet"
-NOT_FOR_ORGANISATION = "There is no request to go live waiting for the organisation's approval"
-ONLY_ADMINS = "Only an admin of the organisation or a platform admin can do this"
+ALREADY_LIVE = Refusal("already_live", "Service is already live")
+ALREADY_REQUESTED = Refusal("go_live_already_requested", "Going live has already been requested for this service")
+NOTHING_TO_DECIDE = Refusal("go_live_nothing_to_decide", "There is no request to go live waiting for a decision")
+ANSWERS_NEEDED = Refusal("go_live_answers_needed",
+                         "Say how many messages you expect per channel and who receives them")
+AWAITS_ORGANISATION = Refusal("go_live_awaits_organisation",
+                              "The organisation's admin has not approved this request yet")
+NOT_FOR_ORGANISATION = Refusal("go_live_not_for_organisation",
+                               "There is no request to go live waiting for the organisation's approval")
+ONLY_ADMINS = Refusal("only_organisation_admins", "Only an admin of the organisation or a platform admin can do this")
 VOLUME_CHANNELS = ("email", "sms", "letter")
 
 
-def unfinished(item: str) -> str:
+def unfinished(item: str) -> Refusal:
     """The refusal of a go-live request whose checklist item is not done."""
-    return f"{CHECKLIST[item]} before requesting to go live"
+    return Refusal("go_live_unfinished", f"{CHECKLIST[item]} before requesting to go live", {"item": item})
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ def check_organisation_step(user: User | None, service: Service) -> None:
     if organisation is None or role is None:
         raise NoResultFound()
     if role != ADMIN:
-        raise BadRequestError(ONLY_ADMINS, status_code=403)
+        raise NotPermitted(ONLY_ADMINS)
     row = pending_request(service)
     if row is None or not row.awaits_organisation or row.organisation_id != organisation.id:
         raise BadRequestError(NOT_FOR_ORGANISATION)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.counters import client, namespaced
-from pipeline.errors import ApiError, BadRequestError
+from pipeline.errors import ApiError, InProgress
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
@@ -32,7 +32,7 @@ class Idempotency:
                 return saved["status"], saved["body"]
             time.sleep(0.1)  # the first request is still being answered
         # Never send twice: a caller retrying while the first request hangs is told to wait.
-        raise BadRequestError("A request with this Idempotency-Key is still being processed", status_code=409)
+        raise InProgress("A request with this Idempotency-Key is still being processed")
 
     def store(self, status: int, body: Any) -> None:
         if self.key is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from config import get_settings
 from core.letters import check_may_send_letters, checked_pdf
 from core.sender import Sender
-from pipeline.errors import BadRequestError
+from pipeline.errors import BadRequestError, Refusal, Unavailable
 from pipeline.letters.page_images import page_images
 from pipeline.letters.pdf import MAX_SHEETS
 from pipeline.letters.precompiled import validate_precompiled
@@ -20,9 +20,10 @@ from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
 
 # The official Node client's limit on a precompiled letter; a letter of 10 sheets is far smaller.
 MAX_PDF_BYTES = 5_000_000
-TOO_BIG = "The file is larger than 5 MB"
-VIRUS_FOUND = "The file contains a virus"
-SCANNER_DOWN = "The file cannot be checked for viruses at the moment: try again in a few minutes"
+TOO_BIG = Refusal("letter_too_big", "The file is larger than 5 MB")
+VIRUS_FOUND = Refusal("letter_virus_found", "The file contains a virus")
+SCANNER_DOWN = Refusal("virus_scanner_down",
+                       "The file cannot be checked for viruses at the moment: try again in a few minutes")
 PREVIEW_PAGES = MAX_SHEETS * 2  # a longer letter is refused anyway; its first pages are enough to see why
 
 
@@ -30,7 +31,7 @@ PREVIEW_PAGES = MAX_SHEETS * 2  # a longer letter is refused anyway; its first p
 class CheckedUpload:
     pages: int
     sheets: int
-    problems: list[str]  # the print checks' findings, in the letter stage's words; none: it can be sent
+    problems: list[Refusal]  # the print checks' findings; none: it can be sent
 
 
 def check_letter_upload(sender: Sender, data: bytes) -> CheckedUpload:
@@ -43,7 +44,7 @@ def check_letter_upload(sender: Sender, data: bytes) -> CheckedUpload:
     try:
         result = scanner_from_url(get_settings().clamd_url).scan(data)
     except ScannerUnavailable:
-        raise BadRequestError(SCANNER_DOWN, status_code=503) from None
+        raise Unavailable(SCANNER_DOWN) from None
     if not result.clean:
         raise BadRequestError(VIRUS_FOUND)
     check = validate_precompiled(data)

@@ -23,7 +23,7 @@ from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
 from pipeline.documents import prepare_files
-from pipeline.errors import BadRequestError, ValidationError
+from pipeline.errors import BadRequestError, NotPermitted, Refusal, ValidationError
 from pipeline.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.new_notification import new_notification
@@ -37,7 +37,7 @@ Enqueue = Callable[[Notification], None]
 # As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
 PRECOMPILED_RECIPIENT = "Provided as PDF"
 PRECOMPILED_SUBJECT = "Pre-compiled PDF"
-NOT_A_PDF = "Letter content is not a valid PDF"
+NOT_A_PDF = Refusal("not_a_pdf", "Letter content is not a valid PDF")
 _WHITESPACE = re.compile(rb"\s+")
 
 
@@ -50,7 +50,7 @@ def _check_can_send_letters(sender: Sender) -> None:
 
 def _check_key_and_mode(sender: Sender) -> None:
     if sender.key_type == "team":
-        raise BadRequestError("Cannot send letters with a team api key", status_code=403)
+        raise NotPermitted("Cannot send letters with a team api key")
     if sender.service.trial_mode and sender.key_type != "test":
         raise BadRequestError(trial_letters_message())
 

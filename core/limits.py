@@ -11,7 +11,7 @@ import redis
 from core.counters import client, count, count_now, namespaced, settings_generation
 from models import cache, settings_listener
 from pipeline import daily_limits
-from pipeline.errors import RateLimitError, TooManyRequestsError
+from pipeline.errors import RateLimitError, Refusal, TooManyRequestsError
 
 RATE_WINDOW_SECONDS = 60
 DAILY_KEY_TTL_SECONDS = daily_limits.DAILY_KEY_TTL_SECONDS
@@ -89,9 +89,10 @@ def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
             if allowed is None:
                 allowed = _take_lease(lease_key, window, limit)
     if not allowed:
-        raise RateLimitError(
-            f"Exceeded rate limit for key type {key_type} of {limit} requests per {RATE_WINDOW_SECONDS} seconds"
-        )
+        raise RateLimitError(Refusal(
+            "rate_limit_exceeded",
+            f"Exceeded rate limit for key type {key_type} of {limit} requests per {RATE_WINDOW_SECONDS} seconds",
+            {"key_type": key_type, "limit": limit, "seconds": RATE_WINDOW_SECONDS}))
 
 
 # One send counted against one of today's limits: the counter's key, the limit and the limit's kind.

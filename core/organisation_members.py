@@ -25,9 +25,10 @@ from models.organisation import (
     record,
 )
 from models.user import User, find_user_by_email
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BadRequestError, NoResultFound, Refusal, ValidationError
 
-LAST_ADMIN = "An organisation needs at least one admin: make another member admin first"
+LAST_ADMIN = Refusal("last_organisation_admin",
+                     "An organisation needs at least one admin: make another member admin first")
 NO_ACCOUNT = "There is no console account with the email address {email}"
 ALREADY_MEMBER = "{email} is already a member of this organisation"
 BRAND_KINDS = {"email": (EmailBrand, OrganisationEmailBrand, "email_brand"),
@@ -75,14 +76,14 @@ def add_member(organisation_id: str, email_address: str, role: str) -> Organisat
     organisation = find_organisation(organisation_id)
     user = find_user_by_email(email_address)
     if user is None:
-        raise BadRequestError(NO_ACCOUNT.format(email=email_address.strip()))
+        raise BadRequestError(Refusal.filled("no_console_account", NO_ACCOUNT, email=email_address.strip()))
     try:
         with database.atomic():
             OrganisationUser.create(organisation=organisation, user=user, role=_role(role))
             record(organisation.id, "member.add", subject_id=user.id,
                    after={"email_address": user.email_address, "role": role})
     except peewee.IntegrityError:
-        raise BadRequestError(ALREADY_MEMBER.format(email=user.email_address)) from None
+        raise BadRequestError(Refusal.filled("already_member", ALREADY_MEMBER, email=user.email_address)) from None
     return _member(organisation, str(user.id))
 
 

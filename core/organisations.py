@@ -33,7 +33,7 @@ from models.organisation import (
 from models.rate import Rate
 from models.service import Service
 from models.user import User
-from pipeline.errors import BLANK, BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BLANK, BadRequestError, NoResultFound, Refusal, ValidationError
 
 LANGUAGES = ("nl", "en")
 FIELDS = ("name", "kind", "language", "time_zone", "rate_table")
@@ -96,27 +96,28 @@ def _checked(changes: dict[str, Any]) -> dict[str, Any]:
     unknown = set(changes) - set(FIELDS)
     if unknown:
         raise TypeError(f"not an organisation field: {', '.join(sorted(unknown))}")
-    problems = []
+    problems: list[str] = []
     if "name" in changes:
         changes["name"] = (changes["name"] or "").strip()
         if not changes["name"]:
-            problems.append(f"name {BLANK}")
+            problems.append(BLANK.about("name"))
     if "kind" in changes and changes["kind"] not in ORGANISATION_KINDS:
         problems.append(f"kind must be one of {', '.join(ORGANISATION_KINDS)}")
     if "language" in changes and changes["language"] not in LANGUAGES:
         problems.append(f"language must be one of {', '.join(LANGUAGES)}")
     if "time_zone" in changes and changes["time_zone"] not in zoneinfo.available_timezones():
-        problems.append(NOT_A_TIME_ZONE.format(time_zone=changes["time_zone"]))
+        problems.append(Refusal.filled("not_a_time_zone", NOT_A_TIME_ZONE, time_zone=changes["time_zone"]))
     if changes.get("rate_table") is not None and not Rate.select().where(
             Rate.rate_table == changes["rate_table"]).exists():
-        problems.append(NO_RATES.format(rate_table=changes["rate_table"]))
+        problems.append(Refusal.filled("no_rates", NO_RATES, rate_table=changes["rate_table"]))
     if problems:
         raise ValidationError(*problems)
     return changes
 
 
 def _save(organisation: Organisation, *, insert: bool, before: dict[str, Any] | None) -> None:
-    duplicate = BadRequestError(f"Organisation name '{organisation.name}' already exists")
+    duplicate = BadRequestError(Refusal.filled("organisation_name_taken", "Organisation name '{name}' already exists",
+                                               name=organisation.name))
     same_name = Organisation.select().where(peewee.fn.LOWER(Organisation.name) == organisation.name.lower())
     if same_name.where(Organisation.id != organisation.id).exists():
         raise duplicate
@@ -160,16 +161,17 @@ def add_domain(organisation_id: str, domain: str) -> OrganisationDomain:
     organisation = find_organisation(organisation_id)
     wanted = domain.strip().lower().lstrip("@")
     if not DOMAIN.match(wanted):
-        raise ValidationError(NOT_A_DOMAIN.format(domain=domain.strip()))
+        raise ValidationError(Refusal.filled("not_a_domain", NOT_A_DOMAIN, domain=domain.strip()))
     taken = organisation_by_domain(f"x@{wanted}")
     if taken is not None:
-        raise BadRequestError(DOMAIN_TAKEN.format(domain=wanted, organisation=taken.name))
+        raise BadRequestError(Refusal.filled("domain_taken", DOMAIN_TAKEN, domain=wanted, organisation=taken.name))
     try:
         with database.atomic():
             row = OrganisationDomain.create(organisation=organisation, domain=wanted)
             record(organisation.id, "domain.add", after={"domain": wanted})
     except peewee.IntegrityError:  # claimed by another request at the same moment
-        raise BadRequestError(DOMAIN_TAKEN.format(domain=wanted, organisation="another organisation")) from None
+        raise BadRequestError(Refusal.filled("domain_taken", DOMAIN_TAKEN, domain=wanted,
+                                             organisation="another organisation")) from None
     return row
 
 

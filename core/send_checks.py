@@ -6,7 +6,7 @@ from core.sender import Sender
 from models.cache import cached
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import TemplateVersion, find_version
-from pipeline.errors import BadRequestError
+from pipeline.errors import BadRequestError, Refusal
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
 from pipeline.refusals import not_allowed_message
@@ -29,7 +29,7 @@ def find_template(service: Service, template_id: str, channel: str) -> TemplateV
     return version
 
 
-TEAM_KEY_REFUSAL = "Cannot send to this recipient using a team-only API key."
+TEAM_KEY_REFUSAL = Refusal("team_key_recipient", "Cannot send to this recipient using a team-only API key.")
 
 
 def check_recipient_allowed(sender: Sender, channel: str, recipient: str) -> None:

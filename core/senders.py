@@ -21,14 +21,15 @@ from models.service import (
     add_service_setting,
     make_default_setting,
 )
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BadRequestError, NoResultFound, Refusal, ValidationError
 
 # Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
 _SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
-DEFAULT_KEPT = "This is the default: make another one the default instead"
-SMS_SENDER_PROBLEM = "must be up to 11 letters, digits and spaces, or a phone number"
+DEFAULT_KEPT = Refusal("default_kept", "This is the default: make another one the default instead")
+SMS_SENDER_PROBLEM = Refusal("sms_sender_problem", "must be up to 11 letters, digits and spaces, or a phone number")
 _SEPARATORS = re.compile(r"[\s()\-]")
-INBOUND_NUMBER_PROBLEM = "must be a phone number of 3 to 15 digits, optionally starting with +"
+INBOUND_NUMBER_PROBLEM = Refusal("inbound_number_problem",
+                                 "must be a phone number of 3 to 15 digits, optionally starting with +")
 
 
 def is_sms_sender(value: str) -> bool:
@@ -46,7 +47,7 @@ def is_inbound_number(value: str) -> bool:
 
 def _sms_sender(raw: str) -> str:
     if not is_sms_sender(raw):
-        raise ValidationError(f"sms_sender {SMS_SENDER_PROBLEM}")
+        raise ValidationError(SMS_SENDER_PROBLEM.about("sms_sender"))
     return raw.strip()
 
 
@@ -56,7 +57,7 @@ def _email(raw: str) -> str:
     try:
         return validate_email_address(raw)
     except InvalidRecipient as problem:
-        raise ValidationError(f"email_address {problem.message}") from None
+        raise ValidationError(problem.message.about("email_address")) from None
 
 
 def _unchanged(raw: str) -> str:

@@ -40,7 +40,7 @@ def _recipient(channel: str, body: dict) -> Recipient:
     try:
         return recipient_of(channel, body[field])
     except InvalidRecipient as exc:
-        raise ValidationError(f"{field} {exc.message}") from None
+        raise ValidationError(exc.message.about(field)) from None
 
 
 def _sanitise_keys(body: dict) -> list[str]:

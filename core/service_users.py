@@ -11,11 +11,11 @@ from core.accounts import InvitationError, invite, renew_invitation
 from models import audit
 from models.db import database
 from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
-from pipeline.errors import BadRequestError, NoResultFound
+from pipeline.errors import BadRequestError, NoResultFound, Refusal
 
 # Someone must be able to manage the team: the last member who can is not removed or demoted.
 MANAGER = "manage_service"
-LAST_MANAGER = "A service needs at least one member who can manage settings and team"
+LAST_MANAGER = Refusal("last_manager", "A service needs at least one member who can manage settings and team")
 
 
 def _member(service_id: uuid.UUID | str, user_id: uuid.UUID | str) -> ServiceUser:

@@ -14,7 +14,7 @@ from core.ids import checked_uuid
 from models import audit
 from models.db import database, utcnow
 from models.service import CHANNELS, Service, find_service_by_name
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import BadRequestError, NoResultFound, Refusal, ValidationError
 
 # Settings copied one to one onto the model.
 PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "email_daily_limit",
@@ -84,7 +84,8 @@ def _apply(service: Service, changes: dict[str, Any]) -> None:
 def _save(service: Service, *, insert: bool, before: dict[str, Any] | None) -> None:
     """Save and record the change, refusing a name another service already has (checked first for
     the message, and caught from the unique index for two requests racing)."""
-    duplicate = BadRequestError(f"Service name '{service.name}' already exists")
+    duplicate = BadRequestError(Refusal("service_name_taken", f"Service name '{service.name}' already exists",
+                                        {"name": service.name}))
     if find_service_by_name(service.name, excluding=None if insert else service) is not None:
         raise duplicate
     try:

@@ -19,7 +19,7 @@ def _email(field: str, raw: str) -> str:
     try:
         validate_email_address(raw)
     except InvalidRecipient as problem:
-        raise ValidationError(f"{field} {problem.message}") from None
+        raise ValidationError(problem.message.about(field)) from None
     return format_email_for_comparison(raw)
 
 
@@ -30,7 +30,7 @@ def _phone(field: str, raw: str) -> str:
         # Validating rather than only formatting: a number that can never match a send is a mistake.
         return validate_phone_number(raw).e164
     except InvalidRecipient as problem:
-        raise ValidationError(f"{field} {problem.message}") from None
+        raise ValidationError(problem.message.about(field)) from None
 
 
 def _entry_id(raw: str) -> int:

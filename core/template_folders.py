@@ -10,7 +10,10 @@ from models.db import database, is_uuid
 from models.service import Service
 from models.template import Template
 from models.template_folder import TemplateFolder
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.errors import NoResultFound, Refusal, ValidationError
+
+FOLDER_NOT_EMPTY = Refusal("folder_not_empty", "Only an empty folder can be deleted")
+NOTHING_TO_MOVE = Refusal("no_templates_chosen", "Choose at least one template to move")
 
 
 def find_folder(service: Service, folder_id: str) -> TemplateFolder:
@@ -65,7 +68,7 @@ def delete_folder(service_id: str, folder_id: str) -> None:
     folder = find_folder(service, folder_id)
     if (TemplateFolder.select().where(TemplateFolder.parent_id == folder.id).exists()
             or Template.select().where((Template.folder_id == folder.id) & (Template.archived == False)).exists()):  # noqa: E712
-        raise ValidationError("Only an empty folder can be deleted")
+        raise ValidationError(FOLDER_NOT_EMPTY)
     with database.atomic():
         # Archived templates filed here stay readable in old messages; they move to the top level.
         Template.update(folder_id=None).where(Template.folder_id == folder.id).execute()
@@ -77,7 +80,7 @@ def move_templates(service_id: str, template_ids: list[str], folder_id: str | No
     """File the templates in the folder ``folder_id`` (None: the top level); returns how many moved."""
     service = find_service(service_id)
     if not template_ids:
-        raise ValidationError("Choose at least one template to move")
+        raise ValidationError(NOTHING_TO_MOVE)
     folder = _folder_or_top(service, folder_id, "folder_id")
     not_ours = ValidationError("template_ids are not templates of this service")
     if not all(is_uuid(i) for i in template_ids):

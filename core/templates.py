@@ -56,7 +56,7 @@ def _check_fields(template_type: str, given: dict[str, Any]) -> None:
     if template_type == "sms" and given.get("subject") is not None:
         problems.append("subject is not allowed for sms templates")
     if template_type in ("email", "letter") and "subject" in given and given["subject"] is None:
-        problems.append(f"subject {BLANK}")
+        problems.append(BLANK.about("subject"))
     if template_type != "letter":
         problems += [f"{field} is only allowed for letter templates"
                      for field in ("postage", "letter_contact_id", *BILINGUAL_FIELDS) if given.get(field) is not None]

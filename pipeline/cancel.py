@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from models.db import utcnow
 from models.notification import Notification
 from pipeline import statuses
-from pipeline.errors import BadRequestError
+from pipeline.errors import BadRequestError, Refusal
 
 # Why a cancel was refused: a code for the console's translation, and the words of the admin API.
 ALREADY_CANCELLED = "already-cancelled"
@@ -28,7 +28,7 @@ TOO_LATE_SCHEDULED = "too-late-scheduled"
 
 class CancelRefused(BadRequestError):
     def __init__(self, reason: str, message: str, when: datetime.datetime | None = None) -> None:
-        super().__init__(message)
+        super().__init__(Refusal(reason, message, {"when": when}))
         self.reason, self.when = reason, when
 
 

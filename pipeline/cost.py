@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pipeline.errors import Refusal
+
 # GSM 03.38 default alphabet, code points 0x00-0x7F in order. 0x1B is the escape to the
 # extension table, not a character of its own, so it is left out of GSM7_BASIC below.
 GSM7_BASIC_TABLE = (
@@ -74,8 +76,6 @@ def sms_too_long(text: str) -> bool:
     return sms_fragments(text).characters > SMS_CHARACTER_LIMIT
 
 
-def sms_too_long_message(length: int) -> str:
-    return (
-        f"Text messages cannot be longer than {SMS_CHARACTER_LIMIT} characters. "
-        f"Your message is {length} characters."
-    )
+def sms_too_long_message(length: int) -> Refusal:
+    return Refusal("sms_too_long", f"Text messages cannot be longer than {SMS_CHARACTER_LIMIT} characters. "
+                   f"Your message is {length} characters.", {"limit": SMS_CHARACTER_LIMIT, "length": length})

@@ -11,7 +11,7 @@ import datetime
 import redis
 
 from config import get_settings, redis_url
-from pipeline.errors import TooManyRequestsError
+from pipeline.errors import Refusal, TooManyRequestsError
 
 DAILY_KEY_TTL_SECONDS = 2 * 24 * 3600
 _client: redis.Redis | None = None
@@ -32,8 +32,9 @@ def daily_key(service_id: object, kind: str, day: str) -> str:
     return f"{get_settings().queue_namespace}:daily:{service_id}:{kind}:{day}"
 
 
-def limit_message(kind: str, limit: int) -> str:
-    return f"Exceeded send limits ({kind}: {limit}) for today"
+def limit_message(kind: str, limit: int) -> Refusal:
+    return Refusal("daily_limit_exceeded", f"Exceeded send limits ({kind}: {limit}) for today",
+                   {"kind": kind, "limit": limit})
 
 
 def used_today(service_id: object, kinds: list[str]) -> dict[str, int]:

@@ -33,6 +33,7 @@ from urllib3.poolmanager import PoolManager
 from urllib3.util import connection
 
 from config import get_settings
+from pipeline.errors import Refusal
 from version import __version__
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -41,9 +42,9 @@ Resolver = Callable[[str, int], list[str]]
 
 USER_AGENT = f"notify-nl/{__version__}"
 
-NOT_HTTPS = "is not a valid https url"
-HAS_CREDENTIALS = "must not contain a user name or password"
-NOT_PUBLIC = "must be a public internet address"
+NOT_HTTPS = Refusal("not_https", "is not a valid https url")
+HAS_CREDENTIALS = Refusal("url_has_credentials", "must not contain a user name or password")
+NOT_PUBLIC = Refusal("url_not_public", "must be a public internet address")
 
 _LOOPBACK_NAMES = ("localhost", ".localhost")
 _LOCAL_SUFFIXES = (".internal", ".local", ".home.arpa", ".localdomain")
@@ -152,7 +153,7 @@ def connectable_addresses(host: str, port: int, *, plain_http: bool, allow_loopb
     return found
 
 
-def url_problem(url: str, *, allow_loopback: bool, resolver: Resolver | None = system_resolver) -> str | None:
+def url_problem(url: str, *, allow_loopback: bool, resolver: Resolver | None = system_resolver) -> Refusal | None:
     """Why this URL is refused as an outbound address ("<field> <problem>"'s problem), or None. With a
     resolver a name is looked up too; one that does not resolve now passes (it is checked again at
     every connection). Without one, only what the URL itself says is checked."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from config import get_settings
 from models.service import GuestListEntry, Service, TeamMember
 from models.user import ServiceUser, User
+from pipeline.errors import Refusal
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.recipients.phone import format_phone_for_comparison
 
@@ -27,9 +28,11 @@ def team_and_guest_list(service: Service, channel: str) -> set[str]:
     return team | guests
 
 
-def trial_mode_message() -> str:
-    return f"Cannot send to this recipient when service is in trial mode - see {get_settings().admin_url}/trial-mode"
+def trial_mode_message() -> Refusal:
+    return Refusal("trial_mode_recipient", "Cannot send to this recipient when service is in trial mode - "
+                   f"see {get_settings().admin_url}/trial-mode")
 
 
-def trial_letters_message() -> str:
-    return f"Cannot send letters when service is in trial mode - see {get_settings().admin_url}/trial-mode"
+def trial_letters_message() -> Refusal:
+    return Refusal("trial_mode_letters",
+                   f"Cannot send letters when service is in trial mode - see {get_settings().admin_url}/trial-mode")

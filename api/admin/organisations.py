@@ -28,7 +28,7 @@ from core.search import search
 from core.services import find_service
 from models.organisation import ADMIN, Organisation, OrganisationUser, role_in
 from models.user import User
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.errors import NoResultFound, NotPermitted, ValidationError
 from pipeline.formatting import iso
 from workers.platform_email import send_platform_email
 
@@ -41,13 +41,13 @@ def _organisation(organisation_id: str, user: User | None, *, manage: bool = Fal
         return orgs.find_organisation(organisation_id)
     organisation = orgs.visible_organisation(user, organisation_id)
     if manage and not user.platform_admin and role_in(user, organisation.id) != ADMIN:
-        raise BadRequestError(ONLY_ADMINS, status_code=403)
+        raise NotPermitted(ONLY_ADMINS)
     return organisation
 
 
 def _platform_only(user: User | None) -> None:
     if user is not None and not user.platform_admin:
-        raise BadRequestError(ONLY_PLATFORM_ADMINS, status_code=403)
+        raise NotPermitted(ONLY_PLATFORM_ADMINS)
 
 
 def organisation_json(organisation: Organisation) -> dict[str, Any]:

@@ -12,10 +12,8 @@ from wtforms.validators import DataRequired, Length, NumberRange, Optional
 
 from console.acting import perform, user_actor
 from console.auth import current_service, current_user, platform_admin_required, service_permission_required
-from console.services.refusals import translated
+from console.services.refusals import Words, fixed, in_words, translated
 from core.go_live import (
-    ANSWERS_NEEDED,
-    AWAITS_ORGANISATION,
     CHECKLIST,
     GoLiveStatus,
     approve_go_live,
@@ -42,14 +40,14 @@ assert set(CHECKLIST_LABELS) == set(CHECKLIST)
 
 
 # The refusals of the two-step go-live, in the page's language; any other as the service pages show it.
-REFUSALS = {
-    ANSWERS_NEEDED: _l("Say how many messages you expect per channel and who receives them"),
-    AWAITS_ORGANISATION: _l("The organisation's admin has not approved this request yet"),
+WORDS: dict[str, Words] = {
+    "go_live_answers_needed": fixed(_l("Say how many messages you expect per channel and who receives them")),
+    "go_live_awaits_organisation": fixed(_l("The organisation's admin has not approved this request yet")),
 }
 
 
 def _translated(message: str) -> str:
-    return str(REFUSALS[message]) if message in REFUSALS else translated(message)
+    return in_words(message, WORDS) or translated(message)
 
 
 def _perform(operation: Callable[[], T], form: FlaskForm, confirm: object) -> tuple[bool, T | None]:

@@ -3,59 +3,48 @@ console words the same refusal of a message sent one at a time (console/services
 problem many rows share is shown once, with the rows it affects ("rows 2–200, 205")."""
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from flask_babel import format_decimal, get_locale, gettext as _, lazy_gettext as _l
 
-from console.services.refusals import translated
-from pipeline.jobs import sheet_limits as caps
-from pipeline.jobs.checking import MISSING_COLUMN, Problem
+from console.services.refusals import Words, fixed, in_words, translated
+from pipeline.jobs.checking import Problem
 from pipeline.jobs.columns import shown
 
-WHOLE = {
-    "The file must be a CSV, XLSX or ODS spreadsheet": _l("The file must be a CSV, XLSX or ODS spreadsheet"),
-    "The file could not be read as a spreadsheet": _l("The file could not be read as a spreadsheet"),
-    "The file has no rows of recipients": _l("The file has no rows of recipients"),
-    "Service is not allowed to send text messages": _l("This service may not send text messages"),
-    "Service is not allowed to send emails": _l("This service may not send emails"),
-    "Service is not allowed to send letters": _l("This service may not send letters"),
-}
-# A file over a cap of pipeline/jobs/sheet_limits.py: the cap in the reader's way of writing numbers.
-OVER_CAPS: dict[str, Callable[[], str]] = {
-    caps.TOO_MANY_ROWS: lambda: _("The file has more than %(count)s rows", count=format_decimal(caps.MAX_ROWS)),
-    caps.TOO_MANY_COLUMNS: lambda: _("The file has more than %(count)s columns",
-                                     count=format_decimal(caps.MAX_COLUMNS)),
-    caps.TOO_MANY_CELLS: lambda: _("The file has more than %(count)s cells", count=format_decimal(caps.MAX_CELLS)),
-    caps.CELL_TOO_LONG: lambda: _("A cell of the file has more than %(count)s characters",
-                                  count=format_decimal(caps.MAX_CELL_CHARS)),
-    caps.ROW_TOO_LONG: lambda: _("A row of the file has more than %(count)s characters",
-                                 count=format_decimal(caps.MAX_ROW_CHARS)),
-    caps.TOO_MUCH_TEXT: lambda: _("The file has more than %(count)s characters of text",
-                                  count=format_decimal(caps.MAX_TEXT_CHARS)),
-    caps.TOO_BIG_UNPACKED: lambda: _("The file is too big once unpacked"),
-}
-_OVER_LIMIT = re.compile(r"Exceeded send limits \((?P<kind>[a-z_]+): (?P<limit>\d+)\) for today: "
-                         r"(?P<rows>\d+) rows, (?P<left>\d+) left today")
 KINDS = {"sms": _l("text messages"), "email": _l("emails"), "letter": _l("letters"),
          "international_sms": _l("international text messages")}
 
 
+def _cap(values: Mapping[str, Any]) -> str:
+    """A cap of pipeline/jobs/sheet_limits.py in the reader's way of writing numbers."""
+    return format_decimal(values["count"])
+
+
+WORDS: dict[str, Words] = {
+    "file_not_a_spreadsheet": fixed(_l("The file must be a CSV, XLSX or ODS spreadsheet")),
+    "file_unreadable": fixed(_l("The file could not be read as a spreadsheet")),
+    "file_no_rows": fixed(_l("The file has no rows of recipients")),
+    "file_too_many_rows": lambda values: _("The file has more than %(count)s rows", count=_cap(values)),
+    "file_too_many_columns": lambda values: _("The file has more than %(count)s columns", count=_cap(values)),
+    "file_too_many_cells": lambda values: _("The file has more than %(count)s cells", count=_cap(values)),
+    "file_cell_too_long": lambda values: _("A cell of the file has more than %(count)s characters",
+                                           count=_cap(values)),
+    "file_row_too_long": lambda values: _("A row of the file has more than %(count)s characters", count=_cap(values)),
+    "file_too_much_text": lambda values: _("The file has more than %(count)s characters of text", count=_cap(values)),
+    "file_too_big_unpacked": fixed(_l("The file is too big once unpacked")),
+    "file_missing_column": lambda values: _("The file has no column called “%(name)s”",
+                                            name=shown(values["name"], str(get_locale()))),
+    "file_over_daily_limit": lambda values: _(
+        "The file has %(rows)s rows, but the service can send only %(left)s more %(kind)s today "
+        "(its daily limit is %(limit)s). Nothing has been sent.", rows=values["rows"], left=values["left"],
+        kind=KINDS[values["kind"]], limit=values["limit"]),
+}
+
+
 def translated_problem(message: str) -> str:
-    if message in WHOLE:
-        return str(WHOLE[message])
-    if message in OVER_CAPS:
-        return OVER_CAPS[message]()
-    if message.startswith(MISSING_COLUMN):
-        return _("The file has no column called “%(name)s”",
-                 name=shown(message.removeprefix(MISSING_COLUMN), str(get_locale())))
-    over = _OVER_LIMIT.fullmatch(message)
-    if over:
-        return _("The file has %(rows)s rows, but the service can send only %(left)s more %(kind)s today "
-                 "(its daily limit is %(limit)s). Nothing has been sent.", rows=over["rows"], left=over["left"],
-                 kind=KINDS[over["kind"]], limit=over["limit"])
-    return translated(message)
+    return in_words(message, WORDS) or translated(message)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from console import redis_state
 from models import crypto
+from pipeline.errors import Refusal
 
 KEEP_SECONDS = 3600
 
@@ -19,13 +20,15 @@ class HeldLetter:
     data: bytes
     pages: int
     sheets: int
-    problems: list[str]
+    problems: list[Refusal]  # the print checks' findings
 
 
 def keep(service_id: object, letter: HeldLetter) -> str:
     upload_id = str(uuid.uuid4())
     value = {"file_name": letter.file_name, "pdf": base64.b64encode(letter.data).decode("ascii"),
-             "pages": letter.pages, "sheets": letter.sheets, "problems": letter.problems}
+             "pages": letter.pages, "sheets": letter.sheets,
+             "problems": [str(problem) for problem in letter.problems],
+             "codes": [[problem.code, problem.values] for problem in letter.problems]}
     redis_state.store(f"letter-upload:{service_id}:{upload_id}", crypto.encrypt(json.dumps(value)),
                       ttl_seconds=KEEP_SECONDS)
     return upload_id
@@ -36,8 +39,10 @@ def fetch(service_id: object, upload_id: str) -> HeldLetter | None:
     if stored is None:
         return None
     value = json.loads(crypto.decrypt(stored))
-    return HeldLetter(value["file_name"], base64.b64decode(value["pdf"]), value["pages"], value["sheets"],
-                      value["problems"])
+    # A letter held by the release before has its problems' words alone: they are shown as they are.
+    codes = value.get("codes") or [["", {}] for _ in value["problems"]]
+    problems = [Refusal(code, text, values) for text, (code, values) in zip(value["problems"], codes, strict=True)]
+    return HeldLetter(value["file_name"], base64.b64decode(value["pdf"]), value["pages"], value["sheets"], problems)
 
 
 def claim(service_id: object, upload_id: str) -> bool:

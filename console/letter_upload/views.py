@@ -4,7 +4,6 @@ the API's own (core/letter_uploads.py, core/letters.py); a refusal is shown in t
 from __future__ import annotations
 
 import base64
-import re
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, url_for
@@ -18,13 +17,12 @@ from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.letter_upload import held
 from console.messages import labels
-from console.services.refusals import translated
+from console.services.refusals import Words, fixed, in_words, translated
 from core import letter_uploads
-from core.letters import NOT_A_PDF, send_precompiled_pdf
+from core.letters import send_precompiled_pdf
 from core.sender import Sender
 from models.db import is_uuid
-from pipeline.refusals import not_allowed_message
-from pipeline.trial import trial_letters_message
+from pipeline.errors import Refusal
 from workers.letters import enqueue_virus_scan
 
 bp = Blueprint("letter_upload", __name__)
@@ -42,36 +40,32 @@ class SendLetterForm(FlaskForm):
                          validators=[DataRequired(_l("Choose the postage"))])
 
 
+# The refusals of the upload and the send in the page's language; any other as the service pages show it.
+WORDS: dict[str, Words] = {
+    "not_a_pdf": fixed(_l("The file is not a PDF that can be read")),
+    "letter_too_big": fixed(_l("The file is larger than 5 MB")),
+    "letter_virus_found": fixed(_l("The file contains a virus. Nothing has been sent.")),
+    "virus_scanner_down": fixed(_l("The file cannot be checked for viruses at the moment: try again in a few minutes")),
+}
+
+
 def refusal(message: str) -> str:
     """A refusal of the upload or the send, in the page's language."""
-    whole = {
-        NOT_A_PDF: _("The file is not a PDF that can be read"),
-        letter_uploads.TOO_BIG: _("The file is larger than 5 MB"),
-        letter_uploads.VIRUS_FOUND: _("The file contains a virus. Nothing has been sent."),
-        letter_uploads.SCANNER_DOWN: _("The file cannot be checked for viruses at the moment: try again in a "
-                                       "few minutes"),
-        not_allowed_message("letter"): _("This service may not send letters"),
-        trial_letters_message(): _("A service in trial mode cannot send letters"),
-    }
-    return whole.get(message) or translated(message)
+    return in_words(message, WORDS) or translated(message)
 
 
-_PROBLEMS = [
-    (re.compile(r"content outside the printable area on page (\d+)"),
-     lambda page: _("Page %(page)s has content outside the printable area", page=page)),
-    (re.compile(r"page (\d+) is not A4 portrait"), lambda page: _("Page %(page)s is not A4 portrait", page=page)),
-    (re.compile(r"page (\d+) could not be checked"), lambda page: _("Page %(page)s could not be checked", page=page)),
-    (re.compile(r"letter is longer than (\d+) sheets"),
-     lambda sheets: _("The letter is longer than %(sheets)s sheets", sheets=sheets)),
-]
+# What the print checks find, in the page's language.
+PRINT_PROBLEMS: dict[str, Words] = {
+    "page_outside_printable_area": lambda values: _("Page %(page)s has content outside the printable area",
+                                                    page=values["page"]),
+    "page_not_a4_portrait": lambda values: _("Page %(page)s is not A4 portrait", page=values["page"]),
+    "page_unchecked": lambda values: _("Page %(page)s could not be checked", page=values["page"]),
+    "letter_too_long": lambda values: _("The letter is longer than %(sheets)s sheets", sheets=values["sheets"]),
+}
 
 
-def print_problem(problem: str) -> str:
-    for pattern, words in _PROBLEMS:
-        found = pattern.fullmatch(problem)
-        if found:
-            return words(found.group(1))
-    return problem
+def print_problem(problem: Refusal) -> str:
+    return in_words(problem, PRINT_PROBLEMS) or problem
 
 
 def _sender() -> Sender:
@@ -87,8 +81,7 @@ def upload(service_id: str) -> Any:
         # Read one byte past the limit: enough to know it is too big without reading all of it.
         data = form.file.data.read(letter_uploads.MAX_PDF_BYTES + 1)
         name = (form.file.data.filename or "letter.pdf")[:MAX_FILE_NAME]
-        done, checked = perform(lambda: letter_uploads.check_letter_upload(_sender(), data), form)
-        form.form_errors[:] = [refusal(message) for message in form.form_errors]
+        done, checked = perform(lambda: letter_uploads.check_letter_upload(_sender(), data), form, translate=refusal)
         if done:
             upload_id = held.keep(service_id, held.HeldLetter(name, data, checked.pages, checked.sheets,
                                                               checked.problems))
@@ -113,13 +106,12 @@ def preview(service_id: str, upload_id: str) -> Any:
         if not held.claim(service_id, upload_id):
             abort(404)  # sent already, by a second click
         done, notification = perform(lambda: send_precompiled_pdf(
-            _sender(), letter.file_name, letter.data, form.postage.data, enqueue_virus_scan), form)
+            _sender(), letter.file_name, letter.data, form.postage.data, enqueue_virus_scan), form, translate=refusal)
         if done:
             held.forget(service_id, upload_id)
             flash(_("Your letter has been sent"), "ok")
             return redirect(url_for("messages.notification", service_id=service_id, notification_id=notification.id))
         held.unclaim(service_id, upload_id)
-        form.form_errors[:] = [refusal(message) for message in form.form_errors]
     pages = ["data:image/png;base64," + base64.b64encode(png).decode()
              for png in letter_uploads.preview_pages(letter.data)]
     return render_template("letter_upload/preview.html", service=current_service(), letter=letter, form=form,

@@ -2,7 +2,6 @@
 placeholder, the API body made of them, and the API's refusals put beside the fields they concern."""
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from flask_babel import gettext as _, lazy_gettext as _l
@@ -11,7 +10,7 @@ from wtforms import StringField
 
 from console.services.refusals import translated
 from models.template import TemplateVersion
-from pipeline.refusals import MISSING_PERSONALISATION
+from pipeline.errors import Refusal
 from pipeline.rendering.address_names import LINES, POSTCODE, SPEC_NAMES
 from pipeline.rendering.placeholders import normalise_key, placeholder_names
 
@@ -19,8 +18,7 @@ ADDRESS_FIELDS = SPEC_NAMES[:LINES]
 # Keys the address is read from: they are asked for as the recipient, not as placeholders.
 _ADDRESS_KEYS = {normalise_key(name) for name in SPEC_NAMES}
 RECIPIENT_FIELDS = {"sms": ("phone_number",), "email": ("email_address",), "letter": ADDRESS_FIELDS}
-_ADDRESS_LINE_REQUIRED = re.compile(r"personalisation (address_line_\d) is a required property")
-_NOT_TO_THIS_RECIPIENT = "Cannot send to this recipient"
+_NOT_TO_THIS_RECIPIENT = ("trial_mode_recipient", "team_key_recipient")  # the recipient is not one it may send to
 
 
 def placeholders(version: TemplateVersion) -> list[str]:
@@ -83,25 +81,23 @@ def _shown(message: str, translation: str | None = None) -> str:
 
 
 def add_refusal(form: FlaskForm, channel: str, messages: list[str]) -> None:
-    """Each of the API's messages beside the field it concerns, else above the form."""
+    """Each of the API's refusals beside the field it concerns (by its code and values), else above the form."""
     by_key = {normalise_key(field.label.text): field for field in placeholder_fields(form)}
     for message in messages:
-        field_name, _space, _problem = message.partition(" ")
-        line = _ADDRESS_LINE_REQUIRED.fullmatch(message)
-        if message.startswith(MISSING_PERSONALISATION):
-            missing = [by_key.get(normalise_key(name))
-                       for name in message[len(MISSING_PERSONALISATION):].split(", ")]
+        code, values = (message.code, message.values) if isinstance(message, Refusal) else (None, {})
+        if code == "missing_personalisation":
+            missing = [by_key.get(normalise_key(name)) for name in values["names"]]
             for field in filter(None, missing):
                 field.errors.append(_shown(message, _("Fill this in")))
             if None not in missing:
                 continue
-        elif field_name in RECIPIENT_FIELDS[channel] and field_name in form:
-            form[field_name].errors.append(_shown(message))
+        elif code == "address_line_required":
+            form[values["field"]].errors.append(_shown(message, _("Fill this in")))
             continue
-        elif line:
-            form[line[1]].errors.append(_shown(message, _("Fill this in")))
+        elif values.get("field") in RECIPIENT_FIELDS[channel] and values["field"] in form:
+            form[values["field"]].errors.append(_shown(message))
             continue
-        elif message.startswith(_NOT_TO_THIS_RECIPIENT):
+        elif code in _NOT_TO_THIS_RECIPIENT:
             recipient_fields(form, channel)[0].errors.append(_shown(message))
             continue
         form.form_errors.append(_shown(message))

@@ -8,7 +8,7 @@ from flask_babel import gettext as _
 
 from console.acting import perform
 from console.auth import current_service, service_permission_required
-from console.template_editor.blueprint import TOP_LEVEL, bp, folder_choices, refusals_in_words
+from console.template_editor.blueprint import TOP_LEVEL, bp, folder_choices, folder_refusal
 from console.template_editor.forms import ConfirmForm, FolderForm
 from core.template_folders import add_folder, delete_folder, find_folder, rename_folder
 from models.template_folder import TemplateFolder
@@ -37,7 +37,6 @@ def new_folder(service_id: str) -> Any:
         if done:
             flash(_("Folder made: %(name)s", name=form.name.data.strip()), "ok")
             return _to_list()
-    refusals_in_words(form)
     return render_template("template_editor/folder_new.html", service=current_service(), form=form)
 
 
@@ -52,7 +51,6 @@ def folder(service_id: str, folder_id: str) -> Any:
         if done:
             flash(_("Folder renamed: %(name)s", name=form.name.data.strip()), "ok")
             return _to_list()
-    refusals_in_words(form)
     return _folder_page(found, form, ConfirmForm())
 
 
@@ -62,11 +60,11 @@ def delete(service_id: str, folder_id: str) -> Any:
     found = _folder_or_404(folder_id)
     delete_form = ConfirmForm()
     if delete_form.validate_on_submit():
-        done, _none = perform(lambda: delete_folder(service_id, folder_id), delete_form)
+        done, _none = perform(lambda: delete_folder(service_id, folder_id), delete_form,
+                              translate=folder_refusal)
         if done:
             flash(_("Folder deleted: %(name)s", name=found.name), "ok")
             return _to_list()
-    refusals_in_words(delete_form)
     return _folder_page(found, _rename_form(found), delete_form), 400
 
 

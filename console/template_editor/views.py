@@ -22,7 +22,7 @@ from console.template_editor.blueprint import (
     TOP_LEVEL,
     bp,
     folder_choices,
-    refusals_in_words,
+    folder_refusal,
 )
 from console.template_editor.diff import compare as compare_versions
 from console.template_editor.forms import (
@@ -86,11 +86,10 @@ def move(service_id: str) -> Any:
     form.folder.choices = folder_choices(service_id)
     if form.validate_on_submit():
         done, moved = perform(lambda: move_templates(service_id, form.template_ids.data, form.folder.data or None),
-                              form)
+                              form, translate=folder_refusal)
         if done:
             flash(_("Templates moved: %(count)s", count=moved), "ok")
             return redirect(url_for("template_editor.index", service_id=service_id))
-    refusals_in_words(form)
     top, folders = _tree(service_id)
     return render_template("template_editor/index.html", service=current_service(), top=top, folders=folders,
                            form=form, can_manage=True, types=TYPE_LABELS), 400
@@ -136,7 +135,6 @@ def _editor_page(form: TemplateForm, template_type: str, *, heading: str,
                                             & (LetterContact.service == current_service()))
     preview = make_preview(current_service(), template_type, subject=form.subject.data if "subject" in form else None,
                            body=form.body.data or "", letter_contact=contact)
-    refusals_in_words(form)
     return render_template("template_editor/edit.html", service=current_service(), form=form, heading=heading,
                            template_type=template_type, version=version, preview=preview)
 

@@ -19,7 +19,7 @@ from models.notification import Notification
 from models.service import Service
 from pipeline.documents import crypto, filetypes, options
 from pipeline.documents.storage import storage
-from pipeline.errors import ApiError, BadRequestError
+from pipeline.errors import BadRequestError, Unavailable
 from pipeline.recipients.email_address import format_email_for_comparison
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
 
@@ -127,6 +127,6 @@ def _scan(data: bytes) -> None:
     except ScannerUnavailable as exc:
         # The caller can retry; a file is never let through because the scanner could not answer.
         log.warning("virus scanner unavailable for a file sent by email: %s", exc)
-        raise ApiError(SCANNER_DOWN, status_code=503) from None
+        raise Unavailable(SCANNER_DOWN) from None
     if not result.clean:
         raise BadRequestError(VIRUS_FOUND)

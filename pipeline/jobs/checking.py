@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.errors import Refusal
 from pipeline.jobs.columns import RECIPIENT_COLUMN, find_column, missing_columns
 from pipeline.jobs.spreadsheet import Sheet
 from pipeline.letters.content import ADDRESS_KEYS, letter_texts
@@ -21,7 +22,12 @@ from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_mess
 from pipeline.rendering import missing_personalisation, normalise_key, placeholder_names, render
 from pipeline.rendering.address_names import in_spec_names
 
-MISSING_COLUMN = "Missing column: "
+NO_ROWS = Refusal("file_no_rows", "The file has no rows of recipients")
+
+
+def missing_column(name: str) -> Refusal:
+    return Refusal("file_missing_column", f"Missing column: {name}", {"name": name})
+
 API_FIELDS = {"sms": "phone_number", "email": "email_address"}
 
 
@@ -29,7 +35,7 @@ API_FIELDS = {"sms": "phone_number", "email": "email_address"}
 class Problem:
     row: int | None  # spreadsheet row number, None for the whole file
     column: str | None
-    message: str
+    message: Refusal
 
 
 @dataclass
@@ -52,7 +58,7 @@ def _texts(channel: str, version: TemplateVersion) -> list[str]:
     return letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
 
 
-def _content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, str]]:
+def _content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, Refusal]]:
     """(column or None for the whole row, problem) for each problem of the row's message."""
     missing = missing_personalisation(_texts(channel, version), values)
     if missing:
@@ -72,7 +78,7 @@ class _RecipientRules:
     column: str  # the recipient column's name in the file
     international_allowed: bool
     allowed_recipients: set[str] | None
-    trial_message: str
+    trial_message: Refusal
 
 
 def _recipient_problems(rules: _RecipientRules, raw: str, values: dict) -> tuple[list[Problem], bool]:
@@ -86,7 +92,7 @@ def _recipient_problems(rules: _RecipientRules, raw: str, values: dict) -> tuple
     try:
         recipient = recipient_of(rules.channel, raw)
     except InvalidRecipient as exc:
-        return [Problem(None, rules.column, f"{API_FIELDS[rules.channel]} {exc.message}")], False
+        return [Problem(None, rules.column, exc.message.about(API_FIELDS[rules.channel]))], False
     problems = []
     if recipient.international and not rules.international_allowed:
         problems.append(Problem(None, rules.column, INTERNATIONAL_SMS_NOT_ALLOWED))
@@ -97,17 +103,17 @@ def _recipient_problems(rules: _RecipientRules, raw: str, values: dict) -> tuple
 
 
 def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, international_allowed: bool,
-                allowed_recipients: set[str] | None, trial_message: str) -> CheckedSheet:
+                allowed_recipients: set[str] | None, trial_message: Refusal) -> CheckedSheet:
     """Every row checked; allowed_recipients (comparison form) is given for a trial-mode service."""
     keys = [normalise_key(name) for name in sheet.header]
     placeholders = {normalise_key(name) for name in placeholder_names(*_texts(channel, version))}
     checked = CheckedSheet(sheet.header, find_column(sheet.header, RECIPIENT_COLUMN[channel]), [])
     missing = missing_columns(sheet.header, version)
-    checked.problems.extend(Problem(None, None, f"{MISSING_COLUMN}{name}") for name in missing)
+    checked.problems.extend(Problem(None, None, missing_column(name)) for name in missing)
     if missing or checked.recipient_column is None:
         return checked
     if not sheet.rows:
-        checked.problems.append(Problem(None, None, "The file has no rows of recipients"))
+        checked.problems.append(Problem(None, None, NO_ROWS))
         return checked
     kept = placeholders | (ADDRESS_KEYS if channel == "letter" else frozenset())
     columns = [i for i, key in enumerate(keys) if key in kept]

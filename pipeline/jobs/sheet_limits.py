@@ -23,6 +23,8 @@ import io
 import zipfile
 from collections.abc import Iterable
 
+from pipeline.errors import Refusal
+
 MAX_ROWS = 100_000
 MAX_COLUMNS = 1_000
 MAX_CELLS = 4_000_000
@@ -33,18 +35,26 @@ MAX_ZIP_ENTRIES = 1_000
 MAX_UNPACKED_BYTES = 100_000_000
 MAX_PACKING_RATIO = 100
 
-# The problems as check_upload reports them, in the words the console translates.
-TOO_MANY_ROWS = f"The file has more than {MAX_ROWS:,} rows"
-TOO_MANY_COLUMNS = f"The file has more than {MAX_COLUMNS:,} columns"
-TOO_MANY_CELLS = f"The file has more than {MAX_CELLS:,} cells"
-CELL_TOO_LONG = f"A cell of the file has more than {MAX_CELL_CHARS:,} characters"
-ROW_TOO_LONG = f"A row of the file has more than {MAX_ROW_CHARS:,} characters"
-TOO_MUCH_TEXT = f"The file has more than {MAX_TEXT_CHARS:,} characters of text"
-TOO_BIG_UNPACKED = "The file is too big once unpacked"
+# The problems as check_upload reports them, each with its cap.
+TOO_MANY_ROWS = Refusal("file_too_many_rows", f"The file has more than {MAX_ROWS:,} rows", {"count": MAX_ROWS})
+TOO_MANY_COLUMNS = Refusal("file_too_many_columns", f"The file has more than {MAX_COLUMNS:,} columns",
+                           {"count": MAX_COLUMNS})
+TOO_MANY_CELLS = Refusal("file_too_many_cells", f"The file has more than {MAX_CELLS:,} cells", {"count": MAX_CELLS})
+CELL_TOO_LONG = Refusal("file_cell_too_long", f"A cell of the file has more than {MAX_CELL_CHARS:,} characters",
+                        {"count": MAX_CELL_CHARS})
+ROW_TOO_LONG = Refusal("file_row_too_long", f"A row of the file has more than {MAX_ROW_CHARS:,} characters",
+                       {"count": MAX_ROW_CHARS})
+TOO_MUCH_TEXT = Refusal("file_too_much_text", f"The file has more than {MAX_TEXT_CHARS:,} characters of text",
+                        {"count": MAX_TEXT_CHARS})
+TOO_BIG_UNPACKED = Refusal("file_too_big_unpacked", "The file is too big once unpacked")
 
 
 class SheetTooBig(ValueError):
-    """The file is over one of the caps; its message is one of the problems above."""
+    """The file is over one of the caps; `refusal` is one of the problems above."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal)
+        self.refusal = refusal
 
 
 def open_zip(data: bytes) -> zipfile.ZipFile:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from models.service import Service
 from models.template import TemplateVersion
 from pipeline import daily_limits
+from pipeline.errors import Refusal
 from pipeline.jobs.checking import CheckedSheet, Problem, check_sheet
 from pipeline.jobs.sheet_limits import SheetTooBig
 from pipeline.jobs.spreadsheet import UnreadableFile, file_format, read_sheet
@@ -14,15 +15,25 @@ from pipeline.trial import team_and_guest_list, trial_letters_message, trial_mod
 BULK_CHANNELS = ("sms", "email", "letter")
 
 
-def _refused(message: str) -> CheckedSheet:
+NOT_A_SPREADSHEET = Refusal("file_not_a_spreadsheet", "The file must be a CSV, XLSX or ODS spreadsheet")
+UNREADABLE = Refusal("file_unreadable", "The file could not be read as a spreadsheet")
+
+
+def _refused(message: Refusal) -> CheckedSheet:
     return CheckedSheet([], None, [], [Problem(None, None, message)])
+
+
+def _over_limit(kind: str, limit: int, rows: int, left: int) -> Refusal:
+    over = daily_limits.limit_message(kind, limit)
+    return Refusal("file_over_daily_limit", f"{over}: {rows} rows, {left} left today",
+                   {**over.values, "rows": rows, "left": left})
 
 
 def _over_limits(service: Service, channel: str, checked: CheckedSheet) -> list[Problem]:
     wanted = {channel: len(checked.rows), "international_sms": checked.international_rows}
     used = daily_limits.used_today(service.id, list(wanted))
-    return [Problem(None, None, f"{daily_limits.limit_message(kind, service.daily_limit(kind))}: "
-                                f"{wanted[kind]} rows, {max(0, service.daily_limit(kind) - used[kind])} left today")
+    return [Problem(None, None, _over_limit(kind, service.daily_limit(kind), wanted[kind],
+                                            max(0, service.daily_limit(kind) - used[kind])))
             for kind in wanted if wanted[kind] and used[kind] + wanted[kind] > service.daily_limit(kind)]
 
 
@@ -33,13 +44,13 @@ def check_upload(service: Service, version: TemplateVersion, file_name: str, dat
     if channel == "letter" and service.trial_mode:
         return _refused(trial_letters_message())
     if file_format(file_name) is None:
-        return _refused("The file must be a CSV, XLSX or ODS spreadsheet")
+        return _refused(NOT_A_SPREADSHEET)
     try:
         sheet = read_sheet(file_name, data)
     except SheetTooBig as exc:
-        return _refused(str(exc))
+        return _refused(exc.refusal)
     except UnreadableFile:
-        return _refused("The file could not be read as a spreadsheet")
+        return _refused(UNREADABLE)
     checked = check_sheet(
         sheet, channel, version, international_allowed=service.has_permission("international_sms"),
         allowed_recipients=team_and_guest_list(service, channel) if service.trial_mode else None,

@@ -23,6 +23,8 @@ from pypdf.errors import PyPdfError
 from pypdf.generic import ContentStream, DictionaryObject
 from pypdf.generic._font import Font  # pypdf's own font-metrics loader (used by its layout extraction)
 
+from pipeline.errors import Refusal
+
 from . import geometry as g
 from .pdf import MAX_SHEETS, sheets_for_pages
 
@@ -49,7 +51,7 @@ class PrecompiledCheck:
     ok: bool
     pages: int
     sheets: int
-    problems: list[str]
+    problems: list[Refusal]
 
 
 def _reader(data: bytes) -> PdfReader:
@@ -318,22 +320,23 @@ def validate_precompiled(data: bytes) -> PrecompiledCheck:
     pages = len(reader.pages)
     problems = []
     if sheets_for_pages(pages) > MAX_SHEETS:
-        problems.append(f"letter is longer than {MAX_SHEETS} sheets")
+        problems.append(Refusal.filled("letter_too_long", "letter is longer than {sheets} sheets", sheets=MAX_SHEETS))
     margin = g.pt(g.PRINTABLE_MARGIN - g.CONTENT_TOLERANCE)
     # Beyond the sheet limit the letter fails anyway: don't spend time on hundreds of pages.
     for number, page in enumerate(reader.pages[: MAX_SHEETS * 2], start=1):
         try:
             if not _is_a4_portrait(page):
-                problems.append(f"page {number} is not A4 portrait")
+                problems.append(Refusal.filled("page_not_a4_portrait", "page {page} is not A4 portrait", page=number))
                 continue  # margins are meaningless on the wrong paper
             extent = content_extent(page, reader)
         except _READ_ERRORS:
-            problems.append(f"page {number} could not be checked")
+            problems.append(Refusal.filled("page_unchecked", "page {page} could not be checked", page=number))
             continue
         box = page.cropbox
         if extent is not None and (
             extent[0] < float(box.left) + margin or extent[1] < float(box.bottom) + margin
             or extent[2] > float(box.right) - margin or extent[3] > float(box.top) - margin
         ):
-            problems.append(f"content outside the printable area on page {number}")
+            problems.append(Refusal.filled("page_outside_printable_area",
+                                           "content outside the printable area on page {page}", page=number))
     return PrecompiledCheck(ok=not problems, pages=pages, sheets=sheets_for_pages(pages), problems=problems)

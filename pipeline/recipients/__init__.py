@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline.errors import Refusal
+
 
 class InvalidRecipient(ValueError):
     """A phone number or email address failed validation.
 
-    ``message`` is the exact spec text without the field prefix, e.g. "Too many digits".
+    ``message`` is the exact spec text without the field prefix, e.g. "Too many digits"; its
+    ``about(field)`` is the refusal with the prefix.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: Refusal) -> None:
         super().__init__(message)
         self.message = message
 

@@ -6,9 +6,10 @@ import re
 
 from email_validator import EmailNotValidError, validate_email
 
+from pipeline.errors import Refusal
 from pipeline.recipients import InvalidRecipient
 
-NOT_VALID_EMAIL = "Not a valid email address"
+NOT_VALID_EMAIL = Refusal("not_valid_email", "Not a valid email address")
 
 # Characters stripped from both ends: copy-pasting from documents and spreadsheets
 # brings along non-breaking and zero-width spaces that str.strip() does not remove.

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 import phonenumbers
 from phonenumbers import NumberParseException, ValidationResult
 
+from pipeline.errors import Refusal
 from pipeline.recipients import InvalidRecipient
 
-TOO_MANY_DIGITS = "Too many digits"
-NOT_ENOUGH_DIGITS = "Not enough digits"
-NOT_NL_MOBILE = "Not a NL mobile number"
-LETTERS_OR_SYMBOLS = "Must not contain letters or symbols"
-INVALID_COUNTRY_PREFIX = "Not a valid country prefix"
+TOO_MANY_DIGITS = Refusal("too_many_digits", "Too many digits")
+NOT_ENOUGH_DIGITS = Refusal("not_enough_digits", "Not enough digits")
+NOT_NL_MOBILE = Refusal("not_nl_mobile", "Not a NL mobile number")
+LETTERS_OR_SYMBOLS = Refusal("letters_or_symbols", "Must not contain letters or symbols")
+INVALID_COUNTRY_PREFIX = Refusal("invalid_country_prefix", "Not a valid country prefix")
 
 NL_PREFIX = "31"
 NL_MOBILE_LENGTH = 9  # national significant number: "6" + 8 digits
@@ -169,7 +170,7 @@ def _validate_international(digits: str) -> PhoneNumber:
     )
 
 
-def _why_invalid(digits: str) -> str:
+def _why_invalid(digits: str) -> Refusal:
     """Message for a number of a possible length that is still not valid.
 
     Possible lengths are per country, not per range, so a UK mobile one digit short

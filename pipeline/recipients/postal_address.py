@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pipeline.errors import Refusal
 from pipeline.recipients.countries import NETHERLANDS, Country, find_country
 
 MIN_LINES = 3
@@ -20,15 +21,22 @@ MAX_LINES = 7
 REQUIRED_KEYS = ("address_line_1", "address_line_2", "address_line_3")
 FORBIDDEN_FIRST_CHARACTERS = "@()=[]\u201d\\/,<>"  # \u201d is the closing curly double quote ”
 
-NOT_ENOUGH_LINES = f"Address must be at least {MIN_LINES} lines"
-TOO_MANY_LINES = f"Address must be no more than {MAX_LINES} lines"
-FORBIDDEN_CHARACTERS = (
-    "Address lines must not start with any of the following characters: " + " ".join(FORBIDDEN_FIRST_CHARACTERS)
-)
-NOT_REAL_POSTCODE = "Must be a real NL postcode"
-NOT_POSTCODE_OR_COUNTRY = "Last line of address must be a real NL postcode or another country"
-BFPO_WITH_COUNTRY = "The last line of a BFPO address must not be a country."
-NOT_REAL_ADDRESS = "Must be a real address"
+NOT_ENOUGH_LINES = Refusal("address_too_few_lines", f"Address must be at least {MIN_LINES} lines",
+                           {"limit": MIN_LINES})
+TOO_MANY_LINES = Refusal("address_too_many_lines", f"Address must be no more than {MAX_LINES} lines",
+                         {"limit": MAX_LINES})
+FORBIDDEN_CHARACTERS = Refusal("address_forbidden_characters", "Address lines must not start with any of the "
+                               "following characters: " + " ".join(FORBIDDEN_FIRST_CHARACTERS))
+NOT_REAL_POSTCODE = Refusal("not_real_postcode", "Must be a real NL postcode")
+NOT_POSTCODE_OR_COUNTRY = Refusal("not_postcode_or_country",
+                                  "Last line of address must be a real NL postcode or another country")
+BFPO_WITH_COUNTRY = Refusal("bfpo_with_country", "The last line of a BFPO address must not be a country.")
+NOT_REAL_ADDRESS = Refusal("not_real_address", "Must be a real address")
+
+
+def line_required(key: str) -> Refusal:
+    """A line of the address the letter cannot do without, missing from its personalisation."""
+    return Refusal("address_line_required", f"personalisation {key} is a required property", {"field": key})
 
 # BFPO mail is handed to the UK's British Forces Post Office, so from NL it is Europe-zone mail.
 BFPO_COUNTRY = "United Kingdom"
@@ -61,7 +69,7 @@ _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 class AddressErrors(ValueError):
     """Every problem found in one address, as exact spec messages in a stable order."""
 
-    def __init__(self, messages: list[str]) -> None:
+    def __init__(self, messages: list[Refusal]) -> None:
         super().__init__("; ".join(messages))
         self.messages = list(messages)
 
@@ -79,7 +87,7 @@ class PostalAddress:
 def validate_postal_address(personalisation: Mapping[str, object]) -> PostalAddress:
     """Validate and normalise the address in a letter's personalisation; raise AddressErrors."""
     lines, missing = _address_lines(personalisation)
-    messages = [f"personalisation {key} is a required property" for key in missing]
+    messages = [line_required(key) for key in missing]
 
     is_bfpo = any(_BFPO.search(line) for line in lines)
     country = find_country(lines[-1]) if lines else None

@@ -11,9 +11,9 @@ ADDRESS_REFUSALS = [postal_address.NOT_ENOUGH_LINES, postal_address.TOO_MANY_LIN
                     postal_address.FORBIDDEN_CHARACTERS, postal_address.NOT_POSTCODE_OR_COUNTRY,
                     postal_address.NOT_REAL_POSTCODE, postal_address.NOT_REAL_ADDRESS,
                     postal_address.BFPO_WITH_COUNTRY]
-RECIPIENT_PROBLEMS = [f"phone_number {phone.TOO_MANY_DIGITS}", f"phone_number {phone.NOT_ENOUGH_DIGITS}",
-                      f"phone_number {phone.NOT_NL_MOBILE}", f"phone_number {phone.LETTERS_OR_SYMBOLS}",
-                      f"phone_number {phone.INVALID_COUNTRY_PREFIX}", f"email_address {email_address.NOT_VALID_EMAIL}"]
+RECIPIENT_PROBLEMS = [*(problem.about("phone_number") for problem in (
+    phone.TOO_MANY_DIGITS, phone.NOT_ENOUGH_DIGITS, phone.NOT_NL_MOBILE, phone.LETTERS_OR_SYMBOLS,
+    phone.INVALID_COUNTRY_PREFIX)), email_address.NOT_VALID_EMAIL.about("email_address")]
 
 
 @pytest.mark.parametrize("refusal", ADDRESS_REFUSALS + RECIPIENT_PROBLEMS)

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from api.errors import ApiError, BadRequestError
+from api.errors import ApiError, BadRequestError, answer_of
 from config import get_settings
 from models.db import database
 from models.document import Document
@@ -37,7 +37,7 @@ def upload(content: bytes = PDF, **options) -> dict:
 def refused(service, personalisation: dict, channel: str = "email") -> list[str]:
     with pytest.raises(ApiError) as exc:
         prepare_files(service, channel, uuid.uuid4(), personalisation)
-    assert exc.value.status_code == 400 and isinstance(exc.value, BadRequestError)
+    assert answer_of(exc.value) == (400, "BadRequestError") and isinstance(exc.value, BadRequestError)
     return exc.value.messages
 
 
@@ -196,7 +196,7 @@ def test_scanner_down_is_a_503_not_a_pass(service, monkeypatch):
     monkeypatch.setattr("pipeline.documents.prepare.scanner_from_url", lambda url: Down())
     with pytest.raises(ApiError) as exc:
         prepare_files(service, "email", uuid.uuid4(), {"doc": upload()})
-    assert (exc.value.status_code, exc.value.messages) == (503, ["Antivirus API error"])
+    assert (answer_of(exc.value)[0], exc.value.messages) == (503, ["Antivirus API error"])
 
 
 def test_links_point_at_the_download_host(service, client, monkeypatch):

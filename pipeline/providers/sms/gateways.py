@@ -33,7 +33,7 @@ from models import cache, crypto
 from models.db import database, utcnow
 from models.sms_gateway import SmsGateway, SmsGatewayChange
 from pipeline import outbound
-from pipeline.errors import Misconfigured
+from pipeline.errors import Misconfigured, Refusal
 from pipeline.providers.sms import pacing, types
 from pipeline.providers.sms.selection import Candidate
 
@@ -57,7 +57,7 @@ _lock = threading.Lock()
 NAME_PATTERN = "^[a-z0-9][a-z0-9-]{0,62}$"
 
 
-def url_problem(url: str, *, look_up: bool = True) -> str | None:
+def url_problem(url: str, *, look_up: bool = True) -> Refusal | None:
     """Why a gateway URL is refused, or None; `look_up`: resolve a name and check its addresses too."""
     return outbound.url_problem(url, allow_loopback=outbound.loopback_allowed(),
                                 resolver=outbound.system_resolver if look_up else None)
@@ -71,7 +71,7 @@ def gateway_problem(kind: str, url: str, token: str | None, account_sid: str | N
     if problem:
         return problem
     refused = url_problem(url, look_up=look_up)
-    return f"url {refused}" if refused else None
+    return refused.about("url") if refused else None
 
 
 def _entry(position: int, entry: object) -> dict[str, Any]:
