@@ -38,9 +38,11 @@ def _server_time():
 
 
 def _worker_connections(since) -> int:
-    """Connections of worker processes the server has open, of those made since then."""
+    """Connections of worker processes the server has open to this database, of those made since
+    then (other databases on the server may have worker processes of their own)."""
     return database.execute_sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
-                                " AND backend_start >= %s", [WORKER_APPLICATION_NAME, since]).fetchone()[0]
+                                " AND datname = current_database() AND backend_start >= %s",
+                                [WORKER_APPLICATION_NAME, since]).fetchone()[0]
 
 
 def _shared(size: int) -> Iterator[SharedConnections]:
