@@ -1,11 +1,8 @@
 """The database handle shared by every model, switched between SQLite and PostgreSQL by URL."""
 from __future__ import annotations
 
-import collections
-import contextlib
 import datetime
 import json
-import queue
 import select
 import uuid
 from collections.abc import Callable, Hashable, Sequence
@@ -14,8 +11,7 @@ from typing import Any, TypeVar
 
 import peewee
 from playhouse import db_url
-from playhouse.pool import PooledDatabase, PooledPostgresqlDatabase
-from psycopg2.extensions import TRANSACTION_STATUS_IDLE
+from playhouse.pool import MaxConnectionsExceeded, PooledDatabase, PooledPostgresqlDatabase
 
 database = peewee.DatabaseProxy()
 
@@ -128,11 +124,13 @@ def uuid_pk() -> peewee.UUIDField:
 
 POOL_SIZE = 20  # connections a gevent web worker may have open at once; more requests wait
 WORKER_APPLICATION_NAME = "notify-worker"
+WORKER_WAIT_SECONDS = 30  # then a worker thread's work fails as when the server is unreachable, and is retried
+STALE_SECONDS = 300  # a pooled connection older than this is closed rather than used again
 
 
 def connect_url(url: str, shared_connections: int | None = None) -> peewee.Database:
     """The database at url; with shared_connections, a PostgreSQL database's threads share at most
-    that many connections (SharedConnections) instead of keeping one each."""
+    that many connections (SharedConnections, peewee's pool) instead of keeping one each."""
     if url.startswith("sqlite:///"):
         path = Path(url[len("sqlite:///"):])
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,15 +144,21 @@ def connect_url(url: str, shared_connections: int | None = None) -> peewee.Datab
     if not url.startswith(("postgresql://", "postgres://")):
         return db_url.connect(url)
     address = url.split("://", 1)[1]
+    # peewee's pool checks each connection it hands out (a SELECT 1): one the server dropped (it
+    # restarted, or ended the session) is closed and another taken, never handed out again.
     if _cooperate_with_gevent():
         # peewee keeps a connection per greenlet there, that is per request: requests borrow one
-        # from a pool and give it back (leave_request). Threads keep theirs for life instead.
-        return _Pool(max_connections=POOL_SIZE, timeout=10, stale_timeout=300,
-                     **db_url.parse("postgresql://" + address))
+        # from the pool and give it back (leave_request). Threads keep theirs for life instead.
+        return PooledPostgresqlDatabase(max_connections=POOL_SIZE, timeout=10, stale_timeout=STALE_SECONDS,
+                                        **db_url.parse("postgresql://" + address))
     if shared_connections:
-        # Named, so pg_stat_activity shows what holds a server's connections.
-        return SharedConnections(size=shared_connections, application_name=WORKER_APPLICATION_NAME,
-                                 **db_url.parse("postgresql://" + address))
+        # A worker thread holds one from its first query until it gives it back (at the end of
+        # each message, and while it waits on a provider: give_back_connection()), so a worker's
+        # threads, not its connections, bound the sends it has in flight; one finding none free
+        # waits. Named, so pg_stat_activity shows what holds a server's connections.
+        return SharedConnections(
+            max_connections=shared_connections, timeout=WORKER_WAIT_SECONDS, stale_timeout=STALE_SECONDS,
+            application_name=WORKER_APPLICATION_NAME, **db_url.parse("postgresql://" + address))
     return db_url.connect("postgresql://" + address)
 
 
@@ -178,90 +182,16 @@ def dropped(conn: Any) -> bool:
     return bool(readable)
 
 
-class _Pool(PooledPostgresqlDatabase):
-    def _is_closed(self, conn: Any) -> bool:
-        # peewee's pool sends SELECT 1 on every checkout: a round trip per request. A connection
-        # the server dropped (it restarted) is found without one, and never handed out again.
-        return dropped(conn)
-
-
-class SharedConnections(peewee.PostgresqlDatabase):
-    """PostgreSQL connections that a process's threads share, at most `size` open at once.
-
-    A thread holds one from its first query until it closes it (a worker at the end of each
-    message, and while it waits on a provider: give_back_connection()), so a worker's threads, not its
-    connections, bound the sends it has in flight. A thread finding none free waits for one.
-    peewee's PooledDatabase does the same, but under a worker's 48 threads a borrow cost some
-    0.3 ms of CPU: it takes two locks and holds them while it checks the connection, a system
-    call that hands the GIL to threads which then queue on those locks. Here idle connections
-    sit in a deque (append and pop are atomic) and a queue of permits counts them: SimpleQueue
-    blocks and wakes in C, where threading's semaphore runs a Condition in Python on every release
-    (some 8% of a worker's GIL time under 48 threads).
-    """
-
-    # peewee's connection machinery, which this class drives and peewee's stubs leave out.
-    _state: Any
-    _connect: Callable[[], Any]
-    _set_server_version: Callable[[Any], None]
-
-    WAIT_SECONDS = 30.0  # then the thread's work fails as when the server is unreachable, and is retried
-
-    def __init__(self, database: str, size: int, **kwargs: Any) -> None:
-        super().__init__(database, **kwargs)
-        self._idle: collections.deque = collections.deque()
-        self._permits: queue.SimpleQueue = queue.SimpleQueue()
-        for _ in range(size):
-            self._permits.put(None)
+class SharedConnections(PooledPostgresqlDatabase):
+    """peewee's pool, shared by a worker process's threads (connect_url)."""
 
     def connect(self, reuse_if_open: bool = False) -> bool:
-        if not self._state.closed:
-            if reuse_if_open:
-                return False
-            raise peewee.OperationalError("Connection already opened.")
         try:
-            self._permits.get(timeout=self.WAIT_SECONDS)
-        except queue.Empty:
+            return super().connect(reuse_if_open)
+        except MaxConnectionsExceeded:
+            # Raised as a database outage is, which the actors' retry_when retries; peewee's own
+            # error is a ValueError, which they fail at once as a bug.
             raise peewee.OperationalError("no database connection came free") from None
-        try:
-            conn = self._idle_connection()
-            if conn is None:
-                with peewee.__exception_wrapper__:  # type: ignore[attr-defined]  # not in peewee's stubs
-                    conn = self._connect()
-                if self.server_version is None:
-                    self._set_server_version(conn)
-        except BaseException:
-            self._permits.put(None)
-            raise
-        self._state.set_connection(conn)
-        return True
-
-    def _idle_connection(self) -> Any:
-        while True:
-            try:
-                conn = self._idle.pop()  # the most recently used: the others may go stale and be closed
-            except IndexError:
-                return None
-            if not dropped(conn):
-                return conn
-            with contextlib.suppress(Exception):
-                conn.close()
-
-    def close(self) -> bool:
-        if self.in_transaction():
-            raise peewee.OperationalError("Attempting to close database while transaction is open.")
-        if self._state.closed:
-            return False
-        conn = self._state.conn
-        self._state.reset()
-        try:
-            if not conn.closed and conn.get_transaction_status() == TRANSACTION_STATUS_IDLE:
-                self._idle.append(conn)
-            else:
-                with contextlib.suppress(Exception):
-                    conn.close()
-        finally:
-            self._permits.put(None)
-        return True
 
 
 def give_back_connection() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
+import models.db
 from config import get_settings
 from models.db import (
     WORKER_APPLICATION_NAME,
@@ -37,21 +38,17 @@ def _server_time():
 
 
 def _worker_connections(since) -> int:
-    """Connections of worker processes the server has open, of those made since then."""
+    """Connections of worker processes the server has open to this database, of those made since
+    then (other databases on the server may have worker processes of their own)."""
     return database.execute_sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
-                                " AND backend_start >= %s", [WORKER_APPLICATION_NAME, since]).fetchone()[0]
-
-
-def _close_all(db: SharedConnections) -> None:
-    db.close()
-    for conn in db._idle:
-        conn.close()
+                                " AND datname = current_database() AND backend_start >= %s",
+                                [WORKER_APPLICATION_NAME, since]).fetchone()[0]
 
 
 def _shared(size: int) -> Iterator[SharedConnections]:
     db = connect_url(get_settings().database_url, shared_connections=size)
     yield db
-    _close_all(db)
+    db.close_all()
 
 
 @pytest.fixture
@@ -101,8 +98,9 @@ def test_a_thread_waits_for_a_connection_another_gives_back(single: SharedConnec
 
 
 def test_a_thread_that_finds_none_free_in_time_fails_and_the_connection_stays_usable(
-        single: SharedConnections, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(single, "WAIT_SECONDS", 0.2)
+        monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(models.db, "WORKER_WAIT_SECONDS", 0.2)
+    single = next(_shared(1))
     held = _backend_pid(single)
     failed: list[str] = []
 
@@ -117,9 +115,10 @@ def test_a_thread_that_finds_none_free_in_time_fails_and_the_connection_stays_us
     waiting.join(timeout=10)
     assert failed == ["no database connection came free"]
     single.close()
-    assert _backend_pid(single) == held  # the permit of the failed wait was never taken
+    assert _backend_pid(single) == held  # the failed wait took none
     single.close()
-    assert single.connect() and single.close()  # and the one permit came back each time
+    assert single.connect() and single.close()  # and the one connection came back each time
+    single.close_all()
 
 
 def test_a_connection_the_server_ended_is_replaced_before_use(shared: SharedConnections):
@@ -141,7 +140,7 @@ def test_a_connection_inside_a_transaction_is_kept_until_it_ends():
         give_back_connection()
         assert database.is_closed()
     finally:
-        _close_all(shared)
+        shared.close_all()
         database.initialize(suite_database)
 
 

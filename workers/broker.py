@@ -5,12 +5,8 @@ binds the actors to it.
 """
 from __future__ import annotations
 
-import collections
 import contextlib
 import gc
-import logging
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,9 +14,7 @@ import dramatiq
 import redis
 from dramatiq.brokers.rabbitmq import RabbitmqBroker
 from dramatiq.brokers.redis import RedisBroker
-from dramatiq.common import current_millis
 from dramatiq.middleware import Middleware
-from redis.exceptions import NoScriptError
 
 from config import get_settings, redis_url
 from models.db import database, give_back_connection, init_database, is_postgres, open_connection
@@ -72,16 +66,22 @@ class LongLivedStartup(Middleware):
             gc.freeze()
 
 
-ACK_EVERY_SECONDS = 0.01
-log = logging.getLogger(__name__)
-
 # Queues of the send path: a message waits on each of them in turn between accept and delivery.
 PROMPT_QUEUES = frozenset({"send-sms", "send-email", "send-job-sms", "send-job-email", "callbacks",
                            "simulated-gateway", "jobs"})
 
 
-class Broker(RedisBroker):
-    """Dramatiq's Redis broker with idle polls of our own and enqueues in one round trip.
+class EnqueuedOneByOne:
+    """pipelined() of a broker whose every enqueue is its own round trip, through the library's
+    public enqueue: the block only keeps the callers' interface (workers.enqueue.enqueued_together)."""
+
+    @contextlib.contextmanager
+    def pipelined(self) -> Iterator[None]:
+        yield
+
+
+class Broker(EnqueuedOneByOne, RedisBroker):
+    """Dramatiq's Redis broker with idle polls of our own.
 
     A consumer whose queue ran empty backs off up to the worker's timeout (1 s by default) before
     looking again. The send path hands each message from queue to queue, so a second of back-off on
@@ -95,151 +95,15 @@ class Broker(RedisBroker):
         super().__init__(**options)
         self.idle_poll_ms = idle_poll_ms
         self.quiet_poll_ms = quiet_poll_ms
-        self._pipelined = threading.local()
-        self.ack_every_seconds = ACK_EVERY_SECONDS
-        self._acks: collections.deque[tuple[str, str]] = collections.deque()
-        self._ack_sender: threading.Thread | None = None
-        self._ack_sender_lock = threading.Lock()
-
-    def do_ack(self, queue_name: str, message_id: str) -> None:
-        """A processed message's ack waits up to ack_every_seconds and goes to Redis with the
-        others of that moment, in one round trip (send_acks): an ack of its own cost a worker process
-        a round trip per message, a tenth of its CPU on the send path. One not yet sent when the
-        process dies leaves its message to come back after the heartbeat timeout, as a process
-        killed mid-message does: every stage is idempotent."""
-        self._acks.append((queue_name, message_id))
-        if self._ack_sender is None:
-            with self._ack_sender_lock:
-                if self._ack_sender is None:
-                    self._ack_sender = threading.Thread(target=self._send_acks_forever, daemon=True, name="acks")
-                    self._ack_sender.start()
-
-    def _send_acks_forever(self) -> None:
-        while True:
-            time.sleep(self.ack_every_seconds)
-            try:
-                self.send_acks()
-            except redis.RedisError:
-                log.warning("acks not sent (Redis unreachable); trying again", exc_info=True)
-
-    def send_acks(self) -> None:
-        """Send the waiting acks, each as dispatch.lua's ack (dramatiq is pinned), in one round
-        trip; when Redis cannot be reached they wait for the next try."""
-        batch: list[tuple[str, str]] = []
-        while self._acks:
-            batch.append(self._acks.popleft())
-        if not batch:
-            return
-        calls = [self._script_args("ack", queue_name, message_id) for queue_name, message_id in batch]
-        pipe = self.client.pipeline(transaction=False)
-        for args in calls:
-            # EVALSHA straight on the pipeline: a Script on a pipeline asks SCRIPT EXISTS first.
-            pipe.evalsha(self.scripts["dispatch"].sha, 1, self.namespace, *args)
-        try:
-            replies = pipe.execute(raise_on_error=False)
-        except (redis.ConnectionError, redis.TimeoutError):
-            self._acks.extendleft(reversed(batch))  # an ack sent twice finds nothing to remove
-            raise
-        self._check_replies(replies, dict(enumerate(calls)))
-
-    def _script_args(self, command: str, queue_name: str, *args: Any) -> list[Any]:
-        """The arguments RedisBroker._dispatch passes to dispatch.lua (dramatiq is pinned; the tests
-        consume messages sent and acked this way with a real worker)."""
-        return [command, current_millis(), queue_name, self.broker_id, self.heartbeat_timeout, self.dead_message_ttl,
-                self._should_do_maintenance(command), self._max_unpack_size(), *args]
-
-    def _check_replies(self, replies: list[Any], scripted: dict[int, list[Any]]) -> None:
-        """After a pipeline: run again each script call (position: arguments) that a restarted Redis
-        did not know, which loads the script; then raise the first other error."""
-        for position, args in scripted.items():
-            if isinstance(replies[position], NoScriptError):
-                self.scripts["dispatch"](keys=[self.namespace], args=args)
-        failed = [reply for reply in replies if isinstance(reply, Exception) and not isinstance(reply, NoScriptError)]
-        if failed:
-            raise failed[0]
-
-    def close(self) -> None:
-        with contextlib.suppress(redis.RedisError):
-            self.send_acks()
-        super().close()
 
     def consume(self, queue_name: str, prefetch: int = 1, timeout: int = 5000) -> dramatiq.Consumer:
         poll = self.idle_poll_ms if queue_name in PROMPT_QUEUES else self.quiet_poll_ms
         return super().consume(queue_name, prefetch, min(timeout, poll))
 
-    @contextlib.contextmanager
-    def pipelined(self) -> Iterator[None]:
-        """Messages this thread enqueues inside the block reach Redis together, in one round trip
-        when the block ends (the outermost block, when they nest). Each still runs the enqueue
-        middleware, whose after_enqueue hooks run before the block ends."""
-        if getattr(self._pipelined, "pending", None) is not None:
-            yield
-            return
-        pending: list[list[Any]] = []
-        self._pipelined.pending = pending
-        try:
-            yield
-        finally:
-            self._pipelined.pending = None
-            if pending:
-                self._dispatch_all(pending)
 
-    def do_enqueue(self, queue_name: str, message_id: str, data: bytes) -> None:
-        pending = getattr(self._pipelined, "pending", None)
-        if pending is None:
-            self._dispatch("enqueue")(queue_name, message_id, data)
-            return
-        pending.append(self._script_args("enqueue", queue_name, message_id, data))
-
-    def _dispatch_all(self, calls: list[list[Any]]) -> None:
-        """Send the messages enqueued in a block, in one round trip and in order.
-
-        dispatch.lua's enqueue stores a message in the queue's hash and pushes its id, after
-        noting the sender's heartbeat, which only matters for a consumer. Running the script once
-        per message cost Redis more than the messages themselves: a run of messages to one queue
-        is sent as one HSET and then one RPUSH instead, so a consumer never meets an id before its
-        message. (A MULTI/EXEC around them cost this process more than the script for the one
-        message a quiet moment sends; a message stored but never pushed, were the connection to
-        break between the two, is one whose row has committed: the sweeps send it again, as when
-        Redis is down.) A message whose send drew dramatiq's maintenance still runs the script, so
-        the broker's upkeep happens as often as before.
-        """
-        script = self.scripts["dispatch"]
-        pipe = self.client.pipeline(transaction=False)
-        scripted: dict[int, list[Any]] = {}  # the position of the script's reply: its arguments
-        run: list[list[Any]] = []
-        commands = 0
-
-        def push_run() -> None:
-            nonlocal commands
-            commands += 2
-            queue = f"{self.namespace}:{run[0][2]}"
-            pipe.hset(f"{queue}.msgs", mapping={args[-2]: args[-1] for args in run})
-            pipe.rpush(queue, *(args[-2] for args in run))
-            run.clear()
-
-        for args in calls:
-            if run and (args[6] or args[2] != run[0][2]):
-                push_run()
-            if args[6]:  # do_maintenance
-                # EVALSHA straight on the pipeline: a Script on a pipeline asks SCRIPT EXISTS first.
-                pipe.evalsha(script.sha, 1, self.namespace, *args)
-                scripted[commands] = args
-                commands += 1
-            else:
-                run.append(args)
-        if run:
-            push_run()
-        self._check_replies(pipe.execute(raise_on_error=False), scripted)
-
-
-class RabbitBroker(RabbitmqBroker):
+class RabbitBroker(EnqueuedOneByOne, RabbitmqBroker):
     """Dramatiq's RabbitMQ broker, for durable queues (BROKER_URL=amqp://...). Each enqueue is its
-    own publish, confirmed by RabbitMQ: pipelined() only keeps the helpers' interface."""
-
-    @contextlib.contextmanager
-    def pipelined(self) -> Iterator[None]:
-        yield
+    own publish, confirmed by RabbitMQ."""
 
 
 _ops_redis: redis.Redis | None = None

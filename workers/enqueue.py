@@ -63,6 +63,7 @@ def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) ->
 
 @contextlib.contextmanager
 def enqueued_together() -> Iterator[None]:
-    """What this thread enqueues inside the block goes to Redis in one round trip as it ends."""
+    """What this thread enqueues inside the block is in Redis when it ends, a round trip each
+    (workers.broker.EnqueuedOneByOne); an outage is logged, and the sweeps send the rest."""
     with left_to_the_sweeps("messages sent together"), current_broker().pipelined():
         yield

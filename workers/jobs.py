@@ -35,7 +35,7 @@ def create_job_rows(job_id: str, chunk: int) -> None:
         if more:
             enqueue_after_commit(create_job_rows, job_id, chunk + 1)
 
-    with enqueued_together():  # the chunk's deliveries go to Redis in one round trip after its commit
+    with enqueued_together():  # the chunk's deliveries go to Redis after its commit
         create_chunk(job_id, chunk, enqueue)
 
 
