@@ -84,7 +84,7 @@ def _kinds(filters: NotificationFilters) -> list[tuple[str, tuple[str, ...]]] | 
     if not (filters.statuses or filters.letter_statuses):
         return [(channel, ()) for channel in filters.notification_types] or None
     channels = filters.notification_types or CHANNELS
-    groups = [(status,) for status in filters.statuses if status not in FAILED_STATUSES]
+    groups: list[tuple[str, ...]] = [(status,) for status in filters.statuses if status not in FAILED_STATUSES]
     if set(FAILED_STATUSES) <= set(filters.statuses):
         groups.append(FAILED_STATUSES)
     else:
