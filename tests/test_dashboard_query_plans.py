@@ -87,12 +87,14 @@ def test_the_rollup_and_the_dashboard_read_counts_not_notifications(scale):
             assert SCHEDULED_INDEX in text, text
             continue
         # The hours of the service's first day before a UTC midnight: the whole days come from the counts.
-        # Those hours' rows are counted off the kind index, a range per channel and status.
+        # Those hours' rows are counted off the kind index, a range per channel and status (those of live
+        # keys: the fixture has no team key's rows, whose empty range the planner may read off any index).
         week_start = datetime.datetime.combine(first_day(now), datetime.time(), ZoneInfo(DEFAULT_TIME_ZONE))
         start, midnight = [each for each in params if isinstance(each, datetime.datetime)]
         assert start == week_start.astimezone(datetime.UTC).replace(tzinfo=None), (sql, params)
         assert_range_read(text, start, midnight)
-        assert re.search(rf"(?:using|on) {KIND_INDEX}\b", text), text  # an index-only or a bitmap scan
+        if "live" in params:
+            assert re.search(rf"(?:using|on) {KIND_INDEX}\b", text), text  # an index-only or a bitmap scan
     # What the figures read instead: a few rows per service, day and kind however many notifications
     # (20 services, 9 days, 3 channels, 2 key types, 6 statuses here), counts and journal together.
     with using(db):
