@@ -13,7 +13,9 @@ import peewee
 from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, RolledUpDay
 from models.notification import Notification
 from models.plain_rows import tuple_rows
+from models.service import CHANNELS
 from pipeline.daily_rollup import as_date, billing_of, held_counts, purged_billing, purged_status_counts
+from pipeline.statuses import EVERY_STATUS
 
 BILLED_KEY_TYPES = ("live", "team")  # test keys never cost
 # (day, notification type, status)
@@ -56,8 +58,11 @@ def counts_since(service_id: object, start: datetime.datetime, now: datetime.dat
                  key_types: tuple[str, ...]) -> Counter[tuple[str, str]]:
     """Notifications of the key types created from the moment `start` (naive UTC, a midnight of the
     service's zone) up to now, per type and status. The whole UTC days come the cheap way (status_counts);
-    the hours before the first UTC midnight from the notifications themselves, by the list index (a part
-    of a day already purged is not in them: the purge's tally is per UTC day)."""
+    the hours before the first UTC midnight from the notifications themselves (a part of a day already
+    purged is not in them: the purge's tally is per UTC day). Every channel and status is named, so that
+    the kind index (service, key_type, notification_type, status, created_at, id) bounds each of its
+    ranges by those hours: their entries are counted off the index alone, not each row visited (an hour
+    is 60,000 rows at 10 million, scattered over the table when it is not in time order)."""
     midnight = datetime.datetime.combine(start.date(), datetime.time())
     if midnight < start:
         midnight += datetime.timedelta(days=1)
@@ -69,6 +74,7 @@ def counts_since(service_id: object, start: datetime.datetime, now: datetime.dat
         rows = (Notification.select(Notification.notification_type, Notification.status,
                                     peewee.fn.COUNT(Notification.id))
                 .where((Notification.service == service_id) & (Notification.key_type == key_type)
+                       & Notification.notification_type.in_(CHANNELS) & Notification.status.in_(EVERY_STATUS)
                        & (Notification.created_at >= start) & (Notification.created_at < midnight))
                 .group_by(Notification.notification_type, Notification.status))
         for kind, status, n in tuple_rows(rows):

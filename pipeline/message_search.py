@@ -23,7 +23,7 @@ from models.notification import Notification
 from models.queries import NotificationFilters, merged, notification_parts
 from models.service import Service
 from pipeline.recipients import InvalidRecipient, validate_email_address, validate_phone_number
-from pipeline.statuses import EVERY_STATUS, FILTER_VALUES, LETTER_PUBLIC
+from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
 
 LETTER_ONLY_FILTERS = frozenset(LETTER_PUBLIC.values())  # as the API: only letters are "accepted" or "received"
 # The list's "sent with" choices: one key type, or live and team together (what reached real people).
@@ -80,8 +80,7 @@ def _filters(search: MessageSearch) -> NotificationFilters:
 
     plain = [name for name in search.statuses if name not in LETTER_ONLY_FILTERS]
     return NotificationFilters(
-        # A channel alone is every status of it: read a range per status (models/queries.py).
-        statuses=expand(plain) if search.statuses or not search.channels else EVERY_STATUS,
+        statuses=expand(plain),
         letter_statuses=expand([name for name in search.statuses if name in LETTER_ONLY_FILTERS]),
         notification_types=search.channels,
         include_jobs=True,  # unlike the API's list: a spreadsheet's messages are the service's messages too

@@ -31,6 +31,7 @@ VALIDATION_FAILED = "validation-failed"
 CANCELLED = "cancelled"
 RETURNED_LETTER = "returned-letter"
 
+# The failures' index (models.notification.FAILED_STATUSES) holds these: the "failed" filter reads it.
 FAILURES = (PERMANENT_FAILURE, TEMPORARY_FAILURE, TECHNICAL_FAILURE, VIRUS_SCAN_FAILED, VALIDATION_FAILED)
 FINAL = frozenset({DELIVERED, SENT, CANCELLED, RETURNED_LETTER, *FAILURES})
 COMPLETED = frozenset({DELIVERED, CANCELLED, RETURNED_LETTER, *FAILURES})
@@ -54,7 +55,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     RETURNED_LETTER: frozenset({SENDING, DELIVERED}),
 }
 
-# Every status a notification can be in: a channel filter without a status reads a range per status.
+# Every status a notification can be in: counting rows by (channel, status) ranges of an index.
 EVERY_STATUS = tuple(sorted({*ALLOWED, *(status for before in ALLOWED.values() for status in before)}))
 
 # Public names of the letter statuses over the internal ones (wire contract).

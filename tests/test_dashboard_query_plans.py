@@ -14,7 +14,7 @@ from core.dashboard import first_day, jobs_in_progress, latest_received_texts, r
 from core.usage import monthly_usage
 from models.api_key import KEY_TYPES
 from models.daily_rollup import RolledUpDay
-from models.notification import SCHEDULED_INDEX
+from models.notification import KIND_INDEX, SCHEDULED_INDEX
 from models.service import DEFAULT_TIME_ZONE
 from pipeline.daily_rollup import counted_from_rows, held_counts, roll_up, roll_up_service
 from tests.test_scale_query_plans import (  # noqa: F401  (scale: the fixture)
@@ -87,9 +87,14 @@ def test_the_rollup_and_the_dashboard_read_counts_not_notifications(scale):
             assert SCHEDULED_INDEX in text, text
             continue
         # The hours of the service's first day before a UTC midnight: the whole days come from the counts.
+        # Those hours' rows are counted off the kind index, a range per channel and status (those of live
+        # keys: the fixture has no team key's rows, whose empty range the planner may read off any index).
         week_start = datetime.datetime.combine(first_day(now), datetime.time(), ZoneInfo(DEFAULT_TIME_ZONE))
-        assert params[2] == week_start.astimezone(datetime.UTC).replace(tzinfo=None), (sql, params)
-        assert_range_read(text, params[2], params[3])
+        start, midnight = [each for each in params if isinstance(each, datetime.datetime)]
+        assert start == week_start.astimezone(datetime.UTC).replace(tzinfo=None), (sql, params)
+        assert_range_read(text, start, midnight)
+        if "live" in params:
+            assert re.search(rf"(?:using|on) {KIND_INDEX}\b", text), text  # an index-only or a bitmap scan
     # What the figures read instead: a few rows per service, day and kind however many notifications
     # (20 services, 9 days, 3 channels, 2 key types, 6 statuses here), counts and journal together.
     with using(db):

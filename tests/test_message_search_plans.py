@@ -8,7 +8,8 @@ import datetime
 import pytest
 
 from models.db import utcnow
-from models.notification import RECIPIENT_INDEX
+from models.notification import CHANNEL_INDEX, FAILED_INDEX, RECIPIENT_INDEX
+from pipeline import statuses
 from pipeline.message_search import KEY_TYPE_CHOICES, MessageSearch, count_matches, search_page
 from tests.factories import create_notification, create_service
 from tests.test_scale_query_plans import (
@@ -85,6 +86,35 @@ def test_each_filter_and_the_next_page_read_index_ranges(scale, search):
         # per key type read (live and team together are two index ranges, a page of each).
         pages = len(KEY_TYPE_CHOICES[search.key_type])
         assert all(int(rows) <= 50 * pages for rows in FULL_SORT.findall(text)), text
+
+
+@pytest.mark.parametrize("search", [
+    MessageSearch(channels=("letter",)),
+    MessageSearch(date_from=TODAY - datetime.timedelta(days=2), date_to=TODAY - datetime.timedelta(days=2),
+                  channels=("sms",)),
+], ids=["letters", "one day, sms"])
+def test_a_channel_alone_reads_a_range_per_key_type_off_the_channel_index(scale, search):
+    """A channel without a status: one range of (service, key_type, notification_type, created_at, id) per
+    key type, not one per status of the channel (13 ranges per key type took longer to plan than to read)."""
+    rows, plans = _plans(scale, lambda: search_page(scale["service"], search, limit=50))
+    assert len(rows) == 50 and {row.notification_type for row in rows} == set(search.channels)
+    [text] = plans
+    assert text.count(f"Index Scan Backward using {CHANNEL_INDEX} ") == 2 and "Merge Append" in text, text
+    assert not FULL_SORT.search(text), text
+
+
+@pytest.mark.parametrize("search, ranges", [
+    (MessageSearch(statuses=("failed",)), 6),
+    (MessageSearch(statuses=("failed",), channels=("email",)), 2),
+], ids=["failed", "failed emails"])
+def test_failed_reads_a_range_per_channel_and_key_type_off_the_failures_index(scale, search, ranges):
+    """"failed" is five statuses: one range of the failed rows' index per channel and key type, not one
+    per failure status too."""
+    rows, plans = _plans(scale, lambda: search_page(scale["service"], search, limit=50))
+    assert len(rows) == 50 and {row.status for row in rows} <= set(statuses.FAILURES)
+    [text] = plans
+    assert text.count(f"Index Scan Backward using {FAILED_INDEX} ") == ranges, text
+    assert not FULL_SORT.search(text), text
 
 
 def test_the_reports_count_stops_at_the_threshold_and_reads_an_index(scale):

@@ -32,7 +32,7 @@ from models import crypto
 from models.api_key import KEY_TYPES
 from models.db import utcnow
 from models.migrations import migrate
-from models.notification import KIND_INDEX, Notification
+from models.notification import CHANNEL_INDEX, FAILED_INDEX, FAILED_STATUSES, KIND_INDEX, Notification
 from models.queries import PAGE_SIZE, retention_cutoff
 from models.service import CHANNELS
 from pipeline import dispatch, statuses
@@ -141,6 +141,7 @@ def assert_index_only(text: str) -> None:
 
 LIST_FILTERS = [
     "", "status=delivered", "status=created", "status=failed&status=sending", "template_type=letter",
+    "template_type=sms&template_type=letter",
     "template_type=sms&status=technical-failure", "reference={reference}", "reference={reference}&status=delivered",
     "reference=no-such-reference", "status=pending-virus-check", "status=accepted", "status=received&status=failed",
     "template_type=email&template_type=letter&status=delivered", "include_jobs=true&status=temporary-failure",
@@ -169,7 +170,16 @@ def test_the_list_with_each_filter_reads_an_index_range_in_order(scale, client, 
             assert all(int(rows) <= PAGE_SIZE for rows in FULL_SORT.findall(text)), text
             if "reference=" in query:
                 assert f"Index Scan Backward using {REFERENCE_INDEX} " in text, text
-            elif "status=" in query or "template_type=" in query:
+            elif "template_type=" in query and "status=" not in query:
+                # A channel alone: a range per channel, each read in order, whatever its statuses.
+                channels = query.count("template_type=")
+                assert text.count(f"Index Scan Backward using {CHANNEL_INDEX} ") == channels, text
+                assert f"using {KIND_INDEX} " not in text and f"using {LIST_INDEX} " not in text, text
+            elif "status=failed" in query:
+                # Every failure at once: a range per channel of the failed rows' index.
+                assert text.count(f"Index Scan Backward using {FAILED_INDEX} ") == len(CHANNELS), text
+                assert f"using {LIST_INDEX} " not in text, text
+            elif "status=" in query:
                 # A range per channel and status, each read in order; pages merged, never the rows sorted.
                 # A status the statistics hold (almost) no row of may be read off (status, created_at)
                 # instead: then that status's rows are few in the whole table.
@@ -182,6 +192,10 @@ def test_the_list_with_each_filter_reads_an_index_range_in_order(scale, client, 
             assert "notification_pkey" in text, text  # the cursor's own row, found by id
     if query.startswith(f"reference={scale['reference']}"):
         assert rows and {row["reference"] for row in rows} == {scale["reference"]}
+
+
+def test_the_failures_index_holds_what_the_failed_filter_names():
+    assert set(FAILED_STATUSES) == set(statuses.FAILURES) == set(statuses.FILTER_VALUES["failed"])
 
 
 def _expired(scale: dict) -> Counter:

@@ -100,4 +100,5 @@ MIGRATIONS: list[Step] = [
     Step(185, "the lists' indexes per channel and status, and for scheduled sends", transaction=False),
     Step(190, "each sms gateway's pace: messages a second and requests in flight"),
     Step(195, "a bulk job's rows kept in parts, each taken by the chunk that sends it"),
+    Step(200, "the lists' indexes per channel, for a channel filter alone and for failed rows", transaction=False),
 ]

@@ -1,5 +1,6 @@
 """The list query reads the (service, key_type, created_at, id) index backwards and never sorts; a filtered
-one reads a range of (service, key_type, notification_type, status, created_at, id) per channel and status.
+one reads a range of (service, key_type, notification_type, status, created_at, id) per channel and status,
+or of (service, key_type, notification_type, created_at, id) per channel for a channel alone.
 
 Runs on whichever database DATABASE_URL points at: PostgreSQL's EXPLAIN must show an index scan
 backward on that index with no Sort node; SQLite's EXPLAIN QUERY PLAN must show a SEARCH using that
@@ -15,7 +16,7 @@ import uuid
 import pytest
 
 from models.db import database, is_postgres, utcnow
-from models.notification import KIND_INDEX, Notification
+from models.notification import CHANNEL_INDEX, KIND_INDEX, Notification
 from models.queries import NotificationFilters, notifications_page_query
 from tests.factories import create_service
 
@@ -96,5 +97,25 @@ def test_filters_read_a_range_per_channel_and_status_merged_in_order(services):
     expected = list(Notification.select().where(
         (Notification.service == services[2]) & (Notification.key_type == "live")
         & Notification.status.in_(["delivered", "sending"]) & Notification.notification_type.in_(["sms", "email"]))
+        .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(250))
+    assert [row.id for row in query] == [row.id for row in expected]
+
+
+def test_a_channel_filter_alone_reads_a_range_per_channel_merged_in_order(services):
+    """A channel without a status reads the (service, key_type, notification_type, created_at, id) index,
+    one range per channel: a range per status of each would cost more to plan than to read."""
+    filters = NotificationFilters(notification_types=("sms", "email"))
+    query = notifications_page_query(services[2], "live", filters)
+    text = plan(query)
+    if is_postgres():
+        assert text.count(f"Index Scan Backward using {CHANNEL_INDEX} on notification") == 2, text
+        assert "Merge Append" in text and "Seq Scan" not in text, text
+    else:
+        assert len(re.findall(rf"SEARCH \w+ USING INDEX {CHANNEL_INDEX} \(service_id=\? AND key_type=\? AND "
+                              rf"notification_type=\?", text)) == 2, text
+        assert not re.search(r"\bSCAN \w+\b(?! \(subquery)", text), text
+    expected = list(Notification.select().where(
+        (Notification.service == services[2]) & (Notification.key_type == "live")
+        & Notification.notification_type.in_(["sms", "email"]))
         .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(250))
     assert [row.id for row in query] == [row.id for row in expected]

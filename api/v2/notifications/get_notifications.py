@@ -12,7 +12,7 @@ from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.notification_schemas import get_notifications_query, notifications_page_response
 from api.v2.notifications.serialise import notification_json, page_links
 from models.queries import NotificationFilters, notifications_page
-from pipeline.statuses import EVERY_STATUS, FILTER_VALUES, LETTER_PUBLIC
+from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
 
 REPEATABLE = ("status", "template_type")
 # "accepted" and "received" are names only letters are shown with, so only letters match them: an email
@@ -58,9 +58,7 @@ def get_notifications() -> Response:
     names = data.get("status", [])
     channels = tuple(dict.fromkeys(data.get("template_type", [])))
     filters = NotificationFilters(
-        # A channel alone is every status of it: read a range per status (models/queries.py).
-        statuses=_expand(name for name in names if name not in LETTER_ONLY_FILTERS) if names or not channels
-        else EVERY_STATUS,
+        statuses=_expand(name for name in names if name not in LETTER_ONLY_FILTERS),
         letter_statuses=_expand(name for name in names if name in LETTER_ONLY_FILTERS),
         notification_types=channels,
         reference=data.get("reference"),
