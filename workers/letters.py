@@ -103,9 +103,11 @@ def sweep_stuck_letters() -> None:
         enqueue_after_commit(stage, str(row.id))
 
 
-def enqueue_letter_pdf(notification: Notification) -> None:
-    enqueue_after_commit(create_letter_pdf, str(notification.id))
+def enqueue_letter_pdf(notifications: list[Notification]) -> None:
+    for notification in notifications:
+        enqueue_after_commit(create_letter_pdf, str(notification.id))
 
 
-def enqueue_virus_scan(notification: Notification) -> None:
-    enqueue_after_commit(scan_precompiled_letter, str(notification.id))
+def enqueue_virus_scan(notifications: list[Notification]) -> None:
+    for notification in notifications:
+        enqueue_after_commit(scan_precompiled_letter, str(notification.id))
