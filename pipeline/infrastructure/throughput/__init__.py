@@ -1,5 +1,6 @@
 """The seam for throughput (architecture rule 15): the plain operations rules and stages call to
-record notifications and count against the rate and daily limits, whatever makes them fast.
+record notifications, count against the rate and daily limits and change statuses, whatever makes
+them fast.
 
 Two implementations of one interface, chosen by the THROUGHPUT setting:
 - `reference` (reference.py): the peewee ORM and a Redis round trip of each request's own; what
@@ -9,8 +10,8 @@ Two implementations of one interface, chosen by the THROUGHPUT setting:
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from config import get_settings
 from models.notification import Notification
@@ -37,6 +38,17 @@ class Throughput(Protocol):
 
     def settings_generation(self) -> bytes | None:
         """See settings_generation()."""
+
+    def change_status(self, notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
+        """See change_status()."""
+
+    def change_statuses(self, notification_ids: list[Any], allowed: frozenset[str],
+                        values: dict[str, Any]) -> list[tuple[Any, str]]:
+        """See change_statuses()."""
+
+    def change_each_status(self, allowed: frozenset[str], shared: dict[str, Any],
+                           changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
+        """See change_each_status()."""
 
 
 def rate_limit_refusal(key_type: str, limit: int) -> RateLimitError:
@@ -87,3 +99,25 @@ def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
 def settings_generation() -> bytes | None:
     """The settings generation (models.cache) Redis holds."""
     return implementation().settings_generation()
+
+
+# Status changes: pipeline.statuses decides which are allowed (`allowed`: the statuses a row may move
+# from) and what follows one; these only write them, each a compare-and-set on the row's status.
+
+def change_status(notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
+    """UPDATE the notification to values if its status is one of allowed: its type if it moved, else None."""
+    return implementation().change_status(notification_id, allowed, values)
+
+
+def change_statuses(notification_ids: list[Any], allowed: frozenset[str],
+                    values: dict[str, Any]) -> list[tuple[Any, str]]:
+    """UPDATE every one of the notifications whose status is one of allowed to values (a value may be
+    another column of the row, copied over): the id and type of each moved."""
+    return implementation().change_statuses(notification_ids, allowed, values)
+
+
+def change_each_status(allowed: frozenset[str], shared: dict[str, Any],
+                       changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
+    """change_statuses() with values of each notification's own (the same fields for all, an id at
+    most once) besides the shared ones: the id and type of each moved."""
+    return implementation().change_each_status(allowed, shared, changes)

@@ -3,11 +3,12 @@ each request's own. What the operations mean; the fast implementation must behav
 from __future__ import annotations
 
 import time
-from typing import cast
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from models import cache
 from models.db import database
-from models.notification import Notification
+from models.notification import Notification, unindexed_status
 from pipeline import daily_limits
 from pipeline.daily_limits import DailyCount
 from pipeline.infrastructure.throughput import RATE_WINDOW_SECONDS, Enqueue, WithRow, rate_limit_refusal
@@ -44,3 +45,27 @@ class Reference:
         # An MGET, as the fast implementation reads it: the generation's readers are counted by command.
         return cast("bytes | None", client().mget([cache.generation_key()])[0])
 
+    def change_status(self, notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
+        moved = change_statuses([notification_id], allowed, values)
+        return moved[0][1] if moved else None
+
+    def change_statuses(self, notification_ids: list[Any], allowed: frozenset[str],
+                        values: dict[str, Any]) -> list[tuple[Any, str]]:
+        return change_statuses(notification_ids, allowed, values)
+
+    def change_each_status(self, allowed: frozenset[str], shared: dict[str, Any],
+                           changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
+        moved = []
+        with database.atomic():
+            for notification_id, fields in changes:
+                moved += change_statuses([notification_id], allowed, {**shared, **fields})
+        return moved
+
+
+def change_statuses(notification_ids: list[Any], allowed: frozenset[str],
+                    values: dict[str, Any]) -> list[tuple[Any, str]]:
+    """UPDATE the notifications whose status is one of allowed to values: (id, type) of each moved."""
+    query = (Notification.update(values)
+             .where(Notification.id.in_(notification_ids) & unindexed_status().in_(allowed))
+             .returning(Notification.id, Notification.notification_type))
+    return [(row.id, row.notification_type) for row in query.execute()]
