@@ -131,6 +131,9 @@ class Settings:
     # after the console's own, and the class its rules are written for (added to every page's body).
     console_theme_css: Path | None = None
     console_theme_class: str | None = None
+    # How notifications are recorded and limits counted (pipeline/infrastructure/throughput): "fast"
+    # (default: group commit, cached SQL, leases) or "reference" (the plain ORM, what the tests also run on).
+    throughput: str = "fast"
 
 
 def load_settings() -> Settings:
@@ -207,6 +210,7 @@ def load_settings() -> Settings:
         local_mailbox_dir=Path(os.environ["LOCAL_MAILBOX_DIR"]) if os.environ.get("LOCAL_MAILBOX_DIR") else None,
         console_theme_css=Path(os.environ["CONSOLE_THEME_CSS"]) if os.environ.get("CONSOLE_THEME_CSS") else None,
         console_theme_class=os.environ.get("CONSOLE_THEME_CLASS", "").strip() or None,
+        throughput=os.environ.get("THROUGHPUT", "fast").strip().lower() or "fast",
     )
 
 

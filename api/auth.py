@@ -18,7 +18,7 @@ from flask import g, request
 
 from api.errors import AuthError, Unauthenticated
 from config import get_settings
-from core.limits import observe_settings
+from core.fresh_settings import observe_settings
 from models import crypto
 from models.api_key import ApiKey, record_key_use
 from models.cache import cached

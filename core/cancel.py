@@ -3,13 +3,12 @@ until it is due (the stage logic is pipeline/cancel.py); its daily counts are gi
 from __future__ import annotations
 
 from core.ids import checked_uuid
-from core.limits import release_daily_of
 from core.services import find_service
 from models import audit
 from models.db import database
 from models.notification import Notification
 from models.queries import find_notification
-from pipeline import cancel
+from pipeline import cancel, daily_limits
 from pipeline.errors import NoResultFound
 from pipeline.statuses import public_status
 
@@ -26,5 +25,5 @@ def cancel_message(service_id: str, notification_id: str) -> Notification:
         audit.record(service.id, "notification.cancel", subject_id=notification.id,
                      before={"status": public_status(notification.notification_type, notification.status)},
                      after={"status": done.notification.status})
-    release_daily_of(service.id, done.daily_limits, done.counted_on)
+    daily_limits.give_back_of(service.id, done.daily_limits, done.counted_on)
     return done.notification

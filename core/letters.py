@@ -10,20 +10,19 @@ import base64
 import binascii
 import re
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from core import send_checks
-from core.limits import check_rate_limit, daily_counts, release_daily, reserve_daily
 from core.sender import Sender
 from core.sending import scheduled_for_utc
-from models.db import database, insert_rows
 from models.notification import Notification
 from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
 from pipeline import statuses
+from pipeline.daily_limits import DailyCount, daily_counts
 from pipeline.documents import prepare_files
 from pipeline.errors import BadRequestError, NotPermitted, Refusal, ValidationError
+from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
 from pipeline.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.new_notification import new_notification
@@ -33,7 +32,6 @@ from pipeline.rendering import missing_personalisation
 from pipeline.storage import letter_pdf_key, letter_storage
 from pipeline.trial import trial_letters_message
 
-Enqueue = Callable[[Notification], None]
 # As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
 PRECOMPILED_RECIPIENT = "Provided as PDF"
 PRECOMPILED_SUBJECT = "Pre-compiled PDF"
@@ -62,10 +60,10 @@ def check_may_send_letters(sender: Sender) -> None:
     _check_key_and_mode(sender)
 
 
-def _reserve_daily(sender: Sender) -> list[str]:
+def _daily_counts(sender: Sender) -> tuple[DailyCount, ...]:
     if sender.key_type == "test":
-        return []
-    return reserve_daily(daily_counts(sender.service.id, {"letter": sender.service.daily_limit("letter")}))
+        return ()
+    return daily_counts(sender.service.id, {"letter": sender.service.daily_limit("letter")})
 
 
 def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
@@ -108,21 +106,14 @@ def send_letter(sender: Sender, body: dict[str, Any], enqueue_pdf: Enqueue) -> N
     values = body["personalisation"]
     prepare_files(service, "letter", uuid.uuid4(), values)  # a prepared file here is refused
     rendered, contact = filled_letter(version, contact_block, values)
-    counted = _reserve_daily(sender)
-    try:
-        notification = new_notification(
-            service, "letter", address, body=rendered.body, subject=rendered.subject, version=version,
-            key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
-            reference=body.get("reference"), reply_to_text=contact, scheduled_for=scheduled_for_utc(body),
-            personalisation=values,  # the PDF stage fills in a bilingual letter's English part and "Uw kenmerk"
-            postage=postage_of(address, version),
-        )
-        with database.atomic():
-            insert_rows(Notification, [notification])
-            enqueue_pdf(notification)
-    except BaseException:
-        release_daily(counted)
-        raise
+    notification = new_notification(
+        service, "letter", address, body=rendered.body, subject=rendered.subject, version=version,
+        key_type=sender.key_type, api_key_id=sender.api_key_id, created_by_user_id=sender.created_by_user_id,
+        reference=body.get("reference"), reply_to_text=contact, scheduled_for=scheduled_for_utc(body),
+        personalisation=values,  # the PDF stage fills in a bilingual letter's English part and "Uw kenmerk"
+        postage=postage_of(address, version),
+    )
+    record([notification], enqueue_pdf, _daily_counts(sender))
     return notification
 
 
@@ -168,15 +159,11 @@ def _record_precompiled(sender: Sender, reference: str, data: bytes, postage: st
         reference=reference, status=statuses.PENDING_VIRUS_CHECK, postage=postage or DEFAULT_POSTAGE,
         precompiled=True)
     storage = letter_storage()
-    counted = _reserve_daily(sender)
+    # Stored before the row commits, so the scan stage always finds the file it is sent for.
+    storage.put(letter_pdf_key(notification.id), data)
     try:
-        # Stored before the row commits, so the scan stage always finds the file it is sent for.
-        storage.put(letter_pdf_key(notification.id), data)
-        with database.atomic():
-            insert_rows(Notification, [notification])
-            enqueue_scan(notification)
+        record([notification], enqueue_scan, _daily_counts(sender))
     except BaseException:
-        release_daily(counted)
         storage.delete(letter_pdf_key(notification.id))
         raise
     return notification

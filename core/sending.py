@@ -11,15 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import send_checks
-from core.limits import DailyCount, check_rate_limit, daily_counts, release_daily, reserve_daily
-from core.recording import Enqueue, record
 from core.sender import Sender
-from models.db import database, insert_rows
 from models.notification import Notification
 from models.template import TemplateVersion
 from pipeline.cost import sms_too_long, sms_too_long_message
+from pipeline.daily_limits import DailyCount, daily_counts
 from pipeline.documents import is_prepared_file, prepare_files
 from pipeline.errors import BadRequestError, ValidationError
+from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.new_notification import new_notification
 from pipeline.recipients import InvalidRecipient, Recipient, recipient_of
 from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_message, missing_personalisation_message
@@ -122,19 +121,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
         one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
     )
-    if files.pending:
-        counted = reserve_daily(daily)
-        try:
-            # The files' rows commit with the notification's, in one transaction of this thread.
-            with database.atomic():
-                insert_rows(Notification, [row])
-                files.save(row)
-                enqueue([row])
-        except BaseException:
-            release_daily(counted)
-            raise
-        notification = row
-    else:
-        notification = record(row, enqueue, daily)
+    # A send with files commits their rows with its own, in one transaction.
+    record([row], enqueue, daily, with_row=files.save if files.pending else None)
     sanitised = sanitised_content(files.personalisation, _sanitise_keys(body)) if channel == "email" else {}
-    return Accepted(notification, body, rendered, sanitised)
+    return Accepted(row, body, rendered, sanitised)

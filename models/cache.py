@@ -10,7 +10,7 @@ acknowledges it, and the write returns once every listener has (or the TTL has p
 used only while no other generation has been seen since it was loaded. So a revoked key, a service
 going live or a changed limit counts from the next request in every process, with no Redis read and
 no query per request. A request in a process not listening (yet, or since its connection broke)
-reads the generation itself (core.limits.observe_settings).
+reads the generation itself (core.fresh_settings.observe_settings).
 
 Entries also expire after CACHE_TTL_SECONDS (default 2 s): the bound on staleness where no
 generation is read (worker processes) or Redis could not be asked.
@@ -180,7 +180,7 @@ _client_lock = threading.Lock()
 def _redis() -> redis.Redis:
     global _client
     if _client is None:
-        with _client_lock:  # one client per process (see core.counters.client for why)
+        with _client_lock:  # one client per process (see pipeline.redis_state.client for why)
             if _client is None:
                 _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
     return _client

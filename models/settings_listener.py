@@ -5,7 +5,7 @@ reads the current generation once it is subscribed, then hands each new one to c
 acknowledges it; the write waits for those acknowledgements. While the subscription holds, a request
 needs no Redis read to know its cached settings are current. When the connection breaks, the process
 is not listening until it has subscribed again and read the generation anew, and its requests read
-the generation themselves meanwhile (core.limits.observe_settings).
+the generation themselves meanwhile (core.fresh_settings.observe_settings).
 """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ import peewee
 
 from config import Settings
 from models.outages import DATABASE_UNAVAILABLE
+from pipeline.infrastructure import throughput
 from pipeline.print_provider import PROVIDERS
 from pipeline.print_provider.ssh import HostKeyPin, SftpTarget
 from pipeline.providers.email import smtp
@@ -124,6 +125,7 @@ RULES = (
     Rule("PRINT_SFTP_TIMEOUT_SECONDS", lambda s: _positive(s.print_sftp_timeout_seconds)
          if s.print_provider == "sftp" else None, _WORKER),
     Rule("CLAMD_URL", lambda s: clamd_url_problem(s.clamd_url) if s.clamd_url else None, _EVERYWHERE),
+    Rule("THROUGHPUT", lambda s: throughput.setting_problem(s.throughput), _EVERYWHERE),
 )
 
 

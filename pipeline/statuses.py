@@ -11,9 +11,10 @@ from typing import Any
 
 import peewee
 
-from models.db import column, compiled_sql, database, is_postgres, utcnow
-from models.notification import UNINDEXED_STATUS_SQL, Notification, unindexed_status
+from models.db import utcnow
+from models.notification import Notification, unindexed_status
 from observability.metrics import status_transitions
+from pipeline.infrastructure import throughput
 
 log = logging.getLogger(__name__)
 
@@ -124,13 +125,9 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     Returns True when this call made the change, False when the notification is already in
     new_status (a redelivered message: nothing to do). Raises IllegalTransition otherwise.
     """
-    values = _values(new_status, fields)
-    sql = compiled_sql(("transition", new_status, tuple(values)), lambda p: (
-        f'{_update_allowed(new_status, values, p)} AND {column(Notification.id)} = {p}'
-        f' RETURNING {column(Notification.notification_type)}'))
-    changed = database.execute_sql(sql, [*_params(values), Notification.id.db_value(notification_id)]).fetchall()
-    if changed:
-        status_transitions.labels(changed[0][0], new_status).inc()
+    changed = throughput.change_status(notification_id, ALLOWED[new_status], _values(new_status, fields))
+    if changed is not None:
+        status_transitions.labels(changed, new_status).inc()
         _notify(str(notification_id), new_status)
         return True
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
@@ -153,7 +150,6 @@ def transition_if_allowed(notification_id: Any, new_status: str, **fields: Any) 
 
 
 NOT_NULL = object()  # a transition_many condition: the column holds any value
-PLAIN_BATCH = 100  # transition_many keeps compiled SQL for batches up to this size (one per size)
 
 
 def transition_many(notification_ids: Collection[Any], new_status: str, *,
@@ -170,9 +166,8 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
     if not notification_ids:
         return []
     values = _values(new_status, fields)
-    if (where is None and also is None and len(notification_ids) <= PLAIN_BATCH
-            and not any(isinstance(v, peewee.Node) for v in values.values())):
-        moved_rows = _update_plain(list(notification_ids), new_status, values)  # every receipt takes this
+    if where is None and also is None:
+        moved_rows = throughput.change_statuses(list(notification_ids), ALLOWED[new_status], values)
     else:
         condition = Notification.id.in_(list(notification_ids)) & unindexed_status().in_(ALLOWED[new_status])
         for field, value in (where or {}).items():
@@ -198,16 +193,6 @@ def _moved(moved_rows: list[tuple[Any, str]], new_status: str, wanted: set[str])
     return moved
 
 
-def _update_plain(notification_ids: list[Any], new_status: str, values: dict[str, Any]) -> list[tuple[Any, str]]:
-    """transition_many's UPDATE when it has only plain values: its SQL built once per shape, as
-    peewee's query building cost more than the statement itself."""
-    sql = compiled_sql(("transition-many", new_status, tuple(values), len(notification_ids)), lambda p: (
-        f'{_update_allowed(new_status, values, p)}'
-        f' AND {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
-        f' RETURNING {column(Notification.id)}, {column(Notification.notification_type)}'))
-    return database.execute_sql(sql, [*_params(values), *map(Notification.id.db_value, notification_ids)]).fetchall()
-
-
 def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[bool]:
     """transition_if_allowed() for many notifications in one statement, each with values of its own
     (the same fields for all): whether each moved. An id given twice moves at most once, for the
@@ -218,64 +203,10 @@ def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, A
     for index, (notification_id, _) in enumerate(changes):
         first.setdefault(str(notification_id), index)
     unique = [changes[index] for index in first.values()]
-    names = tuple(unique[0][1])
     shared = _values(new_status, {})  # the status and its timestamps, alike for every row
-    columns = Notification._meta.fields
-    sql = compiled_sql(("transition-each", new_status, names, len(unique)), lambda p: _update_each(
-        new_status, tuple(shared), names, len(unique), p))
-    ids = [Notification.id.db_value(notification_id) for notification_id, _ in unique]
-    params = []  # in the statement's order: the VALUES rows, what every row is set to, the ids
-    for row_id, (_, fields) in zip(ids, unique, strict=True):
-        params.append(row_id)
-        params.extend(columns[name].db_value(fields[name]) for name in names)
-    params += _params(shared)
-    params += ids
-    moved = set(_moved(database.execute_sql(sql, params).fetchall(), new_status, set(first)))
+    moved = set(_moved(throughput.change_each_status(ALLOWED[new_status], shared, unique), new_status, set(first)))
     return [str(notification_id) in moved and first[str(notification_id)] == index
             for index, (notification_id, _) in enumerate(changes)]
-
-
-def _update_each(new_status: str, shared: tuple[str, ...], names: tuple[str, ...], rows: int, p: str) -> str:
-    """transition_each's statement: the rows' own values come from a VALUES list joined on the id.
-    PostgreSQL types a VALUES column by its first value, and a parameter is untyped text there:
-    each is cast to its column's type. SQLite, whose columns take any value, needs no casts."""
-    columns = Notification._meta.fields
-    types = database.obj.get_context_options()["field_types"] if is_postgres() else None
-
-    def typed(name: str) -> str:
-        field_type = columns[name].field_type
-        return p if types is None else f"CAST({p} AS {types.get(field_type, field_type)})"
-
-    table = f'"{Notification._meta.table_name}"'
-    row = f'({", ".join(typed(name) for name in ("id", *names))})'
-    assignments = [f"{column(columns[name])} = {p}" for name in shared]
-    assignments += [f'{column(columns[name])} = "changes".{column(columns[name])}' for name in names]
-    return (f'WITH "changes" ("id", {", ".join(column(columns[name]) for name in names)})'
-            f' AS (VALUES {", ".join([row] * rows)})'
-            f' UPDATE {table} SET {", ".join(assignments)} FROM "changes"'
-            f' WHERE {table}.{column(Notification.id)} = "changes"."id"'
-            # The ids again, as a list the planner counts: joined on "changes" alone, a burst of rows
-            # newer than the table's statistics had it scan the whole table in every statement.
-            f' AND {table}.{column(Notification.id)} IN ({", ".join([p] * rows)}) AND {_status_allows(new_status)}'
-            f' RETURNING {table}.{column(Notification.id)}, {table}.{column(Notification.notification_type)}')
-
-
-def _update_allowed(new_status: str, values: dict[str, Any], p: str) -> str:
-    """UPDATE ... SET values WHERE the status allows new_status: the start of the compiled
-    transitions, to which the caller adds which rows and what to return."""
-    columns = Notification._meta.fields
-    assignments = ", ".join(f"{column(columns[name])} = {p}" for name in values)
-    return f'UPDATE "{Notification._meta.table_name}" SET {assignments} WHERE {_status_allows(new_status)}'
-
-
-def _status_allows(new_status: str) -> str:
-    """The compiled statements' condition that the row's status may move to new_status."""
-    return f'{UNINDEXED_STATUS_SQL} IN ({", ".join(repr(status) for status in sorted(ALLOWED[new_status]))})'
-
-
-def _params(values: dict[str, Any]) -> list[Any]:
-    columns = Notification._meta.fields
-    return [columns[name].db_value(value) for name, value in values.items()]
 
 
 def _log_refused(notification_ids: set[str], new_status: str) -> None:

@@ -64,6 +64,7 @@ CASES = [
     ({"print_provider": "sftp", "print_sftp_key_file": Path("/nonexistent/print_key")},
      "PRINT_SFTP_KEY_FILE: cannot be read as a private key: "),
     ({"clamd_url": "clamd.example.nl:3310"}, "CLAMD_URL: must be tcp://host:port or unix:///path"),
+    ({"throughput": "turbo"}, "THROUGHPUT: must be one of fast, reference, not 'turbo'"),
 ]
 
 

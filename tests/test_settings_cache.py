@@ -7,14 +7,14 @@ from concurrent.futures import ThreadPoolExecutor
 import peewee
 import pytest
 
-from core import counters
 from models import cache
 from models.db import database
+from pipeline.infrastructure import throughput
 from tests.factories import create_notification, create_service
 
 
 def _generation() -> bytes | None:
-    return counters.settings_generation()
+    return throughput.settings_generation()
 
 
 def test_an_entry_loaded_before_a_new_generation_is_not_used(caching):

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from config import get_settings, redis_url
-from core import counters
 from models import cache, settings_listener
+from pipeline import redis_state
 from tests.factories import auth_headers, create_key
 from tests.redis_watch import commands_naming
 
@@ -32,7 +32,8 @@ def _listening() -> None:
 
 
 def _generation_reads():  # noqa: ANN202 (a context manager yielding the reads seen)
-    # A request that reads the generation itself does so with an MGET of its key (core.counters).
+    # A request that reads the generation itself does so with an MGET of its key (either throughput
+    # implementation, pipeline.infrastructure.throughput).
     return commands_naming(cache.generation_key(), "MGET")
 
 
@@ -74,9 +75,9 @@ def test_a_change_made_in_another_process_is_heard_before_its_write_returns(cach
 def test_a_lost_subscription_drops_the_cache_and_listens_again(caching):
     _listening()
     assert cache.cached(("probe",), lambda: "before") == "before"
-    ours = [c for c in counters.client().client_list(_type="pubsub") if c["name"] == settings_listener.client_name()]
+    ours = [c for c in redis_state.client().client_list(_type="pubsub") if c["name"] == settings_listener.client_name()]
     assert len(ours) == 1
-    counters.client().client_kill_filter(_id=ours[0]["id"])
+    redis_state.client().client_kill_filter(_id=ours[0]["id"])
     _until(lambda: cache.cached(("probe",), lambda: "after") == "after", "the cache outlived its subscription")
     _listening()
     _change_settings_elsewhere()

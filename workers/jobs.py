@@ -27,16 +27,12 @@ def start_job(job_id: str) -> None:
 
 @actor(queue_name=QUEUE, max_retries=10)
 def create_job_rows(job_id: str, chunk: int) -> None:
-    def enqueue(new: list[Notification], more: bool) -> None:
-        for notification in new:
-            if notification.notification_type == "letter":
-                enqueue_letter_pdf(notification)
+    def enqueue(new: list[Notification]) -> None:
+        enqueue_letter_pdf([n for n in new if n.notification_type == "letter"])
         enqueue_job_deliveries([n for n in new if n.notification_type != "letter"])
-        if more:
-            enqueue_after_commit(create_job_rows, job_id, chunk + 1)
 
     with enqueued_together():  # the chunk's deliveries go to Redis after its commit
-        create_chunk(job_id, chunk, enqueue)
+        create_chunk(job_id, chunk, enqueue, lambda: enqueue_after_commit(create_job_rows, job_id, chunk + 1))
 
 
 def enqueue_start(job_id: object, scheduled_for: datetime.datetime | None) -> None:

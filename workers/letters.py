@@ -15,7 +15,7 @@ from pipeline.print_provider import PrintHeld, PrintTransferError, answering_pro
 from pipeline.storage import letter_storage
 from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
 from workers.actors import actor
-from workers.enqueue import enqueue_after_commit
+from workers.enqueue import enqueue_after_commit, enqueued_together
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -102,9 +102,16 @@ def sweep_stuck_letters() -> None:
         enqueue_after_commit(stage, str(row.id))
 
 
-def enqueue_letter_pdf(notification: Notification) -> None:
-    enqueue_after_commit(create_letter_pdf, str(notification.id))
+def enqueue_letter_pdf(notifications: list[Notification]) -> None:
+    """Once the current transaction commits, start each letter's PDF, the messages in one round trip."""
+    with enqueued_together():
+        for notification in notifications:
+            enqueue_after_commit(create_letter_pdf, str(notification.id))
 
 
-def enqueue_virus_scan(notification: Notification) -> None:
-    enqueue_after_commit(scan_precompiled_letter, str(notification.id))
+def enqueue_virus_scan(notifications: list[Notification]) -> None:
+    """Once the current transaction commits, start each precompiled letter's virus scan, the messages
+    in one round trip."""
+    with enqueued_together():
+        for notification in notifications:
+            enqueue_after_commit(scan_precompiled_letter, str(notification.id))

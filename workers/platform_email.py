@@ -4,10 +4,10 @@ go through the configured provider and show up with their status like every send
 from __future__ import annotations
 
 from config import get_settings
-from models.db import database, insert_rows
 from models.notification import Notification
 from models.platform import current_language, ensure_platform_service, template_id
 from models.template import Template, latest_version
+from pipeline.infrastructure.throughput import record
 from pipeline.new_notification import new_notification
 from pipeline.recipients import Recipient, format_email_for_comparison, recipient_of
 from pipeline.rendering import render
@@ -25,9 +25,7 @@ def send_platform_email(template_key: str, email_address: str, personalisation: 
     recipient = Recipient(email_address, format_email_for_comparison(email_address))
     row = new_notification(service, "email", recipient, body=rendered.body, subject=rendered.subject,
                            version=version, personalisation=personalisation)
-    with database.atomic():
-        insert_rows(Notification, [row])
-        enqueue_deliveries([row])
+    record([row], enqueue_deliveries)
     return row
 
 
@@ -40,7 +38,5 @@ def send_platform_sms(template_key: str, phone_number: str, personalisation: dic
     row = new_notification(service, "sms", recipient_of("sms", phone_number), body=rendered.body, subject=None,
                            version=version, personalisation=personalisation,
                            reply_to_text=get_settings().default_sms_sender)
-    with database.atomic():
-        insert_rows(Notification, [row])
-        enqueue_deliveries([row])
+    record([row], enqueue_deliveries)
     return row

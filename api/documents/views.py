@@ -17,8 +17,8 @@ from werkzeug.exceptions import HTTPException
 
 from api.documents.blueprint import documents_blueprint as bp
 from config import get_settings
-from core import counters
 from models.appearance import language_of
+from pipeline import redis_state
 from pipeline.documents import access
 from pipeline.documents.access import Found
 from pipeline.i18n import N_, Translator, translator
@@ -163,7 +163,7 @@ def _token_valid(token: str | None, file_id: str) -> bool:
 def _too_many_attempts(found: Found) -> bool:
     """Fixed one-hour windows per file in Redis, shared by every web process."""
     key = f"{get_settings().queue_namespace}:file-attempts:{found.document.id}"
-    pipe = counters.client().pipeline(transaction=False)
+    pipe = redis_state.client().pipeline(transaction=False)
     pipe.set(key, 0, ex=ATTEMPT_WINDOW_SECONDS, nx=True)
     pipe.incr(key)
     return pipe.execute()[1] > MAX_ATTEMPTS

@@ -14,18 +14,18 @@ import datetime
 from collections.abc import Callable, Sequence
 
 from config import get_settings
-from models.db import database, insert_rows, utcnow
+from models.db import database, utcnow
 from models.job import FINISHED, IN_PROGRESS, Job, JobRows
 from models.notification import Notification
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion, contact_block_of
+from pipeline.infrastructure.throughput import Enqueue, record
 from pipeline.jobs.checking import filled
 from pipeline.letters.content import filled_letter, postage_of
 from pipeline.new_notification import new_notification
 from pipeline.recipients import recipient_of, validate_postal_address
 
 CHUNK_ROWS = 1000
-INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one
 PARTS_PER_INSERT = 10  # parts (their ciphertexts) per INSERT statement
 
 
@@ -95,14 +95,13 @@ def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_
         reply_to_text=reply_to, personalisation=values, job_id=job.id, job_row_number=row_number, created_at=now)
 
 
-Enqueue = Callable[[list[Notification], bool], None]
-
-
-def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, now: datetime.datetime | None = None) -> int:
+def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, enqueue_next: Callable[[], None],
+                 now: datetime.datetime | None = None) -> int:
     """Make the notifications of part `chunk` of a job in progress; returns how many it made.
 
-    enqueue(new notifications, whether chunks follow) is called inside the transaction, unless the
-    part was made already (the message delivered twice): then nothing is made or enqueued.
+    enqueue(new notifications) and, when chunks follow, enqueue_next() are called inside the
+    transaction, unless the part was made already (the message delivered twice): then nothing is made
+    or enqueued.
     """
     job = Job.select(Job.id, Job.service, Job.template_id, Job.template_version, Job.notification_count,
                      Job.rows_processed, Job.status).where(Job.id == job_id).first()
@@ -125,12 +124,12 @@ def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, now: datetime.dat
         # first, waits its turn instead of failing a read transaction that another writer overtook).
         if not JobRows.delete().where((JobRows.job == job.id) & (JobRows.part == chunk)).execute():
             return 0
-        for start in range(0, len(new), INSERT_ROWS):
-            insert_rows(Notification, new[start:start + INSERT_ROWS])
+        record(new, enqueue)  # counted against today's limits when the job started
         (Job.update(rows_processed=Job.rows_processed + len(new), progressed_at=now)
          .where(Job.id == job.id).execute())
         processed = Job.select(Job.rows_processed).where(Job.id == job.id).scalar()
         if processed >= job.notification_count:  # every row is a notification now
             Job.update(status=FINISHED, processing_finished=now).where(Job.id == job.id).execute()
-        enqueue(new, first + len(new) < job.notification_count)
+        if first + len(new) < job.notification_count:
+            enqueue_next()
     return len(new)

@@ -18,7 +18,7 @@ def test_a_job_is_read_with_its_counts_and_listed(client, service):
     template = create_sample_template(service=service)
     job = make_job(service, template, sms_rows(3), file_name="march.csv")
     lifecycle.start_job(job.id)
-    rows.create_chunk(job.id, 0, lambda new, more: None)
+    rows.create_chunk(job.id, 0, lambda new: None, lambda: None)
 
     response = client.get(f"/admin/services/{service.id}/jobs/{job.id}", headers=admin_headers())
     body = response.get_json()

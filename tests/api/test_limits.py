@@ -11,13 +11,13 @@ import peewee
 import pytest
 import requests
 
-from core import counters, limits
-from core.recording import record
 from core.tokens import create_token
 from models.api_key import ApiKey
 from models.db import utcnow
 from models.notification import Notification
+from pipeline import daily_limits, redis_state
 from pipeline.errors import TooManyRequestsError
+from pipeline.infrastructure.throughput import record
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors
@@ -101,7 +101,7 @@ def test_a_refused_request_is_not_remembered(client):
 
 
 def _daily_count(service, kind="sms") -> int | None:
-    value = counters.client().get(limits.daily_counts(service.id, {kind: 0})[0][0])
+    value = redis_state.client().get(daily_limits.daily_counts(service.id, {kind: 0})[0][0])
     return None if value is None else int(value)
 
 
@@ -165,14 +165,16 @@ def test_sends_recorded_together_are_counted_each_in_turn(service):
     # The sends of one round are counted in one round trip, each as an INCR of its own would count
     # it: the ones within the limit are written, the ones beyond it refused and given back.
     limit = 5
-    daily = limits.daily_counts(service.id, {"sms": limit})
+    daily = daily_limits.daily_counts(service.id, {"sms": limit})
     enqueued: list = []
     start = threading.Barrier(12)
 
     def send(_: int) -> str:
         start.wait()
         try:
-            return str(record(_unsaved_sms(service), enqueued.extend, daily).id)
+            row = _unsaved_sms(service)
+            record([row], enqueued.extend, daily)
+            return str(row.id)
         except TooManyRequestsError as exc:
             return str(exc)
 
@@ -185,13 +187,13 @@ def test_sends_recorded_together_are_counted_each_in_turn(service):
 
 
 def test_a_send_the_database_refuses_gives_back_its_count(service):
-    daily = limits.daily_counts(service.id, {"sms": 5})
+    daily = daily_limits.daily_counts(service.id, {"sms": 5})
     row = _unsaved_sms(service)
     row.service_id = uuid.uuid4()  # no such service: the INSERT is refused
     with pytest.raises(peewee.IntegrityError):
-        record(row, lambda rows: None, daily)
+        record([row], lambda rows: None, daily)
     assert _daily_count(service) == 0
-    record(_unsaved_sms(service), lambda rows: None, daily)
+    record([_unsaved_sms(service)], lambda rows: None, daily)
     assert _daily_count(service) == 1
 
 
@@ -226,12 +228,12 @@ def test_limits_and_idempotency_hold_across_web_processes(gunicorn_url):
 def test_request_threads_starting_together_share_one_redis_client(monkeypatch):
     import threading
 
-    monkeypatch.setattr(counters, "_client", None)
+    monkeypatch.setattr(redis_state, "_client", None)
     start = threading.Barrier(8)
 
     def first_use() -> int:
         start.wait()
-        made = counters.client()
+        made = redis_state.client()
         made.ping()  # a replaced client's finaliser would close this connection under us
         return id(made)
 

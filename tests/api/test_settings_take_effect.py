@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from core import counters
 from models import cache, settings_listener
 from models.api_key import ApiKey
+from pipeline import redis_state
 from tests.admin_helpers import admin_headers
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
@@ -160,7 +160,7 @@ def test_both_processes_hear_changes_and_read_no_generation_per_request(web):
     _both_processes(log, read, _status(200))
     channel = cache.changes_channel()
     this_process = int(settings_listener.listening())  # the suite's own, when a test made it listen
-    assert dict(counters.client().pubsub_numsub(channel))[channel.encode()] >= 2 + this_process
+    assert dict(redis_state.client().pubsub_numsub(channel))[channel.encode()] >= 2 + this_process
     with commands_naming(cache.generation_key(), "MGET") as reads:
         _both_processes(log, read, _status(200))
     assert reads == []

@@ -82,7 +82,7 @@ def test_a_letter_file_with_dutch_address_columns_fills_a_template_written_in_du
     job = Job.get()
     if job.status == PENDING:
         assert lifecycle.start_job(job.id)
-    rows.create_chunk(job.id, 0, lambda new, more: None)
+    rows.create_chunk(job.id, 0, lambda new: None, lambda: None)
     letter = Notification.get(Notification.service == service)
     assert letter.personalisation == {"address_line_1": "J. Jansen", "address_line_2": "Dorpsstraat 1",
                                       "Postcode": "1234 AB Amsterdam", "naam": "Jan"}

@@ -26,7 +26,7 @@ def _make_notifications(job_id: object) -> None:
     chunk, more = 0, [True]
     while more[0]:
         more[0] = False
-        rows.create_chunk(job_id, chunk, lambda new, follow: more.__setitem__(0, follow))
+        rows.create_chunk(job_id, chunk, lambda new: None, lambda: more.__setitem__(0, True))
         chunk += 1
     assert Job.get_by_id(job_id).status == FINISHED
 

@@ -43,13 +43,14 @@ def test_a_retried_chunk_creates_nothing_twice(service):
     job = make_job(service, template, sms_rows(1500))
     assert lifecycle.start_job(job.id)
     made = []
-    enqueue = lambda new, more: made.append((len(new), more))  # noqa: E731
+    enqueue = lambda new: made.append(len(new))  # noqa: E731
+    enqueue_next = lambda: made.append("next chunk")  # noqa: E731
 
-    assert rows.create_chunk(job.id, 0, enqueue) == 1000
+    assert rows.create_chunk(job.id, 0, enqueue, enqueue_next) == 1000
     # The same message delivered again finds its part taken: nothing made, no next chunk sent twice.
-    assert rows.create_chunk(job.id, 0, enqueue) == 0
-    assert rows.create_chunk(job.id, 1, enqueue) == 500
-    assert made == [(1000, True), (500, False)]
+    assert rows.create_chunk(job.id, 0, enqueue, enqueue_next) == 0
+    assert rows.create_chunk(job.id, 1, enqueue, enqueue_next) == 500
+    assert made == [1000, "next chunk", 500]
     assert Notification.select().where(Notification.job_id == job.id).count() == 1500
     assert Job.get_by_id(job.id).status == FINISHED
     assert JobRows.select().where(JobRows.job == job.id).count() == 0  # no uploaded row outlives its chunk
@@ -60,13 +61,13 @@ def test_a_job_uploaded_before_rows_were_kept_in_parts_is_made_all_the_same(serv
     checked = check_upload(service, find_version(service, template.id), "people.csv", sms_rows(2500))
     job = lifecycle.create_job(service, find_version(service, template.id), "people.csv", checked)
     assert lifecycle.start_job(job.id)
-    assert rows.create_chunk(job.id, 0, lambda new, more: None) == 1000  # made before the upgrade
+    assert rows.create_chunk(job.id, 0, lambda new: None, lambda: None) == 1000  # made before the upgrade
     # As the release before kept them: every row in Job.rows, none in parts.
     JobRows.delete().where(JobRows.job == job.id).execute()
     Job.update(rows=checked.rows).where(Job.id == job.id).execute()
 
-    assert rows.create_chunk(job.id, 1, lambda new, more: None) == 1000
-    assert rows.create_chunk(job.id, 2, lambda new, more: None) == 500
+    assert rows.create_chunk(job.id, 1, lambda new: None, lambda: None) == 1000
+    assert rows.create_chunk(job.id, 2, lambda new: None, lambda: None) == 500
 
     made = Notification.select().where(Notification.job_id == job.id).order_by(Notification.job_row_number)
     assert [n.job_row_number for n in made] == list(range(2500))
@@ -136,7 +137,7 @@ def test_the_sweep_starts_a_due_job_whose_message_was_lost_and_resumes_a_stalled
     lost_start = make_job(service, template, sms_rows(2), now=now - datetime.timedelta(minutes=10))
     stalled = make_job(service, template, sms_rows(1200))
     lifecycle.start_job(stalled.id)
-    rows.create_chunk(stalled.id, 0, lambda new, more: None, now=now - datetime.timedelta(minutes=10))
+    rows.create_chunk(stalled.id, 0, lambda new: None, lambda: None, now=now - datetime.timedelta(minutes=10))
 
     assert lifecycle.due_jobs(now, datetime.timedelta(minutes=2)) == [lost_start.id]
     assert [(j.id, j.rows_processed) for j in lifecycle.stalled_jobs(now, datetime.timedelta(minutes=2))] == [
@@ -151,7 +152,7 @@ def test_a_letter_job_makes_letters_with_their_address_and_postage(service):
     job = make_job(service, template, data)
     assert lifecycle.start_job(job.id)
     assert daily_limits.used_today(service.id, ["letter"]) == {"letter": 2}
-    rows.create_chunk(job.id, 0, lambda new, more: None)
+    rows.create_chunk(job.id, 0, lambda new: None, lambda: None)
     first, second = Notification.select().where(Notification.job_id == job.id).order_by(Notification.job_row_number)
     assert (first.notification_type, first.to, first.body, first.postage) == (
         "letter", "J. Jansen\nDorpsstraat 1\n1234 AB  AMSTERDAM", "Dear Jan", "second")

@@ -12,7 +12,8 @@ from api.schema import validate
 from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
 from api.v2.notifications.sending import response_base, sender_of, without_nulls
 from core.idempotency import answer_once
-from core.letters import Enqueue, send_letter, send_precompiled_letter
+from core.letters import send_letter, send_precompiled_letter
+from pipeline.infrastructure.throughput import Enqueue
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "letter_contact_id", "scheduled_for", "postage")
 

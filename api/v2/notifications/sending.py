@@ -11,11 +11,11 @@ from api.schema import validate
 from api.v2.notifications.post_schemas import post_email_request, post_sms_request
 from config import get_settings
 from core.idempotency import answer_once
-from core.recording import Enqueue
 from core.sender import Sender
 from core.sending import send_notification
 from models.notification import Notification
 from pipeline.formatting import iso
+from pipeline.infrastructure.throughput import Enqueue
 from pipeline.rendering import Rendered
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",

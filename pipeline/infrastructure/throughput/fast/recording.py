@@ -1,19 +1,18 @@
 """Recording accepted sends: the sends that arrive together are counted against today's limits in
-one Redis round trip, their rows go to the database in one INSERT, and once it has committed their
-deliveries start together (one Redis round trip each kind)."""
+one Redis round trip, their rows go to the database in one INSERT by cached SQL, and once it has
+committed their deliveries start together (each enqueue called once with the rows it started)."""
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import peewee
 
-from core.limits import DailyCount, count_daily, release_daily
 from models.db import database, insert_rows, open_connection
 from models.notification import Notification
+from pipeline import daily_limits
 from pipeline.batching import Batcher
-from workers.enqueue import enqueued_together
+from pipeline.daily_limits import DailyCount
+from pipeline.infrastructure.throughput import Enqueue, WithRow
 
-Enqueue = Callable[[list[Notification]], None]
+INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one
 
 
 def _insert_alone(row: Notification) -> Notification | Exception:
@@ -36,15 +35,15 @@ def _insert(rows: list[Notification], daily: list[tuple[DailyCount, ...]]) -> li
         # A row the database refuses (its service deleted meanwhile) must not fail the others.
         written = [_insert_alone(row) for row in rows]
     except BaseException:
-        release_daily([key for counts in daily for key, _, _ in counts])
+        daily_limits.give_back([key for counts in daily for key, _, _ in counts])
         raise
-    release_daily([key for row, outcome, counts in zip(rows, written, daily, strict=True)
-                   if outcome is not row for key, _, _ in counts])
+    daily_limits.give_back([key for row, outcome, counts in zip(rows, written, daily, strict=True)
+                            if outcome is not row for key, _, _ in counts])
     return written
 
 
 def _write(batch: list[tuple[Notification, Enqueue, tuple[DailyCount, ...]]]) -> list[Notification | Exception]:
-    refusals = count_daily([daily for _, _, daily in batch])
+    refusals = daily_limits.count_sends([daily for _, _, daily in batch])
     counted = [(row, daily) for (row, _, daily), refused in zip(batch, refusals, strict=True) if refused is None]
     written = iter(_insert([row for row, _ in counted], [daily for _, daily in counted]))
     outcomes: list[Notification | Exception] = [next(written) if refused is None else refused for refused in refusals]
@@ -52,9 +51,8 @@ def _write(batch: list[tuple[Notification, Enqueue, tuple[DailyCount, ...]]]) ->
     for (row, enqueue, _), outcome in zip(batch, outcomes, strict=True):
         if outcome is row:
             inserted.setdefault(enqueue, []).append(row)
-    with enqueued_together():
-        for enqueue, notifications in inserted.items():
-            enqueue(notifications)
+    for enqueue, notifications in inserted.items():
+        enqueue(notifications)  # each sends its messages in one round trip (workers.enqueue)
     return outcomes
 
 
@@ -64,10 +62,23 @@ def _write(batch: list[tuple[Notification, Enqueue, tuple[DailyCount, ...]]]) ->
 _writer = Batcher("notification-writer", _write, linger_seconds=0.002)
 
 
-def record(row: Notification, enqueue: Enqueue, daily: tuple[DailyCount, ...] = ()) -> Notification:
-    """Count the send against today's limits (raising TooManyRequestsError, counting nothing, when
-    any would be exceeded), INSERT row, committed, then enqueue([row]) after the commit, together with
-    the sends of other requests waiting at the same moment. Raises what any step raised."""
-    if database.in_transaction():
-        raise RuntimeError("record() commits on a thread of its own: call it outside a transaction")
-    return _writer.submit((row, enqueue, daily))
+def record(rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
+           with_row: WithRow | None = None) -> None:
+    """pipeline.infrastructure.throughput.record: a lone row outside a transaction, with nothing
+    saved beside it, shares its round trips with the sends of other requests waiting at the same
+    moment; other rows are written in the caller's transaction (or one of their own)."""
+    if len(rows) == 1 and with_row is None and not database.in_transaction():
+        _writer.submit((rows[0], enqueue, daily))
+        return
+    counted = daily_limits.reserve_sends(daily, len(rows))
+    try:
+        with database.atomic():
+            for start in range(0, len(rows), INSERT_ROWS):
+                insert_rows(Notification, rows[start:start + INSERT_ROWS])
+            if with_row is not None:
+                for row in rows:
+                    with_row(row)
+            enqueue(rows)
+    except BaseException:
+        daily_limits.give_back(counted)
+        raise

@@ -2,34 +2,9 @@
 settings generation (models.cache) read in the same round trips."""
 from __future__ import annotations
 
-import threading
-
-import redis
-
-from config import get_settings, redis_url
 from models import cache
 from pipeline.batching import Batcher
-
-_client: redis.Redis | None = None
-_client_lock = threading.Lock()
-
-
-def client() -> redis.Redis:
-    """One client per process. Made under a lock: a second client made by a racing request thread
-    would replace the first, whose finaliser then closes its pool's connections, including one
-    another thread is reading from (seen as EBADF under load)."""
-    global _client
-    if _client is None:
-        with _client_lock:
-            if _client is None:
-                _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
-    return _client
-
-
-def namespaced(*parts: object) -> str:
-    """A Redis key of this deployment's namespace."""
-    return ":".join([get_settings().queue_namespace, *map(str, parts)])
-
+from pipeline.redis_state import client
 
 Counter = tuple[str, int, int]  # key, expiry in seconds, amount to add
 # What a request asks of one round trip: a key to read (or None) and counters to add to.
@@ -82,9 +57,3 @@ def settings_generation() -> bytes | None:
     """The settings generation (models.cache), read in the round trip the counters of the requests
     waiting at the same moment make: under load, many requests share one read."""
     return _counters.submit((cache.generation_key(), ()))[0]
-
-
-def count_now(*counters: Counter) -> list[int]:
-    """count(), in a round trip of the caller's own: for a caller that is itself the leader of a
-    batch (core.recording's writer), which would only wait behind other requests' rounds."""
-    return _count_batch([(None, counters)])[0][1]

@@ -1,0 +1,125 @@
+"""The seam for throughput (architecture rule 15): the plain operations rules and stages call to
+record notifications, count against the rate and daily limits and change statuses, whatever makes
+them fast.
+
+Two implementations of one interface, chosen by the THROUGHPUT setting:
+- `reference` (reference.py): the peewee ORM and a Redis round trip of each request's own; what
+  the operations mean, and what the tests also run on.
+- `fast` (fast/): requests of one moment share a round trip (group commit), INSERTs by cached SQL,
+  rate-limit tokens leased per process. The default: what the benchmarks measure.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from config import get_settings
+from models.notification import Notification
+from pipeline.daily_limits import DailyCount
+from pipeline.errors import RateLimitError, Refusal
+
+IMPLEMENTATIONS = ("fast", "reference")
+RATE_WINDOW_SECONDS = 60
+
+# Starts the work of new notifications, once the transaction that recorded them commits (at once
+# outside one): workers.sending.enqueue_deliveries, workers.letters.enqueue_letter_pdf, ...
+Enqueue = Callable[[list[Notification]], None]
+# What commits with a notification's row, in its transaction (a send's prepared files).
+WithRow = Callable[[Notification], None]
+
+
+class Throughput(Protocol):
+    def record(self, rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
+               with_row: WithRow | None = None) -> None:
+        """See record()."""
+
+    def check_rate_limit(self, service_id: object, key_type: str, limit: int) -> None:
+        """See check_rate_limit()."""
+
+    def settings_generation(self) -> bytes | None:
+        """See settings_generation()."""
+
+    def change_status(self, notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
+        """See change_status()."""
+
+    def change_statuses(self, notification_ids: list[Any], allowed: frozenset[str],
+                        values: dict[str, Any]) -> list[tuple[Any, str]]:
+        """See change_statuses()."""
+
+    def change_each_status(self, allowed: frozenset[str], shared: dict[str, Any],
+                           changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
+        """See change_each_status()."""
+
+
+def rate_limit_refusal(key_type: str, limit: int) -> RateLimitError:
+    return RateLimitError(Refusal(
+        "rate_limit_exceeded",
+        f"Exceeded rate limit for key type {key_type} of {limit} requests per {RATE_WINDOW_SECONDS} seconds",
+        {"key_type": key_type, "limit": limit, "seconds": RATE_WINDOW_SECONDS}))
+
+
+def setting_problem(name: str) -> str | None:
+    """What is wrong with THROUGHPUT=name, after the setting's name; None: usable."""
+    return None if name in IMPLEMENTATIONS else f"must be one of {', '.join(IMPLEMENTATIONS)}, not {name!r}"
+
+
+_chosen: dict[str, Throughput] = {}
+
+
+def implementation() -> Throughput:
+    """The implementation the THROUGHPUT setting names (refused at start-up when it names none)."""
+    name = get_settings().throughput
+    chosen = _chosen.get(name)
+    if chosen is None:
+        if name == "reference":
+            from pipeline.infrastructure.throughput.reference import Reference
+            chosen = Reference()
+        else:
+            from pipeline.infrastructure.throughput.fast import Fast
+            chosen = Fast()
+        chosen = _chosen.setdefault(name, chosen)
+    return chosen
+
+
+def record(rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
+           with_row: WithRow | None = None) -> None:
+    """The one way a new notification is recorded: count each row against today's limits in daily
+    (pipeline.daily_limits.daily_counts; raising TooManyRequestsError, counting nothing, when any
+    would be exceeded), INSERT the rows and what with_row saves of each in one transaction, and
+    enqueue(rows) once it has committed. Inside a transaction of the caller the rows join it (and
+    enqueue runs after its commit); outside one the rows are committed before this returns.
+    Raises what any step raised, having given back the counts of rows not written."""
+    implementation().record(rows, enqueue, daily, with_row)
+
+
+def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
+    """Count a request against its service's limit per key type, in fixed windows of
+    RATE_WINDOW_SECONDS shared by every web process; raises RateLimitError past the limit."""
+    implementation().check_rate_limit(service_id, key_type, limit)
+
+
+def settings_generation() -> bytes | None:
+    """The settings generation (models.cache) Redis holds."""
+    return implementation().settings_generation()
+
+
+# Status changes: pipeline.statuses decides which are allowed (`allowed`: the statuses a row may move
+# from) and what follows one; these only write them, each a compare-and-set on the row's status.
+
+def change_status(notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
+    """UPDATE the notification to values if its status is one of allowed: its type if it moved, else None."""
+    return implementation().change_status(notification_id, allowed, values)
+
+
+def change_statuses(notification_ids: list[Any], allowed: frozenset[str],
+                    values: dict[str, Any]) -> list[tuple[Any, str]]:
+    """UPDATE every one of the notifications whose status is one of allowed to values (a value may be
+    another column of the row, copied over): the id and type of each moved."""
+    return implementation().change_statuses(notification_ids, allowed, values)
+
+
+def change_each_status(allowed: frozenset[str], shared: dict[str, Any],
+                       changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
+    """change_statuses() with values of each notification's own (the same fields for all, an id at
+    most once) besides the shared ones: the id and type of each moved."""
+    return implementation().change_each_status(allowed, shared, changes)
