@@ -5,9 +5,7 @@ binds the actors to it.
 """
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Iterator
 from typing import Any
 
 import dramatiq
@@ -71,16 +69,7 @@ PROMPT_QUEUES = frozenset({"send-sms", "send-email", "send-job-sms", "send-job-e
                            "simulated-gateway", "jobs"})
 
 
-class EnqueuedOneByOne:
-    """pipelined() of a broker whose every enqueue is its own round trip, through the library's
-    public enqueue: the block only keeps the callers' interface (workers.enqueue.enqueued_together)."""
-
-    @contextlib.contextmanager
-    def pipelined(self) -> Iterator[None]:
-        yield
-
-
-class Broker(EnqueuedOneByOne, RedisBroker):
+class Broker(RedisBroker):
     """Dramatiq's Redis broker with idle polls of our own.
 
     A consumer whose queue ran empty backs off up to the worker's timeout (1 s by default) before
@@ -101,7 +90,7 @@ class Broker(EnqueuedOneByOne, RedisBroker):
         return super().consume(queue_name, prefetch, min(timeout, poll))
 
 
-class RabbitBroker(EnqueuedOneByOne, RabbitmqBroker):
+class RabbitBroker(RabbitmqBroker):
     """Dramatiq's RabbitMQ broker, for durable queues (BROKER_URL=amqp://...). Each enqueue is its
     own publish, confirmed by RabbitMQ."""
 

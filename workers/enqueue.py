@@ -17,7 +17,6 @@ import dramatiq
 from models.db import database
 from models.outages import REDIS_UNAVAILABLE
 from pipeline.outbox import Outbox
-from workers.broker import current_broker
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +62,7 @@ def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) ->
 
 @contextlib.contextmanager
 def enqueued_together() -> Iterator[None]:
-    """What this thread enqueues inside the block is in Redis when it ends, a round trip each
-    (workers.broker.EnqueuedOneByOne); an outage is logged, and the sweeps send the rest."""
-    with left_to_the_sweeps("messages sent together"), current_broker().pipelined():
+    """Messages sent inside the block for rows already committed: each goes to the broker as it is
+    sent; an outage is logged once, and the sweeps send what did not go."""
+    with left_to_the_sweeps("messages sent together"):
         yield

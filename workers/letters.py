@@ -103,15 +103,14 @@ def sweep_stuck_letters() -> None:
 
 
 def enqueue_letter_pdf(notifications: list[Notification]) -> None:
-    """Once the current transaction commits, start each letter's PDF, the messages in one round trip."""
+    """Once the current transaction commits, start each letter's PDF."""
     with enqueued_together():
         for notification in notifications:
             enqueue_after_commit(create_letter_pdf, str(notification.id))
 
 
 def enqueue_virus_scan(notifications: list[Notification]) -> None:
-    """Once the current transaction commits, start each precompiled letter's virus scan, the messages
-    in one round trip."""
+    """Once the current transaction commits, start each precompiled letter's virus scan."""
     with enqueued_together():
         for notification in notifications:
             enqueue_after_commit(scan_precompiled_letter, str(notification.id))

@@ -339,8 +339,8 @@ def enqueue_deliveries(notifications: list[Notification]) -> None:
     Test-key sends due now go straight into the simulated gateway's outbox, all in one round trip:
     they reach no provider, so they need no message of their own to claim and send them. Live sends
     due now travel in groups (_enqueue_grouped); a scheduled one has a message of its own, delayed
-    until it falls due. The messages of one call go to Redis in one round trip (a group commit's
-    rows are enqueued in one call, pipeline/infrastructure/throughput).
+    until it falls due. Each message is its own enqueue through Dramatiq's public API (a group
+    commit's rows are still enqueued in one call, pipeline/infrastructure/throughput).
     """
     with enqueued_together():
         due_now = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]

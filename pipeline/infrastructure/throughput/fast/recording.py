@@ -52,7 +52,7 @@ def _write(batch: list[tuple[Notification, Enqueue, tuple[DailyCount, ...]]]) ->
         if outcome is row:
             inserted.setdefault(enqueue, []).append(row)
     for enqueue, notifications in inserted.items():
-        enqueue(notifications)  # each sends its messages in one round trip (workers.enqueue)
+        enqueue(notifications)  # once per batch with the rows it started (workers.enqueue)
     return outcomes
 
 
