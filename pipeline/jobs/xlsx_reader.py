@@ -1,14 +1,18 @@
 """Reading the first sheet of an XLSX file as a stream of rows, through openpyxl's public read-only API.
 
 openpyxl (read-only mode, values only) turns each cell into its value (shared strings, numbers, dates
-by their style). Three of its habits would let a small file take much memory or time, so every part
-of the archive is checked first, its start tags counted as they stream by (expat keeps no element):
+by their style). Some of its habits would let a small file take much memory or time, or lose rows, so
+every part of the archive is checked first, its start tags counted as they stream by (expat keeps no
+element):
 - it trusts the sheet's <dimension> and pads every row to it (A1:XFD1048576 is a million rows of
   16,384 cells): the claim is dropped (`reset_dimensions`), so a row is as wide as its last cell;
 - it holds a whole row's cells before handing the row over: a row of more than 16,384 cells (the
   most Excel makes) is refused;
 - it keeps an emptied element (about 80 bytes) for every row it has read: a part of more than
   524,288 rows, empty ones included, is refused, which keeps that under 45 MB;
+- it reads the rows in the order of their numbers, handing over an empty row for each number skipped,
+  and drops a row numbered at or before the one before it: a row numbered beyond Excel's last
+  (1,048,576) is refused, and rows out of order are refused as damaged rather than read in part;
 - it pads each row up to its last cell, even an empty styled one, at about 30 million cells a
   second: rows padded to more than 16,777,216 cells in all (1,024 rows out to XFD) are refused.
 Every part is checked, since the workbook's relationships, not a part's name, say which one is the
@@ -33,6 +37,7 @@ from pipeline.jobs.sheet_limits import (
 )
 
 EXCEL_COLUMNS = 16_384  # XFD: a row with more cells is damaged or hostile
+EXCEL_ROWS = 1_048_576
 MAX_ROW_ELEMENTS = 524_288
 # How many cells openpyxl may make in all to pad the rows of one part up to their last cells.
 MAX_PADDED_CELLS = 16_777_216
@@ -55,10 +60,11 @@ def _column(reference: str | None, previous: int) -> int:
 
 
 class _PartCounts:
-    """A part's rows, the current row's cells and last column, and the cells padding would make."""
+    """A part's rows, the last row's number, the current row's cells and last column, and the cells
+    padding would make."""
 
     def __init__(self) -> None:
-        self.rows = self.cells = self.column = self.padded = 0
+        self.rows = self.number = self.cells = self.column = self.padded = 0
 
     def end_row(self) -> None:
         self.padded += self.column
@@ -72,6 +78,14 @@ class _PartCounts:
             self.rows += 1
             if self.rows > MAX_ROW_ELEMENTS:
                 raise SheetTooBig(TOO_MANY_ROWS)
+            reference = attributes.get("r")
+            number = int(float(reference)) if reference else self.number + 1
+            if number <= self.number:
+                # openpyxl would drop the row unread: the file is refused as damaged, never read in part.
+                raise ValueError(f"row {number} after row {self.number}")
+            if number > EXCEL_ROWS:
+                raise SheetTooBig(TOO_MANY_ROWS)
+            self.number = number
         elif tag == _CELL:
             self.cells += 1
             self.column = _column(attributes.get("r"), self.column)
@@ -128,6 +142,7 @@ def xlsx_rows(data: bytes) -> Iterator[tuple[list[str], int]]:
         sheet = book.worksheets[0]
         sheet.reset_dimensions()
         for values in sheet.iter_rows(values_only=True):
-            yield _cells(values), 1
+            if values:  # not one of the empty rows openpyxl hands over for the numbers skipped
+                yield _cells(values), 1
     finally:
         book.close()

@@ -123,6 +123,10 @@ BOMBS = {
     # openpyxl keeps an emptied element for each row read; 600,000 empty rows are refused unread.
     "xlsx-600000-empty-rows": lambda: ("people.xlsx", xlsx_with_sheet(
         "".join(f'<row r="{n}"/>' for n in range(1, 600_001))), "The file has more than 100,000 rows"),
+    # openpyxl hands over an empty row for each row number skipped: a row numbered two billion.
+    "xlsx-row-numbered-beyond-excels-last": lambda: ("people.xlsx", xlsx_with_sheet(
+        '<row r="1"><c r="A1"><v>1</v></c></row><row r="2000000000"><c><v>2</v></c></row>'),
+        "The file has more than 100,000 rows"),
     # openpyxl pads a row up to its last cell: 2,000 rows out to XFD are 32 million cells to make.
     "xlsx-rows-padded-to-xfd": lambda: ("people.xlsx", xlsx_with_sheet(
         "".join(f'<row r="{n}"><c r="A{n}"><v>{n}</v></c><c r="XFD{n}" s="0"/></row>' for n in range(1, 2001))),
@@ -193,6 +197,16 @@ def test_an_xlsx_of_1024_rows_each_with_an_empty_styled_cell_at_xfd_is_read():
     header = '<row r="1"><c r="A1" t="inlineStr"><is><t>phone number</t></is></c><c r="XFD1" s="0"/></row>'
     sheet = read_sheet("people.xlsx", xlsx_with_sheet(header + rows))
     assert sheet.header == ["phone number"] and len(sheet.rows) == 1023 and sheet.rows[-1] == ["612001024"]
+
+
+def test_an_xlsx_whose_rows_go_back_is_refused_as_damaged_and_rows_without_numbers_follow_the_last():
+    header = '<row r="1"><c r="A1" t="inlineStr"><is><t>phone number</t></is></c></row>'
+    unnumbered = "".join(f"<row><c><v>{612000000 + n}</v></c></row>" for n in range(2))
+    sheet = read_sheet("people.xlsx", xlsx_with_sheet(header + unnumbered))
+    assert sheet.rows == [["612000000"], ["612000001"]]
+    back = '<row r="3"><c r="A3"><v>612000003</v></c></row><row r="2"><c r="A2"><v>612000002</v></c></row>'
+    with pytest.raises(UnreadableFile, match="^row 2 after row 3$"):
+        read_sheet("people.xlsx", xlsx_with_sheet(header + back))
 
 
 def test_an_ods_cell_keeps_its_spaces_tabs_and_lines_but_not_its_comment():
