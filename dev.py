@@ -5,7 +5,8 @@
                           + jobs + scheduler (Procfile); once they all answer, print the console's address again
     python3 dev.py test   install that and the test tools (requirements-dev.txt) into .venv, run the test suite;
                           nothing it started is left running
-    python3 dev.py lint   the same install, then ruff over the tree and mypy over core/, pipeline/, models/
+    python3 dev.py lint   the same install, then ruff over the tree, mypy over core/, pipeline/, models/, and
+                          tools/private_names.py (no private name of the libraries we lean on)
     python3 dev.py lock   make requirements.txt and requirements-dev.txt again from pyproject.toml (with hashes,
                           from PyPI); `lock --upgrade` takes the newest versions pyproject.toml allows
 
@@ -30,7 +31,8 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-VENV = ROOT / ".venv"
+# NOTIFY_VENV puts the virtual environment elsewhere: CI's newest-releases step (.ci/newest-releases).
+VENV = Path(os.environ.get("NOTIFY_VENV") or ROOT / ".venv")
 PYTHON = VENV / "bin" / "python"
 RUNTIME_LOCK = ROOT / "requirements.txt"
 DEV_LOCK = ROOT / "requirements-dev.txt"
@@ -346,10 +348,11 @@ def _signal(pid: int, signum: int) -> bool:
 
 
 def lint() -> int:
-    """Both checks, each run even when the other fails; their settings are in pyproject.toml."""
+    """The three checks, each run even when another fails; ruff's and mypy's settings are in pyproject.toml."""
     ruff = subprocess.call([str(VENV / "bin" / "ruff"), "check", "."], cwd=ROOT, env=_env())
     mypy = subprocess.call([str(PYTHON), "-m", "mypy"], cwd=ROOT, env=_env())
-    return ruff or mypy
+    private_names = subprocess.call([str(PYTHON), str(ROOT / "tools" / "private_names.py")], cwd=ROOT, env=_env())
+    return ruff or mypy or private_names
 
 
 def lock(args: list[str]) -> int:

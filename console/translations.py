@@ -10,13 +10,12 @@ adds the new strings untranslated, drops the ones no longer used, and compiles e
 from __future__ import annotations
 
 import datetime
-import gettext
 import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_file
-from babel.messages.mofile import write_mo
+from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent
@@ -92,8 +91,7 @@ def update() -> list[str]:
 
 def _compiled(mo: Path) -> dict[object, str]:
     with mo.open("rb") as handle:
-        messages = gettext.GNUTranslations(handle)._catalog  # type: ignore[attr-defined]
-    return {key: value for key, value in messages.items() if key}
+        return _translations(read_mo(handle))
 
 
 def _translations(catalogue: Catalog) -> dict[object, str]:

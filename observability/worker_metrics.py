@@ -15,6 +15,8 @@ from typing import Any
 import dramatiq
 from dramatiq.middleware import prometheus
 from dramatiq.middleware.prometheus import Prometheus
+from prometheus_client import CollectorRegistry, MetricsHandler
+from prometheus_client.multiprocess import MultiProcessCollector
 
 TAKE_OVER_SECONDS = 5.0
 
@@ -64,13 +66,21 @@ def _cli() -> bool:
     return _dramatiq_cli()
 
 
+def metrics_handler() -> type[MetricsHandler]:
+    """What Dramatiq's exposition server answers, made from prometheus_client's public parts: the
+    samples every worker process of the host wrote into Dramatiq's directory, read at each request."""
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=prometheus.DB_PATH)
+    return MetricsHandler.factory(registry)
+
+
 def serve_exposition() -> int:
     """Dramatiq's exposition server, for a host running several `dramatiq` instances (the supervised
     worker runs one per process): the first binds the port and serves every process's samples (one
     directory per host); the others wait and take over when it is gone."""
     while True:
         try:
-            server = HTTPServer((prometheus.HTTP_HOST, prometheus.HTTP_PORT), prometheus._metrics_handler)
+            server = HTTPServer((prometheus.HTTP_HOST, prometheus.HTTP_PORT), metrics_handler())
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 raise

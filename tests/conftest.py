@@ -176,17 +176,18 @@ def live_server(app) -> Iterator[str]:
 def running_worker() -> Iterator[object]:
     """A real Dramatiq worker on the real Redis broker, in this process."""
     from dramatiq import Worker
-    from dramatiq.worker import _WorkerMiddleware
 
     running = Worker(broker, worker_threads=4, worker_timeout=50)
+    before = list(broker.middleware)
     running.start()
+    added = [m for m in broker.middleware if not any(m is known for known in before)]
     try:
         yield running
     finally:
         running.stop()
         # A Worker registers a middleware on the broker and never removes it; one test's stopped
         # worker must not hear the next test's messages.
-        broker.middleware[:] = [m for m in broker.middleware if not isinstance(m, _WorkerMiddleware)]
+        broker.middleware[:] = [m for m in broker.middleware if not any(m is new for new in added)]
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Every format is read as a stream and checked against the caps of sheet_limits.py while it is read,
 so a file that claims or repeats more than it may is refused before anything is expanded: the csv
-module for CSV, openpyxl's cell parser for XLSX (xlsx_reader.py), defusedxml's event parser for ODS
+module for CSV, openpyxl's read-only sheet for XLSX (xlsx_reader.py), defusedxml's event parser for ODS
 (ods_reader.py). Only the first sheet is read; rows with no text at all are skipped, as a
 spreadsheet program's trailing blank rows are not recipients.
 """

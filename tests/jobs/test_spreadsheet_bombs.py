@@ -115,6 +115,22 @@ BOMBS = {
                                                      "The file has more than 1,000 columns"),
     "xlsx-claiming-a1-xfd1048576": lambda: ("people.xlsx", xlsx_claiming_the_whole_sheet(
         '<c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c>'), "The file has more than 1,000 columns"),
+    # openpyxl holds a row's cells before handing the row over: a row of a million cells without
+    # references (numbers, so that the file packs less than 100 to 1) is refused by counting them.
+    "xlsx-row-of-300000-cells": lambda: ("people.xlsx", xlsx_with_sheet(
+        "<row>" + "".join(f"<c><v>{n * 7919 % 1000003}</v></c>" for n in range(300_000)) + "</row>"),
+        "The file has more than 1,000 columns"),
+    # openpyxl keeps an emptied element for each row read; 600,000 empty rows are refused unread.
+    "xlsx-600000-empty-rows": lambda: ("people.xlsx", xlsx_with_sheet(
+        "".join(f'<row r="{n}"/>' for n in range(1, 600_001))), "The file has more than 100,000 rows"),
+    # openpyxl hands over an empty row for each row number skipped: a row numbered two billion.
+    "xlsx-row-numbered-beyond-excels-last": lambda: ("people.xlsx", xlsx_with_sheet(
+        '<row r="1"><c r="A1"><v>1</v></c></row><row r="2000000000"><c><v>2</v></c></row>'),
+        "The file has more than 100,000 rows"),
+    # openpyxl pads a row up to its last cell: 2,000 rows out to XFD are 32 million cells to make.
+    "xlsx-rows-padded-to-xfd": lambda: ("people.xlsx", xlsx_with_sheet(
+        "".join(f'<row r="{n}"><c r="A{n}"><v>{n}</v></c><c r="XFD{n}" s="0"/></row>' for n in range(1, 2001))),
+        "The file has more than 4,000,000 cells"),
     "csv-of-150000-rows": lambda: ("people.csv", csv_file(["phone number"], [[phone(n)] for n in range(150_000)]),
                                    "The file has more than 100,000 rows"),
     # 50 MB of spaces packed into 50 KB.
@@ -173,6 +189,24 @@ def test_an_ods_row_with_text_repeated_counts_each_time_and_a_styled_empty_far_c
     assert sheet.rows == [[phone(0), "Ann"]] * 3
     sheet = read_sheet("people.xlsx", xlsx_claiming_the_whole_sheet('<c r="XFD1048576" s="0"/>'))
     assert (sheet.header, sheet.rows) == (["phone number"], [[phone(0)]])
+
+
+def test_an_xlsx_of_1024_rows_each_with_an_empty_styled_cell_at_xfd_is_read():
+    rows = "".join(f'<row r="{n}"><c r="A{n}"><v>{612000000 + n}</v></c><c r="XFD{n}" s="0"/></row>'
+                   for n in range(2, 1025))
+    header = '<row r="1"><c r="A1" t="inlineStr"><is><t>phone number</t></is></c><c r="XFD1" s="0"/></row>'
+    sheet = read_sheet("people.xlsx", xlsx_with_sheet(header + rows))
+    assert sheet.header == ["phone number"] and len(sheet.rows) == 1023 and sheet.rows[-1] == ["612001024"]
+
+
+def test_an_xlsx_whose_rows_go_back_is_refused_as_damaged_and_rows_without_numbers_follow_the_last():
+    header = '<row r="1"><c r="A1" t="inlineStr"><is><t>phone number</t></is></c></row>'
+    unnumbered = "".join(f"<row><c><v>{612000000 + n}</v></c></row>" for n in range(2))
+    sheet = read_sheet("people.xlsx", xlsx_with_sheet(header + unnumbered))
+    assert sheet.rows == [["612000000"], ["612000001"]]
+    back = '<row r="3"><c r="A3"><v>612000003</v></c></row><row r="2"><c r="A2"><v>612000002</v></c></row>'
+    with pytest.raises(UnreadableFile, match="^row 2 after row 3$"):
+        read_sheet("people.xlsx", xlsx_with_sheet(header + back))
 
 
 def test_an_ods_cell_keeps_its_spaces_tabs_and_lines_but_not_its_comment():
