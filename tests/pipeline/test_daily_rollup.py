@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
+
 from core.dashboard import ChannelFigures, recent_figures
 from core.usage import LetterUsage, SmsUsage, monthly_usage
 from models.daily_rollup import DailyStatusCount, RolledUpDay
@@ -13,6 +15,14 @@ from pipeline import daily_rollup, retention
 from tests.factories import create_notification, create_service
 
 NOW = utcnow()
+
+
+@pytest.fixture(autouse=True)
+def _now() -> None:
+    """Each test's own moment: a run that crosses UTC midnight must not compare the code's day with the
+    day this module was imported on."""
+    global NOW
+    NOW = utcnow()
 
 
 def at(days_ago: int, hour: int = 12) -> datetime.datetime:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
+
 from core.dashboard import ChannelFigures, recent_figures
 from models.api_key import KEY_TYPES
 from models.db import database, utcnow
@@ -22,6 +24,17 @@ NOW = utcnow()
 TODAY = NOW.date()
 TOMORROW = TODAY + datetime.timedelta(days=1)
 WEEK_AGO = TODAY - datetime.timedelta(days=7)
+
+
+@pytest.fixture(autouse=True)
+def _today() -> None:
+    """Each test's own today: a run that crosses UTC midnight must not compare the code's day with the
+    day this module was imported on."""
+    global NOW, TODAY, TOMORROW, WEEK_AGO
+    NOW = utcnow()
+    TODAY = NOW.date()
+    TOMORROW = TODAY + datetime.timedelta(days=1)
+    WEEK_AGO = TODAY - datetime.timedelta(days=7)
 
 
 def at(days_ago: int) -> datetime.datetime:
