@@ -20,6 +20,9 @@ from tests.console.users import create_console_user
 
 def _submit(page, label: str) -> None:
     page.locator("main").get_by_role("button", name=label, exact=True).click()
+    # The click returns once the form's navigation has started; what a test then reads of the page's
+    # look (is_visible) needs its stylesheets in.
+    page.wait_for_load_state("load")
 
 
 def _open(page, path: str) -> None:
