@@ -42,3 +42,20 @@ def test_jobs_resume_after_redis_comes_back(caplog):
             stop.set()
             ticking.join(timeout=15)
     assert not ticking.is_alive()
+
+
+def test_a_job_sent_every_few_seconds_is_logged_at_debug_the_others_at_info(caplog):
+    often, hourly = _Recorder(), _Recorder()
+    stop = threading.Event()
+    with private_redis() as server, caplog.at_level(logging.DEBUG, logger="scheduler"):
+        client = redis.Redis.from_url(server.url, socket_timeout=1, socket_connect_timeout=1)
+        schedule = [Job("fold", 10, often), Job("roll-up", 3600, hourly)]
+        ticking = threading.Thread(target=run, args=(client, "ns", schedule, stop), daemon=True)
+        ticking.start()
+        try:
+            wait_for(lambda: often.sent >= 1 and hourly.sent >= 1, timeout=10)
+        finally:
+            stop.set()
+            ticking.join(timeout=15)
+    levels = {r.getMessage(): r.levelname for r in caplog.records if r.getMessage().startswith("sent ")}
+    assert levels == {"sent fold": "DEBUG", "sent roll-up": "INFO"}
