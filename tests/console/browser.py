@@ -1,6 +1,7 @@
 """Helpers of the console's browser tests: the accessibility check and signing in through the pages."""
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -66,3 +67,11 @@ def path_of_link(text: str, kind: str) -> str:
     import re
 
     return re.search(rf"https?://[^/\s]+(/{kind}/[A-Za-z0-9_\-]+)", text).group(1)
+
+
+def downloaded_rows(link) -> list[list[str]]:
+    """Click a link (a Playwright locator) that downloads a CSV file; its rows."""
+    with link.page.expect_download() as download:
+        link.click()
+    with open(download.value.path(), encoding="utf-8") as file:
+        return list(csv.reader(file))

@@ -18,7 +18,6 @@ LOOK_UPDATE_DOCS=1 (as tests/look) each is also photographed at 1280 and 375 px 
 """
 from __future__ import annotations
 
-import csv
 import io
 import re
 import time
@@ -32,7 +31,7 @@ from reportlab.pdfgen.canvas import Canvas
 from core.accounts import create_setup_link
 from models.notification import Notification
 from tests.conftest import wait_for
-from tests.console.browser import assert_accessible, code_in, path_of_link
+from tests.console.browser import assert_accessible, code_in, downloaded_rows, path_of_link
 from tests.console.walk_stops import ROOT, WIDE, Walk
 from tests.jobs.helpers import csv_file, phone
 
@@ -79,13 +78,6 @@ def _decision_letter() -> bytes:
     canvas.showPage()
     canvas.save()
     return buffer.getvalue()
-
-
-def _download(page, selector: str) -> list[list[str]]:
-    with page.expect_download() as download:
-        page.click(selector)
-    with open(download.value.path(), encoding="utf-8") as file:
-        return list(csv.reader(file))
 
 
 def test_a_newcomers_first_hour(browser, console_server, live_server, local_mailbox, worker):
@@ -329,7 +321,7 @@ def _spreadsheet(walk: Walk, service_id: str) -> None:
     page.locator("#count-delivered", has_text=re.compile(r"^1\.?000$")).wait_for(timeout=120_000)
     assert page.locator("#count-failed").inner_text() == "0"
     walk.stop("job")
-    report = _download(page, "#job-report")
+    report = downloaded_rows(page.locator("#job-report"))
     assert len(report) == ROWS + 1 and report[0][:2] == ["Row number", "Recipient"]
     assert {r[1] for r in report[1:]} == {phone(n) for n in range(ROWS)}
 
@@ -344,7 +336,7 @@ def _spreadsheet(walk: Walk, service_id: str) -> None:
     page.fill("#search", "")
     with page.expect_navigation():
         page.click("main form[role=search] button")
-    listed = _download(page, "a.notify-report-link")
+    listed = downloaded_rows(page.locator("a.notify-report-link"))
     recipients = [r[listed[0].index("Recipient")] for r in listed[1:]] if "Recipient" in listed[0] else []
     assert len(listed) == ROWS + 2, len(listed)  # the spreadsheet's rows and the text to yourself
     assert set(recipients) >= {phone(n) for n in range(ROWS)}
