@@ -176,8 +176,8 @@ def register_report_reader(app: Flask) -> None:
         import sys
 
         from models.outages import UNAVAILABLE
-        from pipeline.providers.email.events import to_json
-        from pipeline.providers.email.reports import read_report
+        from pipeline.infrastructure.providers.email.events import to_json
+        from pipeline.infrastructure.providers.email.reports import read_report
         from workers.receipts import apply_posted_email_events
 
         events = read_report(sys.stdin.buffer.read())

@@ -58,7 +58,7 @@ class Settings:
     provider_webhook_token: str
     clamd_url: str | None
     print_drop_dir: Path
-    print_provider: str  # "simulated" (default), "directory" or "sftp": see pipeline/print_provider
+    print_provider: str  # "simulated" (default), "directory" or "sftp": see pipeline/infrastructure/print_provider
     print_batch_seconds: int  # how often accepted letters are handed to the print provider
     email_from_domain: str
     smtp_delivered_on_accept: bool
@@ -91,7 +91,7 @@ class Settings:
     stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
     sending_timeout_seconds: int  # sending/pending this long after creation: temporary-failure
     slow_sweep_interval_seconds: int  # the sending timeout and expired files
-    # More SMS gateways, as a JSON array (pipeline/providers/sms/gateways.py), and when one is taken
+    # More SMS gateways, as a JSON array (pipeline/infrastructure/providers/sms/gateways.py), and when one is taken
     # out of rotation: this many failed calls within a minute, for this many seconds.
     sms_gateways: str | None = None
     sms_gateway_failure_threshold: int = 5
@@ -118,7 +118,7 @@ class Settings:
     sns_topic_arns: tuple[str, ...] = ()
     sns_ca_file: str | None = None
     sns_signing_ca_file: str | None = None
-    # PRINT_PROVIDER=sftp (pipeline/print_provider/ssh.py): the print house's drop, our private key,
+    # PRINT_PROVIDER=sftp (pipeline/infrastructure/print_provider/ssh.py): the print house's drop, our private key,
     # the server's host key pinned, and how long connecting and each transfer step may take.
     print_sftp_url: str | None = None
     print_sftp_key_file: Path | None = None

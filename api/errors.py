@@ -8,8 +8,8 @@ from werkzeug.exceptions import HTTPException
 
 from models.outages import UNAVAILABLE
 
-# The error classes live in pipeline.errors (stages raise them too); the API names them from here.
-from pipeline.errors import (  # noqa: F401
+# The error classes live in pipeline.domain.errors (stages raise them too); the API names them from here.
+from pipeline.domain.errors import (  # noqa: F401
     ApiError,
     AuthError,
     BadRequestError,

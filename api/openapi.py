@@ -15,13 +15,13 @@ from typing import Any, TypeVar
 from flask import Flask
 
 from api.errors import ERROR_RESPONSE
-from pipeline.i18n import N_
+from pipeline.domain.i18n import N_
 
 View = TypeVar("View", bound=Callable[..., Any])
 Schema = Mapping[str, Any]
 
 # Which blueprint is which part of the API, and how its callers authenticate. The texts (N_) are the
-# document's, in English; the reference page (/docs) shows them in Dutch too (pipeline/translations).
+# document's, in English; the reference page (/docs) shows them in Dutch too (pipeline/domain/translations).
 PARTS: dict[str, tuple[str, str | None, str]] = {
     "v2": ("v2", "serviceKey", N_("The public API the official clients call.")),
     "admin": ("admin", "adminClient", N_("Provisioning: services, keys, templates, senders, callbacks.")),

@@ -12,7 +12,7 @@ from jsonschema import Draft7Validator, FormatChecker
 from jsonschema.exceptions import ValidationError as SchemaError
 
 from api.errors import ValidationError
-from pipeline.outbound import NOT_HTTPS
+from pipeline.infrastructure.outbound import NOT_HTTPS
 
 format_checker = FormatChecker()
 

@@ -16,8 +16,8 @@ from api.errors import NoResultFound
 from models.appearance import language_of
 from models.db import is_uuid
 from models.notification import Notification
-from pipeline.i18n import Translator, translator
-from pipeline.unsubscribe import record_request, token_matches
+from pipeline.domain.i18n import Translator, translator
+from pipeline.stages.unsubscribe import record_request, token_matches
 
 unsubscribe_blueprint = Blueprint("unsubscribe", __name__, url_prefix="/unsubscribe")
 

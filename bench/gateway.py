@@ -1,6 +1,6 @@
 """An SMS gateway for the pipeline benchmark: a real HTTP server in a process of its own.
 
-It speaks the protocol of pipeline/providers/sms/http_gateway.py: each POST /messages is answered
+It speaks the protocol of pipeline/infrastructure/providers/sms/http_gateway.py: each POST /messages is answered
 `201 {"id": ..., "status": "accepted"}` after --delay-ms (50 by default), the gateway's latency, and
 every accepted message gets a "delivered" receipt posted to its callback_url with the provider
 webhook token, after the answer, as a real gateway posts them: one receipt per request by default,

@@ -34,8 +34,8 @@ def run_job(service_id: str, template_id: str, rows: int) -> float:
     from models.job import FINISHED, Job
     from models.service import Service
     from models.template import find_version
-    from pipeline.jobs.lifecycle import create_job
-    from pipeline.jobs.upload import check_upload
+    from pipeline.stages.jobs.lifecycle import create_job
+    from pipeline.stages.jobs.upload import check_upload
     from workers.jobs import enqueue_start
 
     workers.wire()  # the database and the broker the job's messages go to, as the web process has them

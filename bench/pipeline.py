@@ -182,7 +182,7 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
             [sys.executable, "bench/gateway.py", "--port", str(gateway_port), "--webhook-token", webhook_token,
              "--delay-ms", str(gateway.gateway_delay_ms), "--receipt-batch", str(gateway.receipt_batch)], cwd=ROOT)
         # The benchmark's gateway listens on this machine over plain HTTP, which the service refuses
-        # for a gateway unless loopback is allowed (pipeline/outbound.py).
+        # for a gateway unless loopback is allowed (pipeline/infrastructure/outbound.py).
         extra.update(SMS_GATEWAY_URL=f"http://127.0.0.1:{gateway_port}", CALLBACKS_ALLOW_HTTP_LOOPBACK="1")
         _wait_for(f"{extra['SMS_GATEWAY_URL']}/stats")
     # A namespace per run: circuit breaker and outboxes start empty.
@@ -215,7 +215,7 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
                   key_type: str, gateway_url: str | None, gateway_pid: int | None) -> Run:
     made = provision(env, key_type)
     if database_url:
-        # The database keeps the gateways it was configured with (pipeline/providers/sms/gateways.py):
+        # The database keeps the gateways it was configured with (pipeline/infrastructure/providers/sms/gateways.py):
         # an earlier R5 run's would take the simulated provider's place.
         db = database(env)[0]
         try:

@@ -36,8 +36,8 @@ def _reads(service: Any, now: datetime.datetime, reference: str, cursors: dict[s
     from core.usage import monthly_usage
     from models.conversations import conversation
     from models.queries import NotificationFilters, notifications_page
-    from pipeline.message_search import MessageSearch, count_matches, search_page
-    from pipeline.statuses import FAILURES, FILTER_VALUES
+    from pipeline.domain.statuses import FAILURES, FILTER_VALUES
+    from pipeline.infrastructure.message_search import MessageSearch, count_matches, search_page
 
     def api(name: str, cursor: str | None = None, **filters: Any) -> tuple[str, Callable[[], Any]]:
         return name, lambda: notifications_page(service, "live", NotificationFilters(**filters), cursors.get(cursor))
@@ -140,7 +140,7 @@ def measure(url: str, rows: int, order: str, *, keep: bool = False, reuse: bool 
     from models.db import connect_url, utcnow
     from models.migrations import migrate
     from models.service import Service
-    from pipeline.daily_rollup import roll_up
+    from pipeline.stages.daily_rollup import roll_up
     from tests.factories import create_service
     from tests.test_scale_query_plans import generate, using
 

@@ -12,7 +12,7 @@ from console.auth import current_user
 from console.services.refusals import translated
 from models import audit
 from models.user import User
-from pipeline.errors import ApiError
+from pipeline.domain.errors import ApiError
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from flask import abort
 from console.auth import current_service
 from core.templates import find_template
 from models.template import TemplateVersion
-from pipeline.errors import NoResultFound
+from pipeline.domain.errors import NoResultFound
 
 
 def template_or_404(template_id: str, version: int | None = None, *,

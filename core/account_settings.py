@@ -29,7 +29,7 @@ def texts_reach_people() -> bool:
     """Whether a text message reaches its recipient: an SMS gateway is configured. Without one the
     simulated provider takes every text, so a code by text message could never arrive."""
     from config import get_settings
-    from pipeline.failover import only_simulated
+    from pipeline.stages.failover import only_simulated
 
     return not only_simulated("sms", get_settings())
 
@@ -60,7 +60,7 @@ def change_name(user: User, name: str) -> None:
 
 def normalised_mobile_number(raw: str) -> str:
     """The number in E.164, checked as the API checks the number of a text; AccountError("mobile") else."""
-    from pipeline.recipients import InvalidRecipient, validate_phone_number
+    from pipeline.domain.recipients import InvalidRecipient, validate_phone_number
 
     try:
         return validate_phone_number(raw).e164
@@ -79,7 +79,7 @@ def set_mobile_number(user: User, e164: str | None) -> None:
 
 def request_email_change(user: User, new_address: str) -> None:
     """Send a link to the new address; the account's address changes only once it is followed."""
-    from pipeline.recipients import InvalidRecipient, validate_email_address
+    from pipeline.domain.recipients import InvalidRecipient, validate_email_address
     from workers.platform_email import send_platform_email
 
     try:

@@ -35,7 +35,7 @@ def link(path: str) -> str:
 
 def invite(service_id: uuid.UUID | str, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
     """Invite someone to a service with these permissions, by email (a link valid for two days)."""
-    from pipeline.recipients import InvalidRecipient, validate_email_address
+    from pipeline.domain.recipients import InvalidRecipient, validate_email_address
 
     service = Service.get_or_none(Service.id == service_id)
     if service is None:
@@ -69,7 +69,7 @@ def renew_invitation(invitation: Invitation, sent_by: User) -> Invitation:
 
 
 def _send_invitation(invitation: Invitation, service: Service, token: str, invited_by: User) -> None:
-    from pipeline.wall_clock import on_the_clock
+    from pipeline.domain.wall_clock import on_the_clock
     from workers.platform_email import send_platform_email
 
     address = invitation.email_address

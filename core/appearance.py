@@ -16,13 +16,13 @@ from core.templates import find_template
 from models import audit
 from models.appearance import Appearance, EmailBrand, LetterBrand, appearance_of, set_appearance
 from models.db import database, utcnow
-from pipeline.branding.email import brand_view
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
-from pipeline.i18n import N_, translator
-from pipeline.letters.compose import letter_date, preview_letter
-from pipeline.letters.letterhead import LetterLogo
-from pipeline.letters.pdf import LetterLayoutError, render_letter_pdf
-from pipeline.rendering import render
+from pipeline.domain.branding.email import brand_view
+from pipeline.domain.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.domain.i18n import N_, translator
+from pipeline.domain.rendering import render
+from pipeline.stages.letters.compose import letter_date, preview_letter
+from pipeline.stages.letters.letterhead import LetterLogo
+from pipeline.stages.letters.pdf import LetterLayoutError, render_letter_pdf
 
 SAMPLE_SUBJECT = N_("Example message")
 SAMPLE_BODY = N_("This is what your recipients will see.")

@@ -12,9 +12,9 @@ import peewee
 
 from models.appearance import EmailBrand, LetterBrand
 from models.db import database, is_uuid, utcnow
-from pipeline.branding.colours import HEX_COLOUR
-from pipeline.branding.logos import LogoError, process_logo
-from pipeline.errors import BLANK, BadRequestError, NoResultFound, Refusal, ValidationError
+from pipeline.domain.branding.colours import HEX_COLOUR
+from pipeline.domain.branding.logos import LogoError, process_logo
+from pipeline.domain.errors import BLANK, BadRequestError, NoResultFound, Refusal, ValidationError
 
 BrandModel = type[EmailBrand] | type[LetterBrand]
 Brand = EmailBrand | LetterBrand

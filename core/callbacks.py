@@ -12,9 +12,9 @@ from models.callback_attempt import CallbackAttempt
 from models.crypto import encrypt
 from models.db import database, utcnow
 from models.service import Service, ServiceCallback
-from pipeline import outbound
-from pipeline.callbacks import KINDS
-from pipeline.errors import NoResultFound, Refusal, ValidationError
+from pipeline.domain.errors import NoResultFound, Refusal, ValidationError
+from pipeline.infrastructure import outbound
+from pipeline.stages.callbacks import KINDS
 
 # The kinds the callback stage posts, in the order the admin API lists them.
 CALLBACK_KINDS = list(KINDS)
@@ -22,7 +22,7 @@ MAX_URL_LENGTH = 255  # the column's width
 
 
 def callback_url_problem(value: str, *, look_up: bool = True) -> Refusal | None:
-    """Why a callback URL is refused, or None (pipeline/outbound.py: https to a public address; loopback,
+    """Why a callback URL is refused, or None (pipeline/infrastructure/outbound.py: https to a public address; loopback,
     by http too, only with CALLBACKS_ALLOW_HTTP_LOOPBACK on). `look_up`: resolve a name and check its
     addresses too (the request's shape is checked without, the rule with)."""
     return outbound.url_problem(value, allow_loopback=outbound.loopback_allowed(),

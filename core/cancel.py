@@ -1,5 +1,5 @@
 """Cancelling a service's message: a letter until it is handed to the printer, a scheduled sms or email
-until it is due (the stage logic is pipeline/cancel.py); its daily counts are given back."""
+until it is due (the stage logic is pipeline/stages/cancel.py); its daily counts are given back."""
 from __future__ import annotations
 
 from core.ids import checked_uuid
@@ -8,9 +8,10 @@ from models import audit
 from models.db import database
 from models.notification import Notification
 from models.queries import find_notification
-from pipeline import cancel, daily_limits
-from pipeline.errors import NoResultFound
-from pipeline.statuses import public_status
+from pipeline.domain.errors import NoResultFound
+from pipeline.domain.statuses import public_status
+from pipeline.infrastructure import daily_limits
+from pipeline.stages import cancel
 
 
 def cancel_message(service_id: str, notification_id: str) -> Notification:

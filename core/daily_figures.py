@@ -14,8 +14,8 @@ from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, Rolled
 from models.notification import Notification
 from models.plain_rows import tuple_rows
 from models.service import CHANNELS
-from pipeline.daily_rollup import as_date, billing_of, held_counts, purged_billing, purged_status_counts
-from pipeline.statuses import EVERY_STATUS
+from pipeline.domain.statuses import EVERY_STATUS
+from pipeline.stages.daily_rollup import as_date, billing_of, held_counts, purged_billing, purged_status_counts
 
 BILLED_KEY_TYPES = ("live", "team")  # test keys never cost
 # (day, notification type, status)

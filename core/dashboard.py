@@ -13,7 +13,7 @@ from core.daily_figures import counts_since
 from models.job import IN_PROGRESS, PENDING, SCHEDULED, Job
 from models.notification import Notification, ReceivedText
 from models.service import CHANNELS, DEFAULT_TIME_ZONE
-from pipeline import statuses
+from pipeline.domain import statuses
 
 DAYS = 7  # today and the six days before it, on the service's clock
 SHOWN_KEY_TYPES = ("live", "team")  # what was really sent: test keys' messages never leave

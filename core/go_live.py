@@ -19,7 +19,7 @@ from models.organisation import ADMIN, organisation_of, role_in
 from models.service import ReplyToAddress, Service, TeamMember
 from models.template import Template
 from models.user import ServiceUser, User
-from pipeline.errors import BadRequestError, NoResultFound, NotPermitted, Refusal
+from pipeline.domain.errors import BadRequestError, NoResultFound, NotPermitted, Refusal
 
 # (platform template key, to, personalisation): how the service is told of the decision; the
 # caller supplies it, so the decision does not depend on how mail goes out.

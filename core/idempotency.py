@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.errors import ApiError, InProgress
-from pipeline.redis_state import client, namespaced
+from pipeline.domain.errors import ApiError, InProgress
+from pipeline.infrastructure.redis_state import client, namespaced
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import uuid
 
-from pipeline.errors import ValidationError
+from pipeline.domain.errors import ValidationError
 
 
 def checked_uuid(name: str, value: str) -> uuid.UUID:

@@ -1,5 +1,5 @@
 """Bulk jobs of a service: make one from a checked file and start it, find one, cancel one that has
-not started. The stages a job runs through are pipeline/jobs; the actor that starts it is workers/jobs."""
+not started. The stages a job runs through are pipeline/stages/jobs; the actor that starts it is workers/jobs."""
 from __future__ import annotations
 
 import datetime
@@ -9,10 +9,10 @@ from core.ids import checked_uuid
 from core.services import find_service
 from models.job import Job
 from models.template import TemplateVersion, find_version
-from pipeline.errors import NoResultFound
-from pipeline.jobs import lifecycle
-from pipeline.jobs.checking import CheckedSheet
-from pipeline.jobs.report import stream_job_report
+from pipeline.domain.errors import NoResultFound
+from pipeline.stages.jobs import lifecycle
+from pipeline.stages.jobs.checking import CheckedSheet
+from pipeline.stages.jobs.report import stream_job_report
 from workers.jobs import enqueue_start
 
 

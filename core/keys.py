@@ -10,7 +10,7 @@ from core.services import find_service
 from models import audit
 from models.api_key import EXPIRY_WARNING, ApiKey, create_api_key, revoke_api_key
 from models.db import database, utcnow
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.domain.errors import BadRequestError, NoResultFound, ValidationError
 
 EXPIRY_IN_PAST = "expires_at must be in the future"
 NOT_IN_USE = "This API key has been revoked or has expired"

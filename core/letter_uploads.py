@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from config import get_settings
 from core.letters import check_may_send_letters, checked_pdf
 from core.sender import Sender
-from pipeline.errors import BadRequestError, Refusal, Unavailable
-from pipeline.letters.page_images import page_images
-from pipeline.letters.pdf import MAX_SHEETS
-from pipeline.letters.precompiled import validate_precompiled
-from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
+from pipeline.domain.errors import BadRequestError, Refusal, Unavailable
+from pipeline.stages.letters.page_images import page_images
+from pipeline.stages.letters.pdf import MAX_SHEETS
+from pipeline.stages.letters.precompiled import validate_precompiled
+from pipeline.stages.virus_scan import ScannerUnavailable, scanner_from_url
 
 # The official Node client's limit on a precompiled letter; a letter of 10 sheets is far smaller.
 MAX_PDF_BYTES = 5_000_000
@@ -35,7 +35,7 @@ class CheckedUpload:
 
 
 def check_letter_upload(sender: Sender, data: bytes) -> CheckedUpload:
-    """Refuse what cannot be sent at all (pipeline.errors refusals); otherwise what the print checks
+    """Refuse what cannot be sent at all (pipeline.domain.errors refusals); otherwise what the print checks
     find. Nothing is recorded."""
     check_may_send_letters(sender)
     if len(data) > MAX_PDF_BYTES:

@@ -18,19 +18,19 @@ from core.sending import scheduled_for_utc
 from models.notification import Notification
 from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
-from pipeline import statuses
-from pipeline.daily_limits import DailyCount, daily_counts
-from pipeline.documents import prepare_files
-from pipeline.errors import BadRequestError, NotPermitted, Refusal, ValidationError
+from pipeline.domain import statuses
+from pipeline.domain.errors import BadRequestError, NotPermitted, Refusal, ValidationError
+from pipeline.domain.new_notification import new_notification
+from pipeline.domain.recipients import AddressErrors, PostalAddress, validate_postal_address
+from pipeline.domain.refusals import missing_personalisation_message
+from pipeline.domain.rendering import missing_personalisation
+from pipeline.domain.trial import trial_letters_message
+from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
-from pipeline.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
-from pipeline.letters.precompiled import NotAPdf, check_is_pdf
-from pipeline.new_notification import new_notification
-from pipeline.recipients import AddressErrors, PostalAddress, validate_postal_address
-from pipeline.refusals import missing_personalisation_message
-from pipeline.rendering import missing_personalisation
-from pipeline.storage import letter_pdf_key, letter_storage
-from pipeline.trial import trial_letters_message
+from pipeline.stages.documents import prepare_files
+from pipeline.stages.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
+from pipeline.stages.letters.precompiled import NotAPdf, check_is_pdf
 
 # As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
 PRECOMPILED_RECIPIENT = "Provided as PDF"
@@ -99,7 +99,7 @@ def checked_letter_address(sender: Sender, body: dict[str, Any]) -> PostalAddres
 
 def send_letter(sender: Sender, body: dict[str, Any], enqueue_pdf: Enqueue) -> Notification:
     """Check and record a letter from a template, for an API key or a console user; raises
-    pipeline.errors' refusals. The body has the v2 API's shape."""
+    pipeline.domain.errors' refusals. The body has the v2 API's shape."""
     service = sender.service
     _check_can_send_letters(sender)
     version, address, contact_block = _letter_content(service, body)
@@ -138,7 +138,7 @@ def checked_pdf(data: bytes) -> int:
 def send_precompiled_letter(sender: Sender, reference: str, content: str, postage: str | None,
                             enqueue_scan: Enqueue) -> Notification:
     """Check, store and record a precompiled letter (content: the PDF in base64), for the virus scan
-    to take on; raises pipeline.errors' refusals."""
+    to take on; raises pipeline.domain.errors' refusals."""
     _check_can_send_letters(sender)
     return _record_precompiled(sender, reference, _decode_pdf(content), postage, enqueue_scan)
 

@@ -1,5 +1,5 @@
 """The messages report (CSV) a console user asks for: streamed at once when the list is short, otherwise
-built by a worker (pipeline/message_report.py) and kept a day for download."""
+built by a worker (pipeline/stages/message_report.py) and kept a day for download."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +8,8 @@ from config import get_settings
 from models.db import database, is_uuid, utcnow
 from models.message_report import MessageReport
 from models.service import Service
-from pipeline.errors import NoResultFound
-from pipeline.message_search import MessageSearch, count_matches
+from pipeline.domain.errors import NoResultFound
+from pipeline.infrastructure.message_search import MessageSearch, count_matches
 from workers.enqueue import enqueue_after_commit
 from workers.reports import build_message_report
 

@@ -1,7 +1,7 @@
 """A notification's status changes with their times, read back from what the row already records.
 
 No table of transitions is written: the send path's every status change is one compare-and-set UPDATE
-(pipeline/statuses.py), and a second write per change would double the cost of the hottest path. The
+(pipeline/domain/statuses.py), and a second write per change would double the cost of the hottest path. The
 row keeps when it was accepted (created_at), handed to a provider or the printer (sent_at), reached a
 final status (completed_at) and last changed (updated_at); a returned letter keeps its own date as a
 delivery event. That is every change a notification makes, save an intermediate `pending` (an sms
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from models.notification import Notification
 from models.notification_event import RETURNED_LETTER, NotificationEvent
-from pipeline import statuses
+from pipeline.domain import statuses
 
 ACCEPTED = "accepted"  # the first step, whatever the row's first internal status was
 HANDED_OVER = "handed-over"  # to the provider (sms, email) or the printer (letters)

@@ -25,7 +25,7 @@ from models.organisation import (
     record,
 )
 from models.user import User, find_user_by_email
-from pipeline.errors import BadRequestError, NoResultFound, Refusal, ValidationError
+from pipeline.domain.errors import BadRequestError, NoResultFound, Refusal, ValidationError
 
 LAST_ADMIN = Refusal("last_organisation_admin",
                      "An organisation needs at least one admin: make another member admin first")

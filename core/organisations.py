@@ -33,7 +33,7 @@ from models.organisation import (
 from models.rate import Rate
 from models.service import Service
 from models.user import User
-from pipeline.errors import BLANK, BadRequestError, NoResultFound, Refusal, ValidationError
+from pipeline.domain.errors import BLANK, BadRequestError, NoResultFound, Refusal, ValidationError
 
 LANGUAGES = ("nl", "en")
 FIELDS = ("name", "kind", "language", "time_zone", "rate_table")

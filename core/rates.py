@@ -9,7 +9,7 @@ import peewee
 from core.ids import checked_uuid
 from models.db import database
 from models.rate import SMS, STANDARD_RATES, Rate
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.domain.errors import BadRequestError, NoResultFound, ValidationError
 
 
 def list_rates() -> list[Rate]:

@@ -6,11 +6,11 @@ from core.sender import Sender
 from models.cache import cached
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import TemplateVersion, find_version
-from pipeline.errors import BadRequestError, Refusal
-from pipeline.recipients.email_address import format_email_for_comparison
-from pipeline.recipients.phone import format_phone_for_comparison
-from pipeline.refusals import not_allowed_message
-from pipeline.trial import team_and_guest_list, trial_mode_message
+from pipeline.domain.errors import BadRequestError, Refusal
+from pipeline.domain.recipients.email_address import format_email_for_comparison
+from pipeline.domain.recipients.phone import format_phone_for_comparison
+from pipeline.domain.refusals import not_allowed_message
+from pipeline.domain.trial import team_and_guest_list, trial_mode_message
 
 
 def check_permission(service: Service, channel: str) -> None:

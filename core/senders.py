@@ -21,7 +21,7 @@ from models.service import (
     add_service_setting,
     make_default_setting,
 )
-from pipeline.errors import BadRequestError, NoResultFound, Refusal, ValidationError
+from pipeline.domain.errors import BadRequestError, NoResultFound, Refusal, ValidationError
 
 # Alphanumeric sender ids are capped at 11 characters by the networks; numeric ones are numbers.
 _SMS_SENDER = re.compile(r"[A-Za-z0-9 ]{1,11}|\+?[0-9]{3,15}")
@@ -52,7 +52,7 @@ def _sms_sender(raw: str) -> str:
 
 
 def _email(raw: str) -> str:
-    from pipeline.recipients import InvalidRecipient, validate_email_address
+    from pipeline.domain.recipients import InvalidRecipient, validate_email_address
 
     try:
         return validate_email_address(raw)

@@ -14,15 +14,19 @@ from core import send_checks
 from core.sender import Sender
 from models.notification import Notification
 from models.template import TemplateVersion
-from pipeline.cost import sms_too_long, sms_too_long_message
-from pipeline.daily_limits import DailyCount, daily_counts
-from pipeline.documents import is_prepared_file, prepare_files
-from pipeline.errors import BadRequestError, ValidationError
+from pipeline.domain.cost import sms_too_long, sms_too_long_message
+from pipeline.domain.errors import BadRequestError, ValidationError
+from pipeline.domain.new_notification import new_notification
+from pipeline.domain.recipients import InvalidRecipient, Recipient, recipient_of
+from pipeline.domain.refusals import (
+    INTERNATIONAL_SMS_NOT_ALLOWED,
+    email_too_long_message,
+    missing_personalisation_message,
+)
+from pipeline.domain.rendering import Rendered, missing_personalisation, render, sanitise_values, sanitised_content
+from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
-from pipeline.new_notification import new_notification
-from pipeline.recipients import InvalidRecipient, Recipient, recipient_of
-from pipeline.refusals import INTERNATIONAL_SMS_NOT_ALLOWED, email_too_long_message, missing_personalisation_message
-from pipeline.rendering import Rendered, missing_personalisation, render, sanitise_values, sanitised_content
+from pipeline.stages.documents import is_prepared_file, prepare_files
 
 
 @dataclass
@@ -94,7 +98,7 @@ def scheduled_for_utc(body: dict) -> datetime.datetime | None:
 
 
 def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueue: Enqueue) -> Accepted:
-    """Check and record an sms or email, for an API key or a console user; raises pipeline.errors'
+    """Check and record an sms or email, for an API key or a console user; raises pipeline.domain.errors'
     refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
     service = sender.service
     send_checks.check_permission(service, channel)

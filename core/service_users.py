@@ -11,7 +11,7 @@ from core.accounts import InvitationError, invite, renew_invitation
 from models import audit
 from models.db import database
 from models.user import SERVICE_PERMISSIONS, Invitation, ServiceUser, User
-from pipeline.errors import BadRequestError, NoResultFound, Refusal
+from pipeline.domain.errors import BadRequestError, NoResultFound, Refusal
 
 # Someone must be able to manage the team: the last member who can is not removed or demoted.
 MANAGER = "manage_service"

@@ -14,7 +14,7 @@ from core.ids import checked_uuid
 from models import audit
 from models.db import database, utcnow
 from models.service import CHANNELS, Service, find_service_by_name
-from pipeline.errors import BadRequestError, NoResultFound, Refusal, ValidationError
+from pipeline.domain.errors import BadRequestError, NoResultFound, Refusal, ValidationError
 
 # Settings copied one to one onto the model.
 PLAIN_SETTINGS = ("trial_mode", "active", "rate_limit", "sms_daily_limit", "email_daily_limit",

@@ -14,9 +14,9 @@ from config import get_settings
 from core.ids import checked_uuid
 from models import crypto
 from models.sms_gateway import SmsGateway, SmsGatewayChange
-from pipeline.errors import BadRequestError, Misconfigured, NoResultFound, ValidationError
-from pipeline.providers.sms import gateways, types
-from pipeline.providers.sms.pacing import Limits
+from pipeline.domain.errors import BadRequestError, Misconfigured, NoResultFound, ValidationError
+from pipeline.infrastructure.providers.sms import gateways, types
+from pipeline.infrastructure.providers.sms.pacing import Limits
 from workers.sms_rotation import circuit, slow
 
 # Who the gateway history names for changes made here (the configuration names itself).

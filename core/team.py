@@ -9,12 +9,12 @@ from core.services import find_service
 from models import audit
 from models.db import database
 from models.service import GuestListEntry, TeamMember
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.domain.errors import NoResultFound, ValidationError
 
 
 def _email(field: str, raw: str) -> str:
     # Imported here so that loading the rules does not pull in the recipients pipeline.
-    from pipeline.recipients import InvalidRecipient, format_email_for_comparison, validate_email_address
+    from pipeline.domain.recipients import InvalidRecipient, format_email_for_comparison, validate_email_address
 
     try:
         validate_email_address(raw)
@@ -24,7 +24,7 @@ def _email(field: str, raw: str) -> str:
 
 
 def _phone(field: str, raw: str) -> str:
-    from pipeline.recipients import InvalidRecipient, validate_phone_number
+    from pipeline.domain.recipients import InvalidRecipient, validate_phone_number
 
     try:
         # Validating rather than only formatting: a number that can never match a send is a mistake.

@@ -10,7 +10,7 @@ from models.db import database, is_uuid
 from models.service import Service
 from models.template import Template
 from models.template_folder import TemplateFolder
-from pipeline.errors import NoResultFound, Refusal, ValidationError
+from pipeline.domain.errors import NoResultFound, Refusal, ValidationError
 
 FOLDER_NOT_EMPTY = Refusal("folder_not_empty", "Only an empty folder can be deleted")
 NOTHING_TO_MOVE = Refusal("no_templates_chosen", "Choose at least one template to move")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from models.service import Service
 from models.template import TemplateVersion, find_version
-from pipeline.errors import NoResultFound
+from pipeline.domain.errors import NoResultFound
 
 
 def version_or_404(service: Service, template_id: str, version: int | None = None) -> TemplateVersion:

@@ -13,7 +13,7 @@ from models import audit
 from models.db import database, is_uuid
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion, create_template, find_version, update_template
-from pipeline.errors import BLANK, NoResultFound, ValidationError
+from pipeline.domain.errors import BLANK, NoResultFound, ValidationError
 
 DEFAULT_POSTAGE = "second"
 BILINGUAL_FIELDS = ("letter_languages", "letter_english_subject", "letter_english_body")

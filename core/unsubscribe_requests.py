@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.services import find_service
 from models.notification_event import UNSUBSCRIBE, NotificationEvent
-from pipeline.unsubscribe import report_csv
+from pipeline.stages.unsubscribe import report_csv
 
 
 def unsubscribe_requests_csv(service_id: str) -> str:

@@ -2,7 +2,7 @@
 
 The billable notifications of each day come from core/daily_figures.py: closed days from the daily
 rollup, the days since from the notifications themselves, purged days from the purge's billing counts.
-A notification counts once it has its billable units (pipeline/daily_rollup.is_billable).
+A notification counts once it has its billable units (pipeline/stages/daily_rollup.is_billable).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from core.daily_figures import billing_counts
 from models.organisation import rate_table_of
-from pipeline.prices import letter_cost, sms_cost
+from pipeline.domain.prices import letter_cost, sms_cost
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """What recipients see of a service: its language and its email and letter brands.
 
 Brands are rows of their own, so the services of one organisation can share one brand. A logo is
-stored only as the PNG we produced from the upload (pipeline/branding/logos.py), never as uploaded.
+stored only as the PNG we produced from the upload (pipeline/domain/branding/logos.py), never as uploaded.
 """
 from __future__ import annotations
 

@@ -180,7 +180,7 @@ _client_lock = threading.Lock()
 def _redis() -> redis.Redis:
     global _client
     if _client is None:
-        with _client_lock:  # one client per process (see pipeline.redis_state.client for why)
+        with _client_lock:  # one client per process (see pipeline.infrastructure.redis_state.client for why)
             if _client is None:
                 _client = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5)
     return _client

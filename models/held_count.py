@@ -1,5 +1,5 @@
 """Each service's notifications still held, counted per UTC day of creation and per kind: what the
-dashboard and the usage page read for the days since the rollup (pipeline/held_counts.py), never the
+dashboard and the usage page read for the days since the rollup (pipeline/stages/held_counts.py), never the
 notifications themselves.
 
 The database keeps them (migration step 180): triggers on the notification table write a journal row

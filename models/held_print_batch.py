@@ -9,7 +9,7 @@ from models.db import BaseModel, utcnow
 class HeldPrintBatch(BaseModel):
     """A claimed batch whose hand-over was refused before anything was sent (the SFTP server offered a
     host key other than the one pinned, or refused our key). Its letters stay claimed and `created`;
-    each print run tries it again, and the worker dashboard lists it (pipeline/letters/held.py)."""
+    each print run tries it again, and the worker dashboard lists it (pipeline/stages/letters/held.py)."""
 
     batch_id = peewee.CharField(primary_key=True)  # the letters' provider_reference
     reason = peewee.TextField()  # the last refusal, as the provider worded it

@@ -9,7 +9,7 @@ from models.db import BaseModel, JSONField, utcnow
 class HeldReceipt(BaseModel):
     """A receipt naming a provider message id we do not know yet: a gateway may report before its
     answer to our send arrives, and only that answer tells us its id. Applied once the id is
-    recorded (pipeline/receipts.py), dropped after RECEIPT_HOLD_SECONDS."""
+    recorded (pipeline/stages/receipts.py), dropped after RECEIPT_HOLD_SECONDS."""
 
     id = peewee.AutoField()
     provider = peewee.CharField()

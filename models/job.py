@@ -56,7 +56,7 @@ class Job(BaseModel):
 
 class JobRows(BaseModel):
     """A part of a job's checked rows (recipient and placeholders, encrypted on their own), kept from
-    the upload until the stage that makes its notifications takes it (pipeline/jobs/rows.py): that
+    the upload until the stage that makes its notifications takes it (pipeline/stages/jobs/rows.py): that
     stage decrypts one part, never the whole file, whatever the job's size."""
 
     job = peewee.ForeignKeyField(Job, on_delete="CASCADE", index=False)

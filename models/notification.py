@@ -93,7 +93,7 @@ CHANNEL_INDEX = "notification_service_id_key_type_channel_created_at_id"
 Notification.add_index(Notification.index(Notification.service, Notification.key_type, Notification.notification_type,
                                           Notification.created_at, Notification.id, name=CHANNEL_INDEX))
 FAILED_STATUSES = ("permanent-failure", "temporary-failure", "technical-failure", "virus-scan-failed",
-                   "validation-failed")  # the public filter "failed" (pipeline.statuses.FAILURES)
+                   "validation-failed")  # the public filter "failed" (pipeline.domain.statuses.FAILURES)
 FAILED_INDEX = "notification_service_id_key_type_channel_failed_created_at_id"
 Notification.add_index(Notification.index(Notification.service, Notification.key_type, Notification.notification_type,
                                           Notification.created_at, Notification.id, name=FAILED_INDEX,

@@ -44,7 +44,7 @@ TEMPLATES: dict[str, dict[str, tuple[str, str]]] = {
                "Reset your password with this link (valid for 1 hour):\n\n((url))\n\n"
                "Did not ask for this? Then ignore this email."),
     },
-    # An API key about to expire (pipeline/key_expiry.py), to the managers of its service.
+    # An API key about to expire (pipeline/stages/key_expiry.py), to the managers of its service.
     "api-key-expiring": {
         "nl": ("API-sleutel ((key_name)) verloopt binnenkort",
                "De API-sleutel ((key_name)) van ((service_name)) verloopt op ((expires)). Daarna weigert Notify NL "

@@ -116,7 +116,7 @@ class ServiceCallback(BaseModel):
     id = uuid_pk()
     service = peewee.ForeignKeyField(Service, backref="callbacks", on_delete="CASCADE")
     service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
-    kind = peewee.CharField()  # pipeline.callbacks.KINDS
+    kind = peewee.CharField()  # pipeline.stages.callbacks.KINDS
     url = peewee.CharField()
     bearer_token_encrypted = peewee.TextField()
     updated_at = peewee.DateTimeField(default=utcnow)

@@ -6,7 +6,7 @@ here (admin API), so an operator moves traffic without a restart. Their URL and 
 the configuration, where secrets belong; gateways added through the admin API keep theirs here,
 the secret encrypted.
 
-`type` names the protocol the gateway speaks (pipeline/providers/sms/types.py): `json` (our own
+`type` names the protocol the gateway speaks (pipeline/infrastructure/providers/sms/types.py): `json` (our own
 JSON gateway protocol), `spryng`, `cm` or `twilio`. `token` holds the one secret each type needs
 (the JSON gateway's and Spryng's bearer token, CM's product token, Twilio's auth token);
 `account_sid` and `messaging_service_sid` (Twilio's account and messaging service) are not secrets.
@@ -30,7 +30,7 @@ class SmsGateway(BaseModel):
     priority = peewee.IntegerField(default=10)
     supports_international = peewee.BooleanField(default=False)
     active = peewee.BooleanField(default=True)
-    # Its pace (pipeline/providers/sms/pacing.py): messages a second and requests at once; None: its
+    # Its pace (pipeline/infrastructure/providers/sms/pacing.py): messages a second and requests at once; None: its
     # type's default.
     max_per_second = peewee.IntegerField(null=True)
     max_in_flight = peewee.IntegerField(null=True)

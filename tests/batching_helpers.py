@@ -1,4 +1,4 @@
-"""Making a Batcher's requests (pipeline/batching.py) wait behind a round trip, so a test knows
+"""Making a Batcher's requests (pipeline/infrastructure/batching.py) wait behind a round trip, so a test knows
 they are taken by one."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pipeline.batching import Batcher
+from pipeline.infrastructure.batching import Batcher
 from tests.conftest import wait_for
 
 

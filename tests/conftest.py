@@ -29,7 +29,7 @@ def unreachable_outbox():
     """An outbox on a port nothing listens on: Redis refuses it, as in an outage."""
     import redis
 
-    from pipeline.outbox import Outbox
+    from pipeline.infrastructure.outbox import Outbox
 
     return Outbox(redis.Redis(host="127.0.0.1", port=_free_port()), "unreachable")
 

@@ -2,7 +2,7 @@
 dialect the others change.
 
 The JSON gateway protocol is ours (docs/providers-sms.md#the-json-gateway-protocol,
-pipeline/providers/sms/http_gateway.py), and this fake keeps to it as strictly as the provider fakes
+pipeline/infrastructure/providers/sms/http_gateway.py), and this fake keeps to it as strictly as the provider fakes
 keep to their providers' documentation:
     POST {url}/messages                          404 on any other path, 405 for another method
     Authorization: Bearer <token>                when the gateway has a token; 401 without it

@@ -20,7 +20,7 @@ is not recorded. `base_url` is what an operator configures as the gateway's url 
 - stall_next(n, seconds): the next n POSTs wait `seconds` before answering 504, not recorded: a client
   timeout shorter than that sees a gateway that never answered.
 - send_receipt(url, token, gateway_id, state): posts a delivery receipt to `url` the way a gateway
-  does (format in pipeline/providers/sms/receipts.py); returns the requests.Response.
+  does (format in pipeline/infrastructure/providers/sms/receipts.py); returns the requests.Response.
 - report(token, state="delivered", before_answer=False): from now on every accepted message gets a
   receipt posted to its callback_url, as real gateways do: before our answer goes out (the receipt
   overtakes it) or just after. A receipt the webhook does not take (5xx, 503 in an outage, refused

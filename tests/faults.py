@@ -13,7 +13,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 
 from models.db import database, open_connection
 from models.notification import Notification
-from pipeline.statuses import FINAL
+from pipeline.domain.statuses import FINAL
 from tests.conftest import wait_for
 from tests.fake_gateway import FakeGateway
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import config
-from pipeline.providers.sms import gateways
+from pipeline.infrastructure.providers.sms import gateways
 from tests.fake_gateway import FakeGateway
 
 ACCOUNT_SID = "AC" + "0123456789abcdef" * 2

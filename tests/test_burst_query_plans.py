@@ -15,7 +15,7 @@ import pytest
 
 from models import crypto
 from models.db import utcnow
-from pipeline import statuses
+from pipeline.domain import statuses
 from tests.factories import create_service
 from tests.test_scale_query_plans import URL, own_database, plan, statements, using
 

@@ -18,7 +18,7 @@ from models.callback_attempt import CallbackAttempt
 from models.crypto import encrypt
 from models.notification import Notification, ReceivedText
 from models.service import InboundNumber, ServiceCallback
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 

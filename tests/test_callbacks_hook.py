@@ -16,7 +16,8 @@ from models.callback_attempt import CallbackAttempt
 from models.crypto import encrypt
 from models.db import database
 from models.service import ServiceCallback
-from pipeline import callbacks, statuses
+from pipeline.domain import statuses
+from pipeline.stages import callbacks
 from tests.factories import create_notification, create_service
 
 

@@ -14,9 +14,9 @@ from notifications_python_client.notifications import NotificationsAPIClient
 import config
 from models.document import Document
 from models.notification import Notification
-from pipeline.letters import stages
-from pipeline.storage import LocalStorage, letter_pdf_key
-from pipeline.virus_scan import EICAR, ClamdScanner, ScannerUnavailable
+from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
+from pipeline.stages.letters import stages
+from pipeline.stages.virus_scan import EICAR, ClamdScanner, ScannerUnavailable
 from tests.clamd_server import OWN_MARKER, clamd  # noqa: F401
 from tests.conftest import status_of, wait_for
 from tests.contract.test_python_client_letters import a_pdf

@@ -12,7 +12,7 @@ from core import appearance, brands, template_folders, templates
 from models.appearance import EmailBrand, LetterBrand
 from models.audit import AuditEvent
 from models.template import Template
-from pipeline.errors import BadRequestError, NoResultFound, ValidationError
+from pipeline.domain.errors import BadRequestError, NoResultFound, ValidationError
 from tests.pipeline.test_logos import SVG, png
 
 

@@ -16,7 +16,7 @@ from models.api_key import KEY_TYPES
 from models.daily_rollup import RolledUpDay
 from models.notification import KIND_INDEX, SCHEDULED_INDEX
 from models.service import DEFAULT_TIME_ZONE
-from pipeline.daily_rollup import counted_from_rows, held_counts, roll_up, roll_up_service
+from pipeline.stages.daily_rollup import counted_from_rows, held_counts, roll_up, roll_up_service
 from tests.test_scale_query_plans import (  # noqa: F401  (scale: the fixture)
     LIST_INDEX,
     notification_reads,
@@ -47,7 +47,7 @@ def _dashboard(service, now) -> None:
 
 
 def test_the_rollup_and_the_dashboard_read_counts_not_notifications(scale):
-    """The notifications are counted as they are written (pipeline/held_counts.py): the rollup and the
+    """The notifications are counted as they are written (pipeline/stages/held_counts.py): the rollup and the
     dashboard read no notification but the service's first one (its first day to roll up) and the sends
     it has scheduled (a partial index of those alone)."""
     db, now, service = scale["db"], scale["now"], scale["services"][3]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import logging
 
 from config import get_settings
-from pipeline import statuses
-from pipeline.receipts import apply_receipts
+from pipeline.domain import statuses
+from pipeline.stages.receipts import apply_receipts
 from tests.conftest import status_of, wait_for
 from tests.factories import create_notification
 
@@ -53,7 +53,7 @@ def test_a_late_receipt_is_refused_without_failing_the_rest_of_its_batch(service
     waiting = create_notification(service=service, status="sending")
     repeated = create_notification(service=service, status="temporary-failure")
 
-    with caplog.at_level(logging.WARNING, logger="pipeline.statuses"):
+    with caplog.at_level(logging.WARNING, logger="pipeline.domain.statuses"):
         moved = apply_receipts("http-gateway", [
             {"id": "a", "reference": str(done.id), "status": "expired"},
             {"id": "b", "reference": str(waiting.id), "status": "expired"},

@@ -10,7 +10,7 @@ import pytest
 from models import crypto
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import dispatch
+from pipeline.stages import dispatch
 from tests.batching_helpers import taken_together
 from tests.factories import create_notification
 from tests.faults import make_unreadable

@@ -7,7 +7,8 @@ import functools
 import peewee
 
 from models.notification import Notification
-from pipeline import dispatch, statuses
+from pipeline.domain import statuses
+from pipeline.stages import dispatch
 from tests.batching_helpers import taken_together
 from tests.factories import create_notification
 

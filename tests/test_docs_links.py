@@ -34,7 +34,7 @@ def _top_level_folders() -> set[str]:
 
 
 def _exists(path: str) -> bool:
-    # `pipeline/dispatch.send` names a module's function: the module is what must exist.
+    # `pipeline/stages/dispatch.send` names a module's function: the module is what must exist.
     candidates = [path, path.rstrip("/"), path.rsplit(".", 1)[0] + ".py", path.rsplit(".", 1)[0]]
     return any((ROOT / candidate).exists() for candidate in candidates)
 

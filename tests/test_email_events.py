@@ -11,9 +11,8 @@ import requests
 from notifications_python_client.notifications import NotificationsAPIClient
 
 import config
-import workers.sending
 from models.notification_event import NotificationEvent
-from pipeline.providers.email.reports import read_report
+from pipeline.infrastructure.providers.email.reports import read_report
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.smtp_server import SmtpServer
@@ -97,7 +96,6 @@ def smtp(monkeypatch):
     with SmtpServer() as server:
         before = config.get_settings()
         config._settings = dataclasses.replace(before, smtp_url=server.url, smtp_delivered_on_accept=False)
-        monkeypatch.setattr(workers.sending, "_settings", config._settings)
         try:
             yield server
         finally:
@@ -173,8 +171,8 @@ def test_delivered_and_temporary_bounce_events(service, live_server, worker, smt
 def test_the_mta_pipe_reads_a_bounce_and_an_abuse_report(app, service, receiver, live_server, worker, smtp,
                                                          monkeypatch):
     # With delivered-on-accept (the default), a relay's acceptance counts as delivery until a bounce says not.
-    monkeypatch.setattr(workers.sending, "_settings", dataclasses.replace(config._settings,
-                                                                          smtp_delivered_on_accept=True))
+    # The smtp fixture puts the settings back.
+    config._settings = dataclasses.replace(config._settings, smtp_delivered_on_accept=True)
     register(service, receiver, "complaint")
     notification_id = send_email(service, live_server)
     [received] = smtp.wait_for_messages(1)
@@ -195,8 +193,8 @@ def test_the_mta_pipe_reads_a_bounce_and_an_abuse_report(app, service, receiver,
 
 def test_an_email_counted_delivered_on_acceptance_is_delivered_by_its_send(service, live_server, worker, smtp,
                                                                           monkeypatch):
-    monkeypatch.setattr(workers.sending, "_settings", dataclasses.replace(config._settings,
-                                                                          smtp_delivered_on_accept=True))
+    # The smtp fixture puts the settings back.
+    config._settings = dataclasses.replace(config._settings, smtp_delivered_on_accept=True)
     notification_id = send_email(service, live_server)
     smtp.wait_for_messages(1)
     wait_for(lambda: status_of(notification_id) == "delivered")

@@ -91,13 +91,13 @@ def test_a_notification_whose_message_was_lost_is_sent_by_the_sweep(live_server,
 def test_duplicated_messages_for_a_test_key_queue_one_simulated_receipt(service):
     from tests.factories import create_notification
     from workers.receipts import simulated_outbox
-    from workers.sending import _deliver
+    from workers.sending import deliver
 
     notification = create_notification(service=service, key_type="test")
     outbox = simulated_outbox("receipts")
     before = outbox.client.llen(outbox.pending)
     for _ in range(3):
-        _deliver(str(notification.id))
+        deliver(str(notification.id))
 
     assert outbox.client.llen(outbox.pending) - before == 1
     stored = Notification.get_by_id(notification.id)
@@ -105,7 +105,7 @@ def test_duplicated_messages_for_a_test_key_queue_one_simulated_receipt(service)
 
 
 def test_test_key_sends_move_a_batch_at_a_time_and_a_duplicate_gets_one_receipt(service, live_server):
-    from pipeline.dispatch import send_simulated
+    from pipeline.stages.dispatch import send_simulated
     from tests.factories import create_notification
 
     batch = [create_notification(service=service, key_type="test", fragment_count=2) for _ in range(3)]
@@ -124,7 +124,7 @@ def test_test_key_sends_move_a_batch_at_a_time_and_a_duplicate_gets_one_receipt(
 
 
 def test_test_key_sends_the_batch_cannot_take_go_one_by_one(service):
-    from pipeline.dispatch import send_simulated
+    from pipeline.stages.dispatch import send_simulated
     from tests.factories import create_notification
 
     international = create_notification(service=service, key_type="test", international=True, fragment_count=1,

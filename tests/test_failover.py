@@ -13,7 +13,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 
 import config
 from models.notification import Notification
-from pipeline.providers.sms import gateways
+from pipeline.infrastructure.providers.sms import gateways
 from tests.admin_helpers import admin_headers
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service

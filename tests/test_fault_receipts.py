@@ -15,8 +15,8 @@ import config
 from models.db import utcnow
 from models.held_receipt import HeldReceipt
 from models.notification import Notification
-from pipeline import dispatch
-from pipeline.receipts import apply_receipts, sweep_held_receipts
+from pipeline.stages import dispatch
+from pipeline.stages.receipts import apply_receipts, sweep_held_receipts
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
 from tests.faults import assert_each_sent_once, make_unreadable, send_texts, statuses_of, wait_until_final

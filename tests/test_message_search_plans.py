@@ -9,8 +9,8 @@ import pytest
 
 from models.db import utcnow
 from models.notification import CHANNEL_INDEX, FAILED_INDEX, RECIPIENT_INDEX
-from pipeline import statuses
-from pipeline.message_search import KEY_TYPE_CHOICES, MessageSearch, count_matches, search_page
+from pipeline.domain import statuses
+from pipeline.infrastructure.message_search import KEY_TYPE_CHOICES, MessageSearch, count_matches, search_page
 from tests.factories import create_notification, create_service
 from tests.test_scale_query_plans import (
     FULL_SORT,

@@ -38,7 +38,7 @@ def test_a_message_whose_notification_is_gone_is_logged_and_counted(client, work
 
     gone = str(uuid.uuid4())
     before = _missing("deliver_sms")
-    with caplog.at_level(logging.WARNING, logger="workers.sending"):
+    with caplog.at_level(logging.WARNING, logger="pipeline.stages.delivery"):
         message = deliver_sms.send(gone)
         wait_for(lambda: _missing("deliver_sms") == before + 1)
     [line] = [r for r in caplog.records if gone in r.getMessage()]

@@ -14,10 +14,11 @@ import requests
 import config
 from models.crypto import encrypt
 from models.service import ServiceCallback
-from pipeline import callbacks, outbound
-from pipeline.providers.errors import RetryableProviderError, SmsMessageData
-from pipeline.providers.sms import gateways
-from pipeline.providers.sms.http_gateway import HttpSmsGateway
+from pipeline.infrastructure import outbound
+from pipeline.infrastructure.providers.errors import RetryableProviderError, SmsMessageData
+from pipeline.infrastructure.providers.sms import gateways
+from pipeline.infrastructure.providers.sms.http_gateway import HttpSmsGateway
+from pipeline.stages import callbacks
 from tests.admin_helpers import admin_headers, errors
 from tests.conftest import wait_for
 from tests.fake_gateway import FakeGateway

@@ -51,7 +51,7 @@ PASSING = {
     "dunders": "import flask\nprint(flask.__name__)\nfrom werkzeug import __version__\n",
     "peewee's documented _meta": "import peewee\n\nclass M(peewee.Model):\n    pass\n\nM._meta.table_name\n",
     "another library's private": "import gettext\ngettext._translations\nfrom json import _default_encoder\n",
-    "the project's own private modules": "from pipeline.jobs._x import y\nfrom . import _z\n",
+    "the project's own private modules": "from pipeline.stages.jobs._x import y\nfrom . import _z\n",
     "own private helpers and attributes in a library's subclass": """\
         from dramatiq.middleware import Middleware
 

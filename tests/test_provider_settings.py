@@ -15,8 +15,8 @@ import pytest
 
 import config
 from config import get_settings
-from pipeline import provider_settings
-from pipeline.providers.sms import gateways
+from pipeline.domain import provider_settings
+from pipeline.infrastructure.providers.sms import gateways
 from tests.admin_helpers import admin_headers, errors
 from tests.conftest import _free_port
 

@@ -9,8 +9,8 @@ from notifications_python_client.notifications import NotificationsAPIClient
 
 from models.db import utcnow
 from models.notification_event import NotificationEvent
-from pipeline.letters import returns
-from pipeline.print_provider import DirectoryPrintProvider
+from pipeline.infrastructure.print_provider import DirectoryPrintProvider
+from pipeline.stages.letters import returns
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
 from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)

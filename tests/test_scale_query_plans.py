@@ -35,10 +35,11 @@ from models.migrations import migrate
 from models.notification import CHANNEL_INDEX, FAILED_INDEX, FAILED_STATUSES, KIND_INDEX, Notification
 from models.queries import PAGE_SIZE, retention_cutoff
 from models.service import CHANNELS
-from pipeline import dispatch, statuses
-from pipeline.receipts import _record_sent_from_receipts
-from pipeline.retention import purge_notifications
-from pipeline.sending_timeout import time_out_overdue
+from pipeline.domain import statuses
+from pipeline.stages import dispatch
+from pipeline.stages.receipts import _record_sent_from_receipts
+from pipeline.stages.retention import purge_notifications
+from pipeline.stages.sending_timeout import time_out_overdue
 from tests.factories import create_key, create_service
 from tests.private_databases import private_database, using
 from workers.letters import sweep_stuck_letters

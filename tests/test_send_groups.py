@@ -10,7 +10,7 @@ import dramatiq
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import dispatch
+from pipeline.stages import dispatch
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_notification, create_sample_template
 from tests.faults import make_unreadable
@@ -73,7 +73,7 @@ def test_a_send_of_a_group_that_must_wait_out_an_outage_waits_alone(service, liv
     gateway.fail_next(1, status=503)  # the group's first send finds the gateway away for a moment
     rows = _created(service, 3)
     enqueue_deliveries(rows)
-    with caplog.at_level(logging.WARNING, logger="workers.sending"), running_worker():
+    with caplog.at_level(logging.WARNING, logger="pipeline.stages.delivery"), running_worker():
         gateway.wait_for_messages(3)
         wait_for(lambda: all(status_of(row.id) == "sending" for row in rows))
     assert gateway.attempts == 4 and len(gateway.messages) == 3

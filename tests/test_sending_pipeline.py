@@ -98,7 +98,7 @@ def test_a_send_that_reaches_no_provider_waits_out_an_outage_longer_than_any_ret
     # PROVIDER_MAX_RETRIES (3) allows, and more failures than the circuit breaker takes.
     gateway.fail_for(3.0, status=500)
     template = create_sample_template(service=service, body="Hi")
-    with caplog.at_level(logging.WARNING, logger="workers.sending"):
+    with caplog.at_level(logging.WARNING, logger="pipeline.stages.delivery"):
         response = client_for(service, live_server).send_sms_notification("0612345678", str(template.id))
         wait_for(lambda: status_of(response["id"]) == "sending", timeout=60)
     assert len(gateway.messages) == 1 and gateway.attempts > 1 + get_settings().provider_max_retries
@@ -185,13 +185,13 @@ def test_a_simulated_send_whose_worker_dies_before_recording_it_is_still_deliver
     from workers import sending
 
     notification = create_notification(service=service, fragment_count=1)
-    queue = sending.queue_simulated_receipts
+    queue = sending.GATEWAYS.queue_receipts
 
     def queues_then_dies(receipts: list[dict]) -> None:
         queue(receipts)
         raise _WorkerDied  # the last moment a kill could come: the receipt queued, the record not committed
 
-    monkeypatch.setattr(sending, "queue_simulated_receipts", queues_then_dies)
+    monkeypatch.setattr(sending, "GATEWAYS", dataclasses.replace(sending.GATEWAYS, queue_receipts=queues_then_dies))
     with pytest.raises(_WorkerDied):
         sending.deliver_sms.fn(str(notification.id))
     monkeypatch.undo()

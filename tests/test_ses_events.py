@@ -16,8 +16,8 @@ from prometheus_client import REGISTRY
 
 import config
 from models.notification_event import NotificationEvent
-from pipeline.providers.email.ses import UnknownSesEvent, event_from_ses
-from pipeline.providers.email.sns import canonical_string
+from pipeline.infrastructure.providers.email.ses import UnknownSesEvent, event_from_ses
+from pipeline.infrastructure.providers.email.sns import canonical_string
 from tests.conftest import status_of, wait_for
 from tests.fake_sns import TOPIC, FakeSns, issue, pem, self_signed
 from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from config import get_settings, redis_url
 from models import cache, settings_listener
-from pipeline import redis_state
+from pipeline.infrastructure import redis_state
 from tests.factories import auth_headers, create_key
 from tests.redis_watch import commands_naming
 

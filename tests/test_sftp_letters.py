@@ -15,9 +15,9 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from models.db import utcnow
 from models.held_print_batch import HeldPrintBatch
 from models.notification import Notification
-from pipeline.letters import held, printing
-from pipeline.print_provider import PrintBatch, PrintLetter, provider_for
-from pipeline.storage import letter_pdf_key, letter_storage
+from pipeline.infrastructure.print_provider import PrintBatch, PrintLetter, provider_for
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
+from pipeline.stages.letters import held, printing
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
 from tests.sftp_server import SftpServer, sftp_server  # noqa: F401  (sftp_server: a fixture)

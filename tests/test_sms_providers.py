@@ -13,7 +13,7 @@ from notifications_python_client.notifications import NotificationsAPIClient
 import config
 from models.notification import Notification, ReceivedText
 from models.service import InboundNumber, SmsSender
-from pipeline.providers.sms import gateways
+from pipeline.infrastructure.providers.sms import gateways
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.provider_gateways import ACCOUNT_SID, gateway_name, provider_gateways

@@ -18,9 +18,9 @@ from notifications_python_client.notifications import NotificationsAPIClient
 import config
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import unknown_outcomes
-from pipeline.providers.sms import gateways
-from pipeline.providers.sms.lookups import NOT_THERE, Found, lookup_for
+from pipeline.infrastructure.providers.sms import gateways
+from pipeline.infrastructure.providers.sms.lookups import NOT_THERE, Found, lookup_for
+from pipeline.stages import unknown_outcomes
 from tests.conftest import wait_for
 from tests.factories import create_key, create_notification, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway

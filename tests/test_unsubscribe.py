@@ -81,7 +81,7 @@ def test_the_services_own_url_wins_and_no_setting_means_no_header(client, servic
 
 
 def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
-    from pipeline.unsubscribe import token_for
+    from pipeline.stages.unsubscribe import token_for
     from tests.factories import create_notification
 
     notification = create_notification(service=service, notification_type="email", status="delivered")
@@ -98,7 +98,7 @@ def test_a_wrong_token_finds_nothing_and_a_get_only_asks(client, service):
 
 
 def test_the_report_writes_formula_cells_as_text(client, service):
-    from pipeline.unsubscribe import token_for
+    from pipeline.stages.unsubscribe import token_for
     from tests.factories import create_notification
 
     notification = create_notification(service=service, notification_type="email", status="delivered",

@@ -1,4 +1,4 @@
-"""Every HTTP call the service makes out names this release in its User-Agent (pipeline/outbound.py):
+"""Every HTTP call the service makes out names this release in its User-Agent (pipeline/infrastructure/outbound.py):
 SMS gateways of every kind, services' callbacks, Amazon SNS's certificates and subscription
 confirmations, and the simulated gateway's receipts to our own webhook."""
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from notifications_python_client.notifications import NotificationsAPIClient
 
 import config
-from pipeline.providers.email.sns import SnsVerifier
-from pipeline.providers.errors import SmsMessageData
-from pipeline.providers.simulated import post_receipts
-from pipeline.providers.sms.http_gateway import HttpSmsGateway
+from pipeline.infrastructure.providers.email.sns import SnsVerifier
+from pipeline.infrastructure.providers.errors import SmsMessageData
+from pipeline.infrastructure.providers.simulated import post_receipts
+from pipeline.infrastructure.providers.sms.http_gateway import HttpSmsGateway
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from tests.fake_gateway import FakeGateway
@@ -79,7 +79,7 @@ CLIENTS = re.compile(r"\b(?:requests\.(?:Session|get|post|put|patch|delete|head|
                      r"ProxyManager|request)|PoolManager|urlopen|HTTPS?Connection|http\.client)\b\s*\(")
 # Where a client is made on purpose: the helper itself, and the SMS transport (which sets the header
 # on every request, and asks requests only for the environment's proxy settings).
-MADE_HERE = {"pipeline/outbound.py": 2, "pipeline/providers/sms/transport.py": 2}
+MADE_HERE = {"pipeline/infrastructure/outbound.py": 2, "pipeline/infrastructure/providers/sms/transport.py": 2}
 
 
 def test_outbound_http_clients_are_made_only_where_the_user_agent_is_set():

@@ -35,7 +35,7 @@ socket.socket.connect = recording_connect
 
 import app, cli, console, scheduler, workers, workers.supervise
 from models.db import database
-from pipeline import statuses
+from pipeline.domain import statuses
 from workers.broker import current_broker
 
 heard = []
@@ -85,7 +85,7 @@ def test_a_status_change_in_a_process_that_only_called_the_factory_sends_the_cal
     done = _run(f"""
 from app import create_app
 from models.db import database
-from pipeline import statuses
+from pipeline.domain import statuses
 create_app()
 with database.connection_context(), database.atomic():
     statuses.transition({str(notification.id)!r}, "delivered")

@@ -10,7 +10,8 @@ import dramatiq
 
 from config import get_settings
 from models.db import database, init_database
-from pipeline import notification_events, statuses
+from pipeline.domain import statuses
+from pipeline.stages import notification_events
 from workers import (
     callbacks,
     jobs,

@@ -1,6 +1,6 @@
 """Actors of the callbacks queue: tell services about final statuses and received texts.
 
-A status change reaches the queue through the status-change hook of pipeline/statuses.py: the
+A status change reaches the queue through the status-change hook of pipeline/domain/statuses.py: the
 listener below (workers.wire registers it) enqueues a callback after the commit when the new status
 is final (`sent` included) and the notification's service has a delivery-status callback. Received
 texts are enqueued by the inbound route. Each attempt is recorded (CallbackAttempt); the payload is
@@ -24,8 +24,9 @@ from models.notification import Notification, ReceivedText
 from models.notification_event import NotificationEvent
 from models.service import ServiceCallback
 from observability.metrics import callback_attempts
-from pipeline import callbacks, statuses
-from pipeline.callbacks import DELIVERY_STATUS, INBOUND_SMS
+from pipeline.domain import statuses
+from pipeline.stages import callbacks
+from pipeline.stages.callbacks import DELIVERY_STATUS, INBOUND_SMS
 from workers.actors import actor
 from workers.enqueue import enqueue_after_commit
 

@@ -16,7 +16,7 @@ import dramatiq
 
 from models.db import database
 from models.outages import REDIS_UNAVAILABLE
-from pipeline.outbox import Outbox
+from pipeline.infrastructure.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | N
 
 
 def start_flush(flush: dramatiq.Actor) -> None:
-    """Send flush(<new id>): a flush's id names the batch it holds (pipeline/outbox.py)."""
+    """Send flush(<new id>): a flush's id names the batch it holds (pipeline/infrastructure/outbox.py)."""
     flush.send(uuid.uuid4().hex)
 
 

@@ -9,8 +9,8 @@ import datetime
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline.jobs import lifecycle
-from pipeline.jobs.rows import CHUNK_ROWS, create_chunk
+from pipeline.stages.jobs import lifecycle
+from pipeline.stages.jobs.rows import CHUNK_ROWS, create_chunk
 from workers.actors import actor
 from workers.enqueue import enqueue_after_commit, enqueued_together
 from workers.letters import enqueue_letter_pdf

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from models.db import database, utcnow
-from pipeline import key_expiry
+from pipeline.stages import key_expiry
 from workers.actors import actor
 from workers.platform_email import send_platform_email
 

@@ -9,11 +9,11 @@ import peewee
 from config import get_settings
 from models.db import database, utcnow
 from models.notification import Notification
-from pipeline import statuses
-from pipeline.letters import held, printing, returns, stages
-from pipeline.print_provider import PrintHeld, PrintTransferError, answering_providers, provider_for
-from pipeline.storage import letter_storage
-from pipeline.virus_scan import ScannerUnavailable, scanner_from_url
+from pipeline.domain import statuses
+from pipeline.infrastructure.print_provider import PrintHeld, PrintTransferError, answering_providers, provider_for
+from pipeline.infrastructure.storage import letter_storage
+from pipeline.stages.letters import held, printing, returns, stages
+from pipeline.stages.virus_scan import ScannerUnavailable, scanner_from_url
 from workers.actors import actor
 from workers.enqueue import enqueue_after_commit, enqueued_together
 
@@ -50,7 +50,7 @@ def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
 @actor(queue_name="periodic", max_retries=0)
 def print_letters() -> None:
     """Claim the letters ready to print into batches, each sent on to send_print_batch. Held batches
-    are tried again instead of claiming new live ones (pipeline/letters/held.py)."""
+    are tried again instead of claiming new live ones (pipeline/stages/letters/held.py)."""
     for batch_id in held.take_due():  # each taken by an UPDATE of its own, so queued at once
         enqueue_after_commit(send_print_batch, batch_id, False)
     waiting = held.held_batch_ids()

@@ -15,10 +15,10 @@ from config import get_settings
 from models import crypto
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import statuses
-from pipeline.letters.held import held_batch_ids
-from pipeline.receipts import sweep_held_receipts
-from pipeline.sending_timeout import time_out_overdue
+from pipeline.domain import statuses
+from pipeline.stages.letters.held import held_batch_ids
+from pipeline.stages.receipts import sweep_held_receipts
+from pipeline.stages.sending_timeout import time_out_overdue
 from workers.actors import actor
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def sweep_stuck_notifications() -> None:
     """Send again what lost its queue message; fail claims whose outcome stayed unknown.
 
     A claim whose send's outcome is unknown (timed out after the request went out, or its worker
-    died) waits for the provider's receipt or its lookup (pipeline/unknown_outcomes.py), which move
+    died) waits for the provider's receipt or its lookup (pipeline/stages/unknown_outcomes.py), which move
     it on; it becomes technical-failure only when neither did within OUTCOME_UNKNOWN_TIMEOUT_SECONDS.
     """
     from workers.sending import enqueue_deliveries
@@ -71,7 +71,8 @@ def sweep_stuck_notifications() -> None:
         & (Notification.dispatch_started_at
            < now - datetime.timedelta(seconds=settings.outcome_unknown_timeout_seconds))
     )
-    held_batches = held_batch_ids()  # their letters wait, claimed, for the print provider (pipeline/letters/held.py)
+    # Their letters wait, claimed, for the print provider (pipeline/stages/letters/held.py).
+    held_batches = held_batch_ids()
     if held_batches:
         abandoned = abandoned.where(Notification.provider_reference.is_null()
                                     | Notification.provider_reference.not_in(held_batches))
@@ -108,7 +109,7 @@ SCHEDULE: list[tuple[str, int, dramatiq.Actor]] = [
 @actor(queue_name="periodic", max_retries=0)
 def delete_expired_files() -> None:
     """Files sent by email past their retention period: stored bytes and rows (issue 5)."""
-    from pipeline.documents.cleanup import delete_expired_files as delete_expired, delete_orphaned_files
+    from pipeline.stages.documents.cleanup import delete_expired_files as delete_expired, delete_orphaned_files
 
     delete_expired()
     delete_orphaned_files()
@@ -161,8 +162,8 @@ SCHEDULE.append(("settle-unknown-outcomes", SETTLE_INTERVAL_SECONDS, settle_unkn
 from workers.reports import purge_message_reports  # noqa: E402
 
 SCHEDULE.append(("purge-message-reports", _settings.slow_sweep_interval_seconds, purge_message_reports))
-# The daily rollup (pipeline/daily_rollup.py): closed days summed for the dashboard and the usage page.
-from pipeline.daily_rollup import roll_up  # noqa: E402
+# The daily rollup (pipeline/stages/daily_rollup.py): closed days summed for the dashboard and the usage page.
+from pipeline.stages.daily_rollup import roll_up  # noqa: E402
 
 ROLL_UP_TIME_LIMIT_MS = 3600 * 1000  # a first rollup of every held day runs long; the next run resumes
 
@@ -174,8 +175,8 @@ def roll_up_days() -> None:
 
 
 SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_days))
-# The held counts (pipeline/held_counts.py): the journal the database writes, added into the counts.
-from pipeline.held_counts import FOLD_SECONDS, fold  # noqa: E402
+# The held counts (pipeline/stages/held_counts.py): the journal the database writes, added into the counts.
+from pipeline.stages.held_counts import FOLD_SECONDS, fold  # noqa: E402
 
 
 @actor(queue_name="periodic", max_retries=0)

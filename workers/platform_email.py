@@ -7,10 +7,10 @@ from config import get_settings
 from models.notification import Notification
 from models.platform import current_language, ensure_platform_service, template_id
 from models.template import Template, latest_version
+from pipeline.domain.new_notification import new_notification
+from pipeline.domain.recipients import Recipient, format_email_for_comparison, recipient_of
+from pipeline.domain.rendering import render
 from pipeline.infrastructure.throughput import record
-from pipeline.new_notification import new_notification
-from pipeline.recipients import Recipient, format_email_for_comparison, recipient_of
-from pipeline.rendering import render
 from workers.sending import enqueue_deliveries
 
 

@@ -19,7 +19,7 @@ from dramatiq.brokers.redis import RedisBroker
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import statuses
+from pipeline.domain import statuses
 from workers import registry
 from workers.broker import current_broker, ops_redis
 

@@ -5,7 +5,7 @@ A webhook answers 2xx only once what it was given is in the database (applied, o
 message is known): a provider posts a receipt again only while we refuse it, so a receipt kept
 anywhere less durable (a Redis that restarts empty) would be lost for good. The receipts of the
 requests that arrive at the same moment are applied together, one run per kind and provider in the
-order they came (a Batcher, pipeline/batching.py): under load a gateway posts hundreds a second,
+order they came (a Batcher, pipeline/infrastructure/batching.py): under load a gateway posts hundreds a second,
 one per request, and a transaction each would cost more than the work.
 """
 from __future__ import annotations
@@ -20,14 +20,14 @@ import dramatiq
 from config import Settings, get_settings
 from models.db import open_connection
 from models.outages import UNAVAILABLE
-from pipeline.batching import Batcher
-from pipeline.email_events import apply_email_events
-from pipeline.outbox import Outbox
-from pipeline.providers.email.events import from_json
-from pipeline.providers.email.sns import SnsVerifier
-from pipeline.providers.errors import RetryableProviderError
-from pipeline.providers.simulated import SimulatedSmsProvider, post_receipts
-from pipeline.receipts import apply_receipts
+from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure.outbox import Outbox
+from pipeline.infrastructure.providers.email.events import from_json
+from pipeline.infrastructure.providers.email.sns import SnsVerifier
+from pipeline.infrastructure.providers.errors import RetryableProviderError
+from pipeline.infrastructure.providers.simulated import SimulatedSmsProvider, post_receipts
+from pipeline.stages.email_events import apply_email_events
+from pipeline.stages.receipts import apply_receipts
 from workers.actors import actor
 from workers.broker import ops_redis
 from workers.enqueue import add_now, start_flush

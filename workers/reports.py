@@ -5,8 +5,8 @@ import logging
 
 import peewee
 
-from pipeline import message_report
-from pipeline.storage import report_storage
+from pipeline.infrastructure.storage import report_storage
+from pipeline.stages import message_report
 from workers.actors import actor
 
 log = logging.getLogger(__name__)

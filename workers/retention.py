@@ -1,7 +1,7 @@
 """The nightly retention purge, on the periodic queue (scheduled in workers/periodic.py)."""
 from __future__ import annotations
 
-from pipeline.retention import purge_expired as purge
+from pipeline.stages.retention import purge_expired as purge
 from workers.actors import actor
 
 # A first purge of a large backlog runs long; batches commit as they go, so a purge cut off by this

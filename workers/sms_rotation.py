@@ -6,10 +6,10 @@ from __future__ import annotations
 from config import get_settings
 from models.cache import cached
 from models.db import utcnow
-from pipeline.providers.sms import gateways
-from pipeline.providers.sms.circuit import CircuitBreaker
-from pipeline.providers.sms.pacing import Pacer, Pacing
-from pipeline.providers.sms.slow_receipts import slow_gateways
+from pipeline.infrastructure.providers.sms import gateways
+from pipeline.infrastructure.providers.sms.circuit import CircuitBreaker
+from pipeline.infrastructure.providers.sms.pacing import Pacer, Pacing
+from pipeline.infrastructure.providers.sms.slow_receipts import slow_gateways
 from workers.actors import actor
 from workers.broker import ops_redis
 

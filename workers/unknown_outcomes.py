@@ -1,14 +1,14 @@
 """The periodic settling of sends whose outcome is unknown, through their gateway's lookup
-(pipeline/unknown_outcomes.py); texts a gateway certainly does not have are sent again."""
+(pipeline/stages/unknown_outcomes.py); texts a gateway certainly does not have are sent again."""
 from __future__ import annotations
 
 import logging
 
 from config import get_settings
 from models.db import utcnow
-from pipeline import unknown_outcomes
-from pipeline.providers.sms import gateways
-from pipeline.providers.sms.lookups import lookup_for
+from pipeline.infrastructure.providers.sms import gateways
+from pipeline.infrastructure.providers.sms.lookups import lookup_for
+from pipeline.stages import unknown_outcomes
 from workers.actors import actor
 from workers.sending import enqueue_deliveries
 

@@ -13,7 +13,7 @@ from core.services import MAX_RETENTION_DAYS
 from models.api_key import KEY_TYPES
 from models.service import PERMISSIONS
 from models.template import LETTER_LANGUAGES, TEMPLATE_TYPES
-from pipeline.errors import BLANK
+from pipeline.domain.errors import BLANK
 
 POSTAGE = ["first", "second", "economy", "europe", "rest-of-world"]
 

@@ -14,7 +14,7 @@ from api.schema import validate
 from core.keys import create_key, list_keys, revoke_key, rotate_key
 from core.services import find_service
 from models.api_key import ApiKey
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 
 def api_key_json(key: ApiKey) -> dict[str, Any]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 from api.schema import FormatProblem, format_checker, uuid_property
 from core.brands import COLOUR_PROBLEM, is_colour
 from models.appearance import EMAIL_BRAND_TYPES
-from pipeline.i18n import LANGUAGES
+from pipeline.domain.i18n import LANGUAGES
 
-# Base64 of the 1 MB upload limit (pipeline.branding.logos), plus room for line breaks.
+# Base64 of the 1 MB upload limit (pipeline.domain.branding.logos), plus room for line breaks.
 _MAX_LOGO_BASE64 = 1_450_000
 _name = {"type": "string", "format": "non-blank", "maxLength": 255}
 _logo = {"type": "string", "minLength": 1, "maxLength": _MAX_LOGO_BASE64}

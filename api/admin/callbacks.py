@@ -15,7 +15,7 @@ from core.callbacks import find_callback, list_attempts, remove_callback, set_ca
 from core.services import find_service
 from models.callback_attempt import CallbackAttempt
 from models.service import ServiceCallback
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 DEFAULT_ATTEMPTS_LIMIT = 50
 # The attempts listing names its subject by what it is.

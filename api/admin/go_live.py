@@ -22,7 +22,7 @@ from core.go_live import (
 )
 from core.services import find_service
 from models.go_live import GoLiveRequest
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 from workers.platform_email import send_platform_email
 
 

@@ -13,7 +13,7 @@ from api.schema import validate
 from core.history import DEFAULT_HISTORY_LIMIT, service_history
 from core.services import find_service
 from models.audit import AuditEvent
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 
 def event_json(event: AuditEvent) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from api.openapi import documented
 from api.schema import uuid_property
 from core.jobs import cancel_job, find_job, list_jobs
 from models.job import Job
-from pipeline.formatting import iso
-from pipeline.jobs.progress import job_progress
+from pipeline.domain.formatting import iso
+from pipeline.stages.jobs.progress import job_progress
 
 LIST_LIMIT = 250
 job_path = {"type": "object", "properties": {"job_id": uuid_property()}}

@@ -10,7 +10,7 @@ from api.admin.blueprint import admin_blueprint
 from api.openapi import documented
 from core.cancel import cancel_message
 from models.notification import Notification
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 
 def cancelled_json(cancelled: Notification) -> dict[str, Any]:

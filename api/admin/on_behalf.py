@@ -11,7 +11,7 @@ from flask import request
 from core.ids import checked_uuid
 from models import audit
 from models.user import User
-from pipeline.errors import ValidationError
+from pipeline.domain.errors import ValidationError
 
 
 def caller() -> User | None:

@@ -28,8 +28,8 @@ from core.search import search
 from core.services import find_service
 from models.organisation import ADMIN, Organisation, OrganisationUser, role_in
 from models.user import User
-from pipeline.errors import NoResultFound, NotPermitted, ValidationError
-from pipeline.formatting import iso
+from pipeline.domain.errors import NoResultFound, NotPermitted, ValidationError
+from pipeline.domain.formatting import iso
 from workers.platform_email import send_platform_email
 
 ONLY_PLATFORM_ADMINS = "Only a platform admin can do this"

@@ -23,8 +23,8 @@ from core.senders import (
 from core.services import find_service
 from models.db import BaseModel
 from models.service import InboundNumber
-from pipeline.formatting import iso
-from pipeline.i18n import N_
+from pipeline.domain.formatting import iso
+from pipeline.domain.i18n import N_
 
 _CREATE_SCHEMA = {"sms-senders": admin_schemas.create_sms_sender,
                   "reply-to-addresses": admin_schemas.create_reply_to_address,

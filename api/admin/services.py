@@ -12,7 +12,7 @@ from api.request_body import json_body
 from api.schema import validate
 from core.services import create_service, find_service, list_services, settings_of, update_service
 from models.service import Service
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 
 def service_json(service: Service) -> dict[str, Any]:

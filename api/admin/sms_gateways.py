@@ -25,8 +25,8 @@ from api.openapi import documented
 from api.request_body import json_body
 from api.schema import FormatProblem, format_checker, uuid_property, validate
 from core.sms_gateways import GatewayState, add_gateway, change_gateway, find_gateway, gateway_history, list_gateways
-from pipeline.formatting import iso
-from pipeline.providers.sms import gateways, types
+from pipeline.domain.formatting import iso
+from pipeline.infrastructure.providers.sms import gateways, types
 
 
 @format_checker.checks("gateway-url", raises=FormatProblem)

@@ -14,7 +14,7 @@ from api.schema import validate
 from core.services import find_service
 from core.team import add_guest, add_team_member, list_guests, list_team_members, remove_guest, remove_team_member
 from models.service import GuestListEntry, TeamMember
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 
 def team_member_json(member: TeamMember) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from flask import Blueprint, Response, abort
 
 from core.brands import find_brand
 from models.appearance import EmailBrand
-from pipeline.errors import NoResultFound
+from pipeline.domain.errors import NoResultFound
 
 branding_blueprint = Blueprint("branding", __name__)
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

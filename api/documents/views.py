@@ -18,10 +18,10 @@ from werkzeug.exceptions import HTTPException
 from api.documents.blueprint import documents_blueprint as bp
 from config import get_settings
 from models.appearance import language_of
-from pipeline import redis_state
-from pipeline.documents import access
-from pipeline.documents.access import Found
-from pipeline.i18n import N_, Translator, translator
+from pipeline.domain.i18n import N_, Translator, translator
+from pipeline.infrastructure import redis_state
+from pipeline.stages.documents import access
+from pipeline.stages.documents.access import Found
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from api.openapi import documented
 from api.providers.blueprint import providers_blueprint
 from api.request_body import json_body
 from api.schema import validate
-from pipeline.providers.sms.receipts import RECEIPT_SCHEMA
+from pipeline.infrastructure.providers.sms.receipts import RECEIPT_SCHEMA
 from workers.receipts import apply_posted_receipts
 
 MAX_BATCH = 1000

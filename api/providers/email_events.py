@@ -16,7 +16,7 @@ from api.providers.blueprint import providers_blueprint
 from api.providers.delivery_receipts import MAX_BODY_BYTES, success_response
 from api.request_body import json_body
 from api.schema import validate
-from pipeline.providers.email.events import EVENT_TYPES
+from pipeline.infrastructure.providers.email.events import EVENT_TYPES
 from workers.receipts import apply_posted_email_events
 
 MAX_BATCH = 1000

@@ -3,7 +3,7 @@
     POST /providers/ses/sns     (SNS's JSON message, sent as text/plain)
 
 No shared token: SNS cannot send one, and every message carries Amazon's signature instead, checked
-(pipeline/providers/email/sns.py) before anything in it is used. A message that fails the check, or
+(pipeline/infrastructure/providers/email/sns.py) before anything in it is used. A message that fails the check, or
 whose type is unknown, is answered 403, logged and counted, and changes nothing.
 - SubscriptionConfirmation: SubscribeURL is visited by a worker (confirm_sns_subscription).
 - Notification: its Message, an SES bounce, complaint or delivery, becomes an email event applied
@@ -24,8 +24,8 @@ from api.providers.delivery_receipts import MAX_BODY_BYTES, success_response
 from api.request_body import json_body
 from config import get_settings
 from observability import metrics
-from pipeline.providers.email.ses import UnknownSesEvent, event_from_ses
-from pipeline.providers.email.sns import NOTIFICATION, SUBSCRIPTION_CONFIRMATION, RefusedMessage
+from pipeline.infrastructure.providers.email.ses import UnknownSesEvent, event_from_ses
+from pipeline.infrastructure.providers.email.sns import NOTIFICATION, SUBSCRIPTION_CONFIRMATION, RefusedMessage
 from workers.receipts import apply_posted_email_events, confirm_sns_subscription, sns_verifier
 
 log = logging.getLogger(__name__)

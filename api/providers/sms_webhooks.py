@@ -10,7 +10,7 @@ The provider's authentication is checked before anything in the body is used: Tw
 X-Twilio-Signature against the gateway's auth token, over the address Twilio requested. That is
 rebuilt from BASE_URL, the public address we gave Twilio: behind a proxy the request's own host and
 scheme are the proxy's. Spryng and CM sign nothing, so their addresses end in the gateway's token
-(pipeline/providers/sms/gateways.webhook_token). A request failing its check is answered 403,
+(pipeline/infrastructure/providers/sms/gateways.webhook_token). A request failing its check is answered 403,
 logged and counted, and changes nothing. A report in a status we do not know is logged and counted
 and changes nothing; the others go where the JSON gateway's receipts go (apply_posted_receipts).
 """
@@ -30,8 +30,8 @@ from api.request_body import json_body
 from config import get_settings
 from models.sms_gateway import SmsGateway
 from observability.metrics import provider_webhook_refusals
-from pipeline.providers.sms import cm, gateways, spryng, twilio, types
-from pipeline.providers.sms.incoming import InboundText, Report, Unreadable
+from pipeline.infrastructure.providers.sms import cm, gateways, spryng, twilio, types
+from pipeline.infrastructure.providers.sms.incoming import InboundText, Report, Unreadable
 from workers.receipts import apply_posted_receipts
 
 log = logging.getLogger(__name__)

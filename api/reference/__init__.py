@@ -2,7 +2,7 @@
 /docs/nl, /docs/en), and the API's root (/), which points to them; all public.
 
 The document is English, as the spec's texts are; the page shows its summaries and descriptions in the
-reader's language from pipeline/translations (the summaries are extracted with `pybabel -k documented`).
+reader's language from pipeline/domain/translations (the summaries are extracted with `pybabel -k documented`).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, redirect, re
 
 from api.openapi import build_document
 from config import get_settings
-from pipeline.i18n import DUTCH, LANGUAGES, translator
+from pipeline.domain.i18n import DUTCH, LANGUAGES, translator
 
 reference_blueprint = Blueprint("reference", __name__, template_folder="templates")
 LANGUAGE_NAMES = {DUTCH: "Nederlands", "en": "English"}

@@ -12,8 +12,8 @@ from console.auth import current_service, service_permission_required
 from console.messages import labels
 from core.api_integration import latest_api_messages, latest_callback_attempts
 from models.callback_attempt import CallbackAttempt
-from pipeline.callbacks import DELIVERY_STATUS, INBOUND_SMS
-from pipeline.statuses import public_status
+from pipeline.domain.statuses import public_status
+from pipeline.stages.callbacks import DELIVERY_STATUS, INBOUND_SMS
 
 bp = Blueprint("api_integration", __name__)
 

@@ -18,7 +18,7 @@ from console.auth import current_service, service_permission_required
 from core.keys import create_key, end_of_day, expiring_keys, find_key, in_use, revoke_key, rotate_key
 from models.api_key import ApiKey
 from models.db import utcnow
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.domain.errors import NoResultFound, ValidationError
 
 bp = Blueprint("api_keys", __name__)
 

@@ -17,7 +17,7 @@ from models.db import is_uuid
 from models.notification import ReceivedText
 from models.service import Service
 from models.template import Template, TemplateVersion
-from pipeline.recipients import InvalidRecipient, validate_phone_number
+from pipeline.domain.recipients import InvalidRecipient, validate_phone_number
 
 bp = Blueprint("conversations", __name__)
 

@@ -1,5 +1,5 @@
 """A service's delivery events: complaints, returned letters and unsubscribe requests, as recorded
-by the pipeline (pipeline/notification_events.py), read-only."""
+by the pipeline (pipeline/stages/notification_events.py), read-only."""
 from __future__ import annotations
 
 from typing import Any

@@ -13,8 +13,8 @@ from wtforms.validators import NumberRange, Optional
 from console.acting import perform
 from console.auth import current_user, platform_admin_required
 from core.sms_gateways import GatewayState, change_gateway, find_gateway, list_gateways
-from pipeline.errors import NoResultFound, ValidationError
-from pipeline.providers.sms import pacing
+from pipeline.domain.errors import NoResultFound, ValidationError
+from pipeline.infrastructure.providers.sms import pacing
 
 bp = Blueprint("gateways", __name__)
 

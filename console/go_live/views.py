@@ -25,7 +25,7 @@ from core.services import find_service
 from models import audit
 from models.go_live import GoLiveRequest
 from models.service import Service
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.domain.errors import NoResultFound, ValidationError
 from workers.platform_email import send_platform_email
 
 bp = Blueprint("go_live", __name__)

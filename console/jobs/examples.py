@@ -1,6 +1,6 @@
 """The example file of a template, CSV or XLSX, downloaded from its upload page: its columns named in
 the page's language, and the downloader's own email address or mobile number as the example row's
-recipient where the account has one (pipeline/jobs/example.py)."""
+recipient where the account has one (pipeline/stages/jobs/example.py)."""
 from __future__ import annotations
 
 import re
@@ -13,8 +13,8 @@ from console.auth import current_service, current_user, service_permission_requi
 from console.found import template_or_404
 from console.jobs.blueprint import bp
 from console.send_one.flow import own_details
-from pipeline.jobs.example import example_csv, example_rows, example_xlsx
-from pipeline.jobs.upload import BULK_CHANNELS
+from pipeline.stages.jobs.example import example_csv, example_rows, example_xlsx
+from pipeline.stages.jobs.upload import BULK_CHANNELS
 
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8",
                "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}

@@ -8,7 +8,7 @@ from console import security_headers
 from core.preview import preview
 from models.service import Service
 from models.template import TemplateVersion
-from pipeline.recipients import validate_postal_address
+from pipeline.domain.recipients import validate_postal_address
 
 
 def first_message(service: Service, version: TemplateVersion, row: list) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from core.jobs import cancel_job, find_job, job_report, job_template_name, list_
 from models.job import WAITING, Job
 from models.notification import Notification
 from models.template import Template, TemplateVersion
-from pipeline.errors import NoResultFound, ValidationError
-from pipeline.jobs.progress import job_progress, outcome
+from pipeline.domain.errors import NoResultFound, ValidationError
+from pipeline.stages.jobs.progress import job_progress, outcome
 
 MESSAGES_PER_PAGE = 50
 JOBS_SHOWN = 100

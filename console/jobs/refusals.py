@@ -10,15 +10,15 @@ from typing import Any
 from flask_babel import format_decimal, get_locale, gettext as _, lazy_gettext as _l
 
 from console.services.refusals import Words, fixed, in_words, translated
-from pipeline.jobs.checking import Problem
-from pipeline.jobs.columns import shown
+from pipeline.stages.jobs.checking import Problem
+from pipeline.stages.jobs.columns import shown
 
 KINDS = {"sms": _l("text messages"), "email": _l("emails"), "letter": _l("letters"),
          "international_sms": _l("international text messages")}
 
 
 def _cap(values: Mapping[str, Any]) -> str:
-    """A cap of pipeline/jobs/sheet_limits.py in the reader's way of writing numbers."""
+    """A cap of pipeline/stages/jobs/sheet_limits.py in the reader's way of writing numbers."""
     return format_decimal(values["count"])
 
 

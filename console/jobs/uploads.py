@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from console import redis_state
 from models import crypto
-from pipeline.jobs.checking import CheckedSheet
+from pipeline.stages.jobs.checking import CheckedSheet
 
 KEEP_SECONDS = 3600
 

@@ -26,9 +26,9 @@ from console.jobs.refusals import problem_kinds
 from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
-from pipeline.jobs.columns import ADDRESS_COLUMNS, RECIPIENT_COLUMN, other_names, shown, template_columns
-from pipeline.jobs.upload import BULK_CHANNELS, check_upload
-from pipeline.rendering import normalise_key
+from pipeline.domain.rendering import normalise_key
+from pipeline.stages.jobs.columns import ADDRESS_COLUMNS, RECIPIENT_COLUMN, other_names, shown, template_columns
+from pipeline.stages.jobs.upload import BULK_CHANNELS, check_upload
 
 PREVIEW_ROWS = 5
 SHOWN_PROBLEMS = 500  # kinds of problem: the first 500, and how many more there are

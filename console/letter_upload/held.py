@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from console import redis_state
 from models import crypto
-from pipeline.errors import Refusal
+from pipeline.domain.errors import Refusal
 
 KEEP_SECONDS = 3600
 

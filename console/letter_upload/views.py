@@ -22,7 +22,7 @@ from core import letter_uploads
 from core.letters import send_precompiled_pdf
 from core.sender import Sender
 from models.db import is_uuid
-from pipeline.errors import Refusal
+from pipeline.domain.errors import Refusal
 from workers.letters import enqueue_virus_scan
 
 bp = Blueprint("letter_upload", __name__)

@@ -16,7 +16,7 @@ from console.messages.blueprint import bp, find_or_404
 from core.cancel import cancel_message
 from models import audit
 from models.db import utcnow
-from pipeline import cancel
+from pipeline.stages import cancel
 
 
 class ConfirmForm(FlaskForm):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 
 from core import message_timeline
-from pipeline import statuses
+from pipeline.domain import statuses
 
 # The API's first/second/economy by how soon the post delivers, not by Royal Mail's class names.
 POSTAGE = {"first": _l("Priority"), "second": _l("Standard"),
@@ -37,7 +37,7 @@ STEP = {
     message_timeline.HANDED_OVER: _l("Handed to the provider"),
 }
 LETTER_STEP = {message_timeline.HANDED_OVER: _l("Handed to the printer")}
-# The public status filters of the list (the API's names, pipeline.statuses.FILTER_VALUES) and their labels.
+# The public status filters of the list (the API's names, pipeline.domain.statuses.FILTER_VALUES) and their labels.
 STATUS_FILTERS = {
     "created": _l("Accepted"),
     "sending": _l("Sending"),

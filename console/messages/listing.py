@@ -15,8 +15,8 @@ from console.auth import current_service, service_permission_required
 from console.messages import labels
 from console.messages.blueprint import bp
 from models.db import is_uuid
-from pipeline.message_details import senders, template_names
-from pipeline.message_search import KEY_TYPE_CHOICES, LIVE_AND_TEAM, MessageSearch, search_page
+from pipeline.infrastructure.message_details import senders, template_names
+from pipeline.infrastructure.message_search import KEY_TYPE_CHOICES, LIVE_AND_TEAM, MessageSearch, search_page
 
 PAGE_SIZE = 50
 FILTERS = ("search", "channel", "status", "date_from", "date_to", "key_type")

@@ -12,9 +12,9 @@ from console.messages.listing import filter_args, message_search, search_form
 from core.message_reports import background_report, find_report
 from models.db import utcnow
 from models.message_report import MessageReport
-from pipeline.errors import NoResultFound
-from pipeline.message_report import report_key, stream_csv
-from pipeline.storage import BlobNotFound, report_storage
+from pipeline.domain.errors import NoResultFound
+from pipeline.infrastructure.storage import BlobNotFound, report_storage
+from pipeline.stages.message_report import report_key, stream_csv
 
 
 def _filename(service: Any, stamp: Any) -> str:

@@ -20,10 +20,11 @@ from core.preview import preview
 from models.db import utcnow
 from models.notification import Notification
 from models.template import TemplateVersion
-from pipeline import cancel, statuses
-from pipeline.errors import BadRequestError
-from pipeline.message_details import senders, template_names
-from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
+from pipeline.domain import statuses
+from pipeline.domain.errors import BadRequestError
+from pipeline.infrastructure.message_details import senders, template_names
+from pipeline.infrastructure.storage import BlobNotFound, letter_pdf_key, letter_storage
+from pipeline.stages import cancel
 
 
 def _status_context(notification: Notification) -> dict[str, Any]:

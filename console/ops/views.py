@@ -14,8 +14,8 @@ from config import get_settings
 from console.auth import platform_admin_required
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import unknown_outcomes
-from pipeline.letters import held
+from pipeline.stages import unknown_outcomes
+from pipeline.stages.letters import held
 from workers import dead_letters, queue_stats
 
 bp = Blueprint("ops", __name__)

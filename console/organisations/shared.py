@@ -14,7 +14,7 @@ from console.auth import current_user
 from console.organisations.refusals import translated
 from core import organisations as orgs
 from models.organisation import ADMIN, ORGANISATION_KINDS, Organisation, role_in
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.domain.errors import NoResultFound, ValidationError
 
 T = TypeVar("T")
 

@@ -31,8 +31,8 @@ from models.db import is_uuid
 from models.go_live import GoLiveRequest
 from models.organisation import Organisation
 from models.service import Service, find_service_by_name
-from pipeline.csv_output import csv_text
-from pipeline.errors import BadRequestError, NoResultFound
+from pipeline.domain.csv_output import csv_text
+from pipeline.domain.errors import BadRequestError, NoResultFound
 from workers.platform_email import send_platform_email
 
 CURRENCY = "EUR"

@@ -10,9 +10,9 @@ from wtforms import StringField
 
 from console.services.refusals import translated
 from models.template import TemplateVersion
-from pipeline.errors import Refusal
-from pipeline.rendering.address_names import LINES, POSTCODE, SPEC_NAMES
-from pipeline.rendering.placeholders import normalise_key, placeholder_names
+from pipeline.domain.errors import Refusal
+from pipeline.domain.rendering.address_names import LINES, POSTCODE, SPEC_NAMES
+from pipeline.domain.rendering.placeholders import normalise_key, placeholder_names
 
 ADDRESS_FIELDS = SPEC_NAMES[:LINES]
 # Keys the address is read from: they are asked for as the recipient, not as placeholders.

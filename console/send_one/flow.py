@@ -21,7 +21,7 @@ from models.notification import Notification
 from models.service import Service, TeamMember
 from models.template import TemplateVersion
 from models.user import User
-from pipeline.errors import ApiError
+from pipeline.domain.errors import ApiError
 from workers.letters import enqueue_letter_pdf
 from workers.sending import enqueue_deliveries
 

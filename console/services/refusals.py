@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from console.auth import current_user
 from console.redirect_target import is_same_site
-from pipeline.errors import Refusal
+from pipeline.domain.errors import Refusal
 
 Words = Callable[[Mapping[str, Any]], str]
 

@@ -13,7 +13,7 @@ from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.settings.blueprint import bp
 from core.senders import KINDS, add_setting, find_setting, list_settings, update_setting
-from pipeline.errors import NoResultFound, ValidationError
+from pipeline.domain.errors import NoResultFound, ValidationError
 
 # kind (as in the admin API) -> page title, value label, whether the value takes several lines
 PAGES = {

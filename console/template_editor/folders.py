@@ -12,7 +12,7 @@ from console.template_editor.blueprint import TOP_LEVEL, bp, folder_choices, fol
 from console.template_editor.forms import ConfirmForm, FolderForm
 from core.template_folders import add_folder, delete_folder, find_folder, rename_folder
 from models.template_folder import TemplateFolder
-from pipeline.errors import NoResultFound
+from pipeline.domain.errors import NoResultFound
 
 
 def _folder_or_404(folder_id: str) -> TemplateFolder:

@@ -17,13 +17,13 @@ from models.appearance import appearance_of
 from models.db import utcnow
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion
-from pipeline.branding.email import brand_view
-from pipeline.cost import SMS_CHARACTER_LIMIT, non_gsm7_characters, sms_fragments
-from pipeline.letters.compose import preview_letter
-from pipeline.letters.page_images import page_images
-from pipeline.letters.pdf import LetterLayoutError
-from pipeline.rendering import placeholder_names, render
-from pipeline.rendering.address_names import NAMES, spec_name
+from pipeline.domain.branding.email import brand_view
+from pipeline.domain.cost import SMS_CHARACTER_LIMIT, non_gsm7_characters, sms_fragments
+from pipeline.domain.rendering import placeholder_names, render
+from pipeline.domain.rendering.address_names import NAMES, spec_name
+from pipeline.stages.letters.compose import preview_letter
+from pipeline.stages.letters.page_images import page_images
+from pipeline.stages.letters.pdf import LetterLayoutError
 
 _PLACEHOLDER = re.compile(r"\(\([^()]+\)\)")
 _TAG = re.compile(r"(<[^>]*>)")

@@ -10,7 +10,7 @@ import pytest
 from models.audit import AuditEvent
 from models.db import utcnow
 from models.notification import Notification
-from pipeline.letters import printing
+from pipeline.stages.letters import printing
 from tests.admin_helpers import admin_headers, errors
 from tests.conftest import status_of, wait_for
 from tests.factories import auth_headers, create_key, create_notification, create_sample_template, create_service

@@ -8,7 +8,7 @@ import jsonschema
 
 from api.admin import response_schemas
 from models.job import Job
-from pipeline.jobs import lifecycle, rows
+from pipeline.stages.jobs import lifecycle, rows
 from tests.admin_helpers import admin_headers, errors
 from tests.factories import create_sample_template, create_service
 from tests.jobs.helpers import make_job, sms_rows

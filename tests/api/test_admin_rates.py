@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime
 
 from models.db import utcnow
-from pipeline import retention
+from pipeline.stages import retention
 from tests.admin_helpers import admin_headers, errors, service_headers
 from tests.factories import create_key, create_notification, create_service
 

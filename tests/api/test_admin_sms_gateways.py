@@ -10,11 +10,11 @@ import pytest
 
 import config
 from models import cache
-from pipeline.providers.sms import gateways
-from pipeline.providers.sms.circuit import CircuitBreaker
-from pipeline.providers.sms.pacing import Limits
-from pipeline.providers.sms.selection import Candidate, order
-from pipeline.providers.sms.slow_receipts import is_slow
+from pipeline.infrastructure.providers.sms import gateways
+from pipeline.infrastructure.providers.sms.circuit import CircuitBreaker
+from pipeline.infrastructure.providers.sms.pacing import Limits
+from pipeline.infrastructure.providers.sms.selection import Candidate, order
+from pipeline.infrastructure.providers.sms.slow_receipts import is_slow
 from tests.admin_helpers import admin_headers, errors
 from workers.broker import current_broker
 

@@ -9,8 +9,8 @@ import pytest
 
 from models.db import utcnow
 from models.document import Document
-from pipeline.documents import crypto
-from pipeline.documents.cleanup import delete_expired_files
+from pipeline.stages.documents import crypto
+from pipeline.stages.documents.cleanup import delete_expired_files
 from tests.factories import create_service
 from tests.pipeline.test_documents_filetypes import CSV, PDF
 from tests.pipeline.test_documents_prepare import send, upload

@@ -11,7 +11,7 @@ from api.v2.notifications.notification_schemas import STATUS_FILTERS, notificati
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline.statuses import FILTER_VALUES
+from pipeline.domain.statuses import FILTER_VALUES
 from tests.api.test_get_notification import auth
 from tests.factories import create_key, create_notification, create_service
 

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from pipeline.storage import letter_pdf_key, letter_storage
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from tests.factories import auth_headers, create_key, create_notification, create_service
 from tests.responses import errors
 

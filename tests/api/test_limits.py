@@ -15,8 +15,8 @@ from core.tokens import create_token
 from models.api_key import ApiKey
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import daily_limits, redis_state
-from pipeline.errors import TooManyRequestsError
+from pipeline.domain.errors import TooManyRequestsError
+from pipeline.infrastructure import daily_limits, redis_state
 from pipeline.infrastructure.throughput import record
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service

@@ -7,7 +7,7 @@ import pytest
 from api.v2.notifications.letter_schemas import post_letter_response
 from models.notification import Notification
 from models.service import LetterContact, Service
-from pipeline.recipients.postal_address import FORBIDDEN_CHARACTERS
+from pipeline.domain.recipients.postal_address import FORBIDDEN_CHARACTERS
 from tests.admin_helpers import admin_headers, post_key, post_service
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors

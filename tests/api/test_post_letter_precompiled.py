@@ -12,7 +12,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from api.v2.notifications.letter_schemas import post_precompiled_letter_response
 from models.notification import Notification
-from pipeline.storage import letter_pdf_key, letter_storage
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors
 

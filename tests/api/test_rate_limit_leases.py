@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from pipeline import redis_state
-from pipeline.errors import RateLimitError
+from pipeline.domain.errors import RateLimitError
+from pipeline.infrastructure import redis_state
 from pipeline.infrastructure.throughput import RATE_WINDOW_SECONDS
 from pipeline.infrastructure.throughput.fast import counters, leases
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from config import get_settings
-from pipeline.i18n import translator
+from pipeline.domain.i18n import translator
 
 
 def _page(client, path: str, **headers) -> str:

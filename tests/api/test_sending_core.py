@@ -9,7 +9,7 @@ from core.letters import send_letter
 from core.sender import Sender
 from core.sending import send_notification
 from models.notification import Notification
-from pipeline.errors import BadRequestError, ValidationError
+from pipeline.domain.errors import BadRequestError, ValidationError
 from tests.factories import create_sample_template, create_service
 
 

@@ -20,7 +20,7 @@ import requests
 
 from models import cache, settings_listener
 from models.api_key import ApiKey
-from pipeline import redis_state
+from pipeline.infrastructure import redis_state
 from tests.admin_helpers import admin_headers
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service

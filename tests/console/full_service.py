@@ -23,12 +23,12 @@ from models.organisation import OrganisationService, OrganisationUser
 from models.service import InboundNumber, Service, ServiceCallback
 from models.template import find_version
 from models.user import SERVICE_PERMISSIONS, User
-from pipeline.email_events import apply_email_events
-from pipeline.jobs.upload import check_upload
-from pipeline.letters import returns
-from pipeline.print_provider import DirectoryPrintProvider
-from pipeline.providers.email.events import COMPLAINT, EmailEvent
-from pipeline.unsubscribe import record_request
+from pipeline.infrastructure.print_provider import DirectoryPrintProvider
+from pipeline.infrastructure.providers.email.events import COMPLAINT, EmailEvent
+from pipeline.stages.email_events import apply_email_events
+from pipeline.stages.jobs.upload import check_upload
+from pipeline.stages.letters import returns
+from pipeline.stages.unsubscribe import record_request
 from tests.console.users import ConsoleUser, create_console_user
 from tests.factories import create_notification
 from tests.jobs.helpers import csv_file

@@ -7,9 +7,9 @@ import json
 
 from models.db import utcnow
 from models.notification import Notification
-from pipeline.letters import printing, stages
-from pipeline.print_provider import SimulatedPrintProvider
-from pipeline.storage import letter_storage
+from pipeline.infrastructure.print_provider import SimulatedPrintProvider
+from pipeline.infrastructure.storage import letter_storage
+from pipeline.stages.letters import printing, stages
 from tests.conftest import status_of
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import csrf_token, signed_in_client

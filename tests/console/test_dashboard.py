@@ -12,7 +12,7 @@ from models.daily_rollup import RolledUpDay
 from models.db import utcnow
 from models.job import IN_PROGRESS, SCHEDULED, Job
 from models.notification import Notification, ReceivedText
-from pipeline import daily_rollup
+from pipeline.stages import daily_rollup
 from tests.conftest import wait_for
 from tests.console.service_pages import signed_in_client
 from tests.console.users import create_console_user

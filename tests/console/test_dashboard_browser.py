@@ -7,7 +7,7 @@ from models.db import utcnow
 from models.job import IN_PROGRESS, Job
 from models.notification import Notification, ReceivedText
 from models.service import Service
-from pipeline.daily_rollup import roll_up
+from pipeline.stages.daily_rollup import roll_up
 from tests.console.browser import assert_accessible
 from tests.factories import create_notification
 

@@ -10,11 +10,11 @@ from babel.dates import format_date
 from models.db import utcnow
 from models.notification_event import NotificationEvent
 from models.service import Service
-from pipeline.email_events import apply_email_events
-from pipeline.letters import returns
-from pipeline.print_provider import DirectoryPrintProvider
-from pipeline.providers.email.events import COMPLAINT, EmailEvent
-from pipeline.unsubscribe import record_request
+from pipeline.infrastructure.print_provider import DirectoryPrintProvider
+from pipeline.infrastructure.providers.email.events import COMPLAINT, EmailEvent
+from pipeline.stages.email_events import apply_email_events
+from pipeline.stages.letters import returns
+from pipeline.stages.unsubscribe import record_request
 from tests.console.browser import assert_accessible, downloaded_rows
 from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user

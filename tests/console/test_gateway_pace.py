@@ -11,8 +11,8 @@ import pytest
 import config
 from models import cache
 from models.sms_gateway import SmsGatewayChange
-from pipeline.providers.sms import gateways
-from pipeline.providers.sms.pacing import Limits
+from pipeline.infrastructure.providers.sms import gateways
+from pipeline.infrastructure.providers.sms.pacing import Limits
 from tests.console.service_pages import csrf_token, signed_in_client
 
 

@@ -10,7 +10,7 @@ import uuid
 from models.db import insert_rows, utcnow
 from models.job import Job
 from models.notification import Notification
-from pipeline.jobs import report
+from pipeline.stages.jobs import report
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import signed_in_client
 from tests.console.users import create_console_user

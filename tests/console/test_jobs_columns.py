@@ -12,8 +12,8 @@ import openpyxl
 from models.job import PENDING, Job
 from models.notification import Notification
 from models.user import SERVICE_PERMISSIONS
-from pipeline.jobs import lifecycle, rows
-from pipeline.jobs.spreadsheet import read_sheet
+from pipeline.stages.jobs import lifecycle, rows
+from pipeline.stages.jobs.spreadsheet import read_sheet
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.test_jobs_pages import _cells, _upload
 from tests.console.users import create_console_user

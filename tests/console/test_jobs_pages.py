@@ -9,7 +9,7 @@ import re
 from models.job import CANCELLED, PENDING, SCHEDULED, Job
 from models.service import GuestListEntry
 from models.user import SERVICE_PERMISSIONS
-from pipeline import daily_limits
+from pipeline.infrastructure import daily_limits
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import create_sample_template, create_service

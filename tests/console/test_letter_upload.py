@@ -15,8 +15,8 @@ from reportlab.pdfgen.canvas import Canvas
 from core.letter_uploads import MAX_PDF_BYTES
 from models.notification import Notification
 from models.service import Service
-from pipeline.storage import letter_pdf_key, letter_storage
-from pipeline.virus_scan import EICAR
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
+from pipeline.stages.virus_scan import EICAR
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible, sign_in
 from tests.console.users import create_console_user
@@ -128,7 +128,7 @@ def test_an_unreachable_scanner_refuses_the_upload_rather_than_passing_it(servic
     from api.errors import answer_of
     from core.letter_uploads import SCANNER_DOWN, check_letter_upload
     from core.sender import Sender
-    from pipeline.errors import BadRequestError
+    from pipeline.domain.errors import BadRequestError
 
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))

@@ -10,10 +10,10 @@ import pytest
 from models.api_key import create_api_key
 from models.db import utcnow
 from models.job import Job
-from pipeline import statuses
-from pipeline.letters import stages
-from pipeline.storage import LocalStorage, letter_pdf_key
-from pipeline.virus_scan import EicarScanner
+from pipeline.domain import statuses
+from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
+from pipeline.stages.letters import stages
+from pipeline.stages.virus_scan import EicarScanner
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user

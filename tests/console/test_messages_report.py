@@ -10,8 +10,8 @@ import pytest
 
 import config
 from models.message_report import MessageReport
-from pipeline import message_report
-from pipeline.storage import report_storage
+from pipeline.infrastructure.storage import report_storage
+from pipeline.stages import message_report
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import signed_in_client

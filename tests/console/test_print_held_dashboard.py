@@ -6,9 +6,9 @@ import dataclasses
 import os
 
 from config import get_settings
-from pipeline.letters import printing
-from pipeline.print_provider import provider_for
-from pipeline.storage import letter_pdf_key, letter_storage
+from pipeline.infrastructure.print_provider import provider_for
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
+from pipeline.stages.letters import printing
 from tests.console.browser import assert_accessible
 from tests.factories import create_notification
 from tests.sftp_server import SftpServer, sftp_server  # noqa: F401  (sftp_server: a fixture)

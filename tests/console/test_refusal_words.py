@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from console.services.refusals import translated
-from pipeline.recipients import email_address, phone, postal_address
+from pipeline.domain.recipients import email_address, phone, postal_address
 
 ADDRESS_REFUSALS = [postal_address.NOT_ENOUGH_LINES, postal_address.TOO_MANY_LINES,
                     postal_address.FORBIDDEN_CHARACTERS, postal_address.NOT_POSTCODE_OR_COUNTRY,

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from models.job import Job
 from models.service import Service
 from models.template import Template, find_version
-from pipeline.jobs.lifecycle import create_job
-from pipeline.jobs.upload import check_upload
+from pipeline.stages.jobs.lifecycle import create_job
+from pipeline.stages.jobs.upload import check_upload
 
 
 def phone(n: int) -> str:

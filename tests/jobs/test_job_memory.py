@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterator
 
 from models.job import FINISHED, Job
-from pipeline.jobs import lifecycle, rows
+from pipeline.stages.jobs import lifecycle, rows
 from tests.factories import create_sample_template
 from tests.jobs.helpers import csv_file, make_job, phone
 

@@ -10,11 +10,11 @@ from models.db import utcnow
 from models.job import CANCELLED, FINISHED, IN_PROGRESS, LIMITS_EXCEEDED, PENDING, SCHEDULED, Job, JobRows
 from models.notification import Notification
 from models.template import find_version
-from pipeline import daily_limits
-from pipeline.errors import BadRequestError
-from pipeline.jobs import lifecycle, rows
-from pipeline.jobs.progress import job_progress
-from pipeline.jobs.upload import check_upload
+from pipeline.domain.errors import BadRequestError
+from pipeline.infrastructure import daily_limits
+from pipeline.stages.jobs import lifecycle, rows
+from pipeline.stages.jobs.progress import job_progress
+from pipeline.stages.jobs.upload import check_upload
 from tests.factories import create_sample_template
 from tests.jobs.helpers import csv_file, make_job, sms_rows, wait_for
 from workers.jobs import enqueue_start

@@ -10,8 +10,8 @@ import time
 
 from models.job import FINISHED, Job
 from models.notification import Notification
-from pipeline import statuses
-from pipeline.jobs.progress import job_progress
+from pipeline.domain import statuses
+from pipeline.stages.jobs.progress import job_progress
 from tests.factories import create_sample_template
 from tests.jobs.helpers import make_job, sms_rows, wait_for
 from workers import receipts

@@ -3,8 +3,8 @@ international numbers; the recipient column matched like a placeholder (case, sp
 from __future__ import annotations
 
 from models.template import find_version
-from pipeline.jobs.checking import Problem
-from pipeline.jobs.upload import check_upload
+from pipeline.stages.jobs.checking import Problem
+from pipeline.stages.jobs.upload import check_upload
 from tests.factories import create_sample_template, create_service
 from tests.jobs.helpers import csv_file
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.jobs.spreadsheet import UnreadableFile, read_sheet
+from pipeline.stages.jobs.spreadsheet import UnreadableFile, read_sheet
 from tests.jobs.helpers import ods_file, xlsx_file
 
 EXPECTED = [["0612345678", "Ann", "12"], ["0612345679", "Bob", "7.5"]]

@@ -10,8 +10,8 @@ import zipfile
 
 import pytest
 
-from pipeline.jobs.sheet_limits import SheetTooBig
-from pipeline.jobs.spreadsheet import UnreadableFile, read_sheet
+from pipeline.stages.jobs.sheet_limits import SheetTooBig
+from pipeline.stages.jobs.spreadsheet import UnreadableFile, read_sheet
 from tests.jobs.helpers import csv_file, phone, xlsx_file
 
 # The issue asks for a refusal within a second; the bound is generous for a loaded test machine,

@@ -16,13 +16,13 @@ import pytest
 from PIL import Image
 
 from models.appearance import ServiceAppearance
-from pipeline.branding.logos import process_logo
-from pipeline.letters import geometry as g
-from pipeline.letters.letterhead import LetterLogo
-from pipeline.letters.pdf import LetterSection, render_letter_pdf
-from pipeline.letters.precompiled import validate_precompiled
-from pipeline.rendering import render
-from pipeline.rendering.layout import EmailBrandView
+from pipeline.domain.branding.logos import process_logo
+from pipeline.domain.rendering import render
+from pipeline.domain.rendering.layout import EmailBrandView
+from pipeline.stages.letters import geometry as g
+from pipeline.stages.letters.letterhead import LetterLogo
+from pipeline.stages.letters.pdf import LetterSection, render_letter_pdf
+from pipeline.stages.letters.precompiled import validate_precompiled
 from tests.api.test_download_page import link
 from tests.factories import create_service
 from tests.look.conftest import axe_violations, keep

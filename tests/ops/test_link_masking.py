@@ -18,7 +18,7 @@ import requests
 
 from core.accounts import create_setup_link, invite, request_password_reset
 from models.notification import Notification
-from pipeline.unsubscribe import token_for
+from pipeline.stages.unsubscribe import token_for
 from tests.api.test_download_page import RECIPIENT, download_href, link
 from tests.conftest import _free_port
 from tests.console.users import create_console_user

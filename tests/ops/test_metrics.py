@@ -76,7 +76,7 @@ def test_a_held_print_batch_is_exported_until_it_is_released(client):
 
     from models.db import utcnow
     from models.held_print_batch import HeldPrintBatch
-    from pipeline.letters import held
+    from pipeline.stages.letters import held
 
     assert _value(_samples(client), "notify_print_batches_held") == 0
     held.hold("batch-2026-11-26-a", "the server offered host key ssh-ed25519 SHA256:abc, not the one pinned")

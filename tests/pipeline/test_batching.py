@@ -1,4 +1,4 @@
-"""pipeline.batching.Batcher: requests waiting at the same moment share one process() call."""
+"""pipeline.infrastructure.batching.Batcher: requests waiting at the same moment share one process() call."""
 from __future__ import annotations
 
 import threading
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from pipeline.batching import Batcher
+from pipeline.infrastructure.batching import Batcher
 from tests.batching_helpers import wait_until_queued
 
 TIMEOUT = 10

@@ -1,4 +1,4 @@
-"""Cancelling a message before it leaves (pipeline/cancel.py), raced against the print batch's claim and
+"""Cancelling a message before it leaves (pipeline/stages/cancel.py), raced against the print batch's claim and
 the sender's claim in both orders: exactly one of them wins, and a cancelled letter never reaches the printer."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import cancel, dispatch
-from pipeline.letters import printing
-from pipeline.print_provider import SimulatedPrintProvider
+from pipeline.infrastructure.print_provider import SimulatedPrintProvider
+from pipeline.stages import cancel, dispatch
+from pipeline.stages.letters import printing
 from tests.conftest import status_of
 from tests.factories import create_notification
 from tests.pipeline.test_letter_stages import ready_letter, storage  # noqa: F401  (fixture)

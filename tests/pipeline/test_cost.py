@@ -1,6 +1,6 @@
 import pytest
 
-from pipeline.cost import (
+from pipeline.domain.cost import (
     GSM7_BASIC_TABLE,
     SMS_CHARACTER_LIMIT,
     SmsFragments,

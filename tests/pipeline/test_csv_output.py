@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from pipeline.csv_output import csv_text
+from pipeline.domain.csv_output import csv_text
 
 
 @pytest.mark.parametrize("value, cell", [

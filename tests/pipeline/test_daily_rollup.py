@@ -11,7 +11,7 @@ from core.usage import LetterUsage, SmsUsage, monthly_usage
 from models.daily_rollup import DailyStatusCount, RolledUpDay
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import daily_rollup, retention
+from pipeline.stages import daily_rollup, retention
 from tests.factories import create_notification, create_service
 
 NOW = utcnow()

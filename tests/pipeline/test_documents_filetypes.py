@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from api.errors import BadRequestError
-from pipeline.documents.filetypes import ALLOWED_LIST, resolve, sniff
+from pipeline.stages.documents.filetypes import ALLOWED_LIST, resolve, sniff
 
 
 def _zip(members: dict[str, bytes]) -> bytes:

@@ -11,11 +11,11 @@ from api.errors import ApiError, BadRequestError, answer_of
 from config import get_settings
 from models.db import database
 from models.document import Document
-from pipeline.documents import crypto, prepare_files
-from pipeline.documents.access import find, read, recipient_matches
-from pipeline.documents.cleanup import delete_orphaned_files
-from pipeline.documents.storage import keys_older_than, storage
-from pipeline.virus_scan import EICAR, ScannerUnavailable
+from pipeline.stages.documents import crypto, prepare_files
+from pipeline.stages.documents.access import find, read, recipient_matches
+from pipeline.stages.documents.cleanup import delete_orphaned_files
+from pipeline.stages.documents.storage import keys_older_than, storage
+from pipeline.stages.virus_scan import EICAR, ScannerUnavailable
 from tests.factories import create_notification, create_service
 from tests.pipeline.test_documents_filetypes import CSV, GIF, PDF, PNG, unsupported_message
 
@@ -193,7 +193,7 @@ def test_scanner_down_is_a_503_not_a_pass(service, monkeypatch):
         def scan(self, data: bytes):
             raise ScannerUnavailable("clamd at tcp://127.0.0.1:1: refused")
 
-    monkeypatch.setattr("pipeline.documents.prepare.scanner_from_url", lambda url: Down())
+    monkeypatch.setattr("pipeline.stages.documents.prepare.scanner_from_url", lambda url: Down())
     with pytest.raises(ApiError) as exc:
         prepare_files(service, "email", uuid.uuid4(), {"doc": upload()})
     assert (answer_of(exc.value)[0], exc.value.messages) == (503, ["Antivirus API error"])

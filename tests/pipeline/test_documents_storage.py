@@ -9,9 +9,9 @@ import pytest
 from config import get_settings
 from models.db import utcnow
 from models.document import Document
-from pipeline.documents import crypto
-from pipeline.documents.cleanup import delete_expired_files
-from pipeline.documents.storage import keys_older_than, storage
+from pipeline.stages.documents import crypto
+from pipeline.stages.documents.cleanup import delete_expired_files
+from pipeline.stages.documents.storage import keys_older_than, storage
 from tests.factories import create_service
 from tests.pipeline.test_documents_prepare import send, upload
 from workers.periodic import SCHEDULE

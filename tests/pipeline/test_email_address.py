@@ -1,6 +1,6 @@
 import pytest
 
-from pipeline.recipients import InvalidRecipient, format_email_for_comparison, validate_email_address
+from pipeline.domain.recipients import InvalidRecipient, format_email_for_comparison, validate_email_address
 
 
 @pytest.mark.parametrize(

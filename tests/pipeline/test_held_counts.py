@@ -1,4 +1,4 @@
-"""The held counts (pipeline/held_counts.py): kept by the database as notifications are written, by every
+"""The held counts (pipeline/stages/held_counts.py): kept by the database as notifications are written, by every
 kind of write, equal at every moment to a count of the rows; folded without changing a figure; and a
 database that held notifications before step 180 is counted from the next day, its older days read from
 their rows."""
@@ -15,8 +15,9 @@ from models.held_count import HeldCount, HeldCountChange, HeldCountStart
 from models.migrations import migrate
 from models.notification import Notification
 from models.service import Service
-from pipeline import held_counts, retention, statuses
-from pipeline.daily_rollup import counted_from_rows, held_counts as figures_held
+from pipeline.domain import statuses
+from pipeline.stages import held_counts, retention
+from pipeline.stages.daily_rollup import counted_from_rows, held_counts as figures_held
 from tests.factories import create_notification, create_service
 from tests.private_databases import private_database, using
 

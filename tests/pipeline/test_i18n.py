@@ -7,7 +7,7 @@ from pathlib import Path
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 
-from pipeline.i18n import TRANSLATIONS_DIR, translator
+from pipeline.domain.i18n import TRANSLATIONS_DIR, translator
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,12 +17,12 @@ from reportlab.pdfgen.canvas import Canvas
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import statuses
-from pipeline.letters import printing, stages
-from pipeline.letters.compose import letter_date
-from pipeline.print_provider import PrintTransferError, SimulatedPrintProvider
-from pipeline.storage import LocalStorage, letter_pdf_key
-from pipeline.virus_scan import EICAR, EicarScanner, ScannerUnavailable
+from pipeline.domain import statuses
+from pipeline.infrastructure.print_provider import PrintTransferError, SimulatedPrintProvider
+from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
+from pipeline.stages.letters import printing, stages
+from pipeline.stages.letters.compose import letter_date
+from pipeline.stages.virus_scan import EICAR, EicarScanner, ScannerUnavailable
 from tests.conftest import status_of
 from tests.factories import create_notification
 
@@ -253,7 +253,7 @@ def test_an_answer_read_while_its_hand_over_is_recorded_is_applied(service, stor
 
 def test_lost_stage_messages_are_sent_again(service, worker):
     """Redis restarted empty: the sweep resends each letter's stage message, and the stages run."""
-    from pipeline.storage import letter_storage
+    from pipeline.infrastructure.storage import letter_storage
     from tests.conftest import wait_for
     from workers.letters import sweep_stuck_letters
     from workers.periodic import SCHEDULE
@@ -271,7 +271,7 @@ def test_lost_stage_messages_are_sent_again(service, worker):
 
 def test_transfer_retried_then_failed_by_the_workers(service, worker, monkeypatch):
     """A drop that stays unreachable: Dramatiq retries the hand-over, then the letters end technical-failure."""
-    from pipeline.storage import letter_storage
+    from pipeline.infrastructure.storage import letter_storage
     from tests.conftest import wait_for
     from workers import letters
 

@@ -6,7 +6,7 @@ import io
 import pytest
 from PIL import Image
 
-from pipeline.branding.logos import LogoError, process_logo
+from pipeline.domain.branding.logos import LogoError, process_logo
 
 SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="60">'
        b'<rect width="60" height="60" fill="#154273"/><text x="70" y="40" font-size="24">Gemeente</text></svg>')

@@ -7,8 +7,8 @@ import uuid
 import pytest
 import redis
 
-from pipeline import outbox as outbox_module
-from pipeline.outbox import Outbox
+from pipeline.infrastructure import outbox as outbox_module
+from pipeline.infrastructure.outbox import Outbox
 from workers.broker import current_broker
 
 broker = current_broker()  # conftest built it through the web app's factory

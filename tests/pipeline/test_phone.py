@@ -1,12 +1,12 @@
 import pytest
 
-from pipeline.recipients import (
+from pipeline.domain.recipients import (
     InvalidRecipient,
     PhoneNumber,
     format_phone_for_comparison,
     validate_phone_number,
 )
-from pipeline.recipients.phone import DEFAULT_RATE_MULTIPLIER, RATE_MULTIPLIERS
+from pipeline.domain.recipients.phone import DEFAULT_RATE_MULTIPLIER, RATE_MULTIPLIERS
 
 NL_MOBILE = PhoneNumber(e164="+31612345678", international=False, country_prefix="31", rate_multiplier=1)
 

@@ -1,7 +1,7 @@
 import pytest
 
-from pipeline.recipients import AddressErrors, PostalAddress, validate_postal_address
-from pipeline.recipients.countries import find_country
+from pipeline.domain.recipients import AddressErrors, PostalAddress, validate_postal_address
+from pipeline.domain.recipients.countries import find_country
 
 FORBIDDEN = "Address lines must not start with any of the following characters: @ ( ) = [ ] \u201d \\ / , < >"
 LAST_LINE = "Last line of address must be a real NL postcode or another country"

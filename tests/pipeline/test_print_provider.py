@@ -11,7 +11,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen.canvas import Canvas
 
 from config import get_settings
-from pipeline.print_provider import (
+from pipeline.infrastructure.print_provider import (
     DirectoryPrintProvider,
     LetterResponse,
     PrintBatch,

@@ -1,13 +1,13 @@
 import pytest
 
-from pipeline.rendering import (
+from pipeline.domain.rendering import (
     Rendered,
     missing_personalisation,
     personalisation_map,
     placeholder_names,
     render,
 )
-from pipeline.rendering.markdown import markdown_to_html
+from pipeline.domain.rendering.markdown import markdown_to_html
 
 
 def html_of(body, values=None, subject="Subject"):
@@ -266,8 +266,8 @@ def test_unknown_template_type():
 
 
 def test_a_letters_address_line_in_dutch_is_the_specs():
-    from pipeline.rendering import normalise_key
-    from pipeline.rendering.address_names import in_spec_names, shown_name, spec_name
+    from pipeline.domain.rendering import normalise_key
+    from pipeline.domain.rendering.address_names import in_spec_names, shown_name, spec_name
 
     assert normalise_key("Adresregel 3") == normalise_key("address_line_3") == "addressline3"
     assert normalise_key("adresregel_8") == "adresregel8"  # an address has 7 lines: any other name is a name

@@ -9,8 +9,8 @@ from models.callback_attempt import CallbackAttempt
 from models.daily_rollup import DailyStatusCount
 from models.db import utcnow
 from models.notification import Notification, ReceivedText
-from pipeline import retention
-from pipeline.storage import letter_pdf_key, letter_storage
+from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
+from pipeline.stages import retention
 from tests.conftest import running_worker, wait_for
 from tests.factories import auth_headers, create_key, create_notification, create_service
 

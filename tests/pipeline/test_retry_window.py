@@ -6,7 +6,7 @@ import datetime
 
 from config import get_settings
 from models.notification import Notification
-from pipeline.retry_window import next_attempt
+from pipeline.domain.retry_window import next_attempt
 
 ACCEPTED = datetime.datetime(2026, 11, 26, 9, 0, 0)
 

@@ -1,4 +1,4 @@
-from pipeline.rendering import render, sanitise_value, sanitised_content
+from pipeline.domain.rendering import render, sanitise_value, sanitised_content
 
 
 def test_markdown_special_characters_are_escaped():

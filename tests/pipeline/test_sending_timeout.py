@@ -5,8 +5,8 @@ import datetime
 
 from models.db import utcnow
 from models.notification import Notification
-from pipeline import statuses
-from pipeline.sending_timeout import time_out_overdue
+from pipeline.domain import statuses
+from pipeline.stages.sending_timeout import time_out_overdue
 from tests.factories import create_notification
 
 

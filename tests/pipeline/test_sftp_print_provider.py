@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from config import get_settings
-from pipeline.print_provider import (
+from pipeline.infrastructure.print_provider import (
     LetterResponse,
     PrintBatch,
     PrintHeld,
@@ -24,8 +24,8 @@ from pipeline.print_provider import (
     answering_providers,
     provider_for,
 )
-from pipeline.print_provider.returns import ReturnedLetter
-from pipeline.print_provider.ssh import HostKeyPin, SftpTarget, fingerprint
+from pipeline.infrastructure.print_provider.returns import ReturnedLetter
+from pipeline.infrastructure.print_provider.ssh import HostKeyPin, SftpTarget, fingerprint
 from tests.conftest import wait_for
 from tests.sftp_server import SftpServer, sftp_server  # noqa: F401  (sftp_server: a fixture)
 

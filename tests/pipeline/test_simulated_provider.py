@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from config import get_settings
-from pipeline.providers import (
+from pipeline.infrastructure.providers import (
     EmailMessageData,
     FinalProviderError,
     HttpSmsGateway,

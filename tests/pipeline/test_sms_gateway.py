@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from pipeline.providers import (
+from pipeline.infrastructure.providers import (
     FinalProviderError,
     HttpSmsGateway,
     OutcomeUnknownError,

@@ -8,9 +8,9 @@ import time
 import pytest
 
 from config import get_settings
-from pipeline.providers.errors import Paced
-from pipeline.providers.sms import pacing
-from pipeline.providers.sms.pacing import Limits, Pacer
+from pipeline.infrastructure.providers.errors import Paced
+from pipeline.infrastructure.providers.sms import pacing
+from pipeline.infrastructure.providers.sms.pacing import Limits, Pacer
 from workers.broker import ops_redis
 
 PROBATION = f"{get_settings().queue_namespace}:sms-circuit:gw:probation"

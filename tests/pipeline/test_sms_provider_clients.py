@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pipeline.providers.errors import (
+from pipeline.infrastructure.providers.errors import (
     PERMANENT_FAILURE,
     TECHNICAL_FAILURE,
     FinalProviderError,
@@ -14,12 +14,12 @@ from pipeline.providers.errors import (
     RetryableProviderError,
     SmsMessageData,
 )
-from pipeline.providers.sms import spryng, twilio
-from pipeline.providers.sms.cm import CmGateway
-from pipeline.providers.sms.incoming import Unreadable
-from pipeline.providers.sms.receipts import map_gateway_state
-from pipeline.providers.sms.spryng import SpryngGateway
-from pipeline.providers.sms.twilio import TwilioGateway
+from pipeline.infrastructure.providers.sms import spryng, twilio
+from pipeline.infrastructure.providers.sms.cm import CmGateway
+from pipeline.infrastructure.providers.sms.incoming import Unreadable
+from pipeline.infrastructure.providers.sms.receipts import map_gateway_state
+from pipeline.infrastructure.providers.sms.spryng import SpryngGateway
+from pipeline.infrastructure.providers.sms.twilio import TwilioGateway
 from tests.fake_gateway import FakeGateway
 from tests.provider_gateways import ACCOUNT_SID, TOKENS
 

@@ -16,8 +16,8 @@ from email.utils import formatdate
 
 import pytest
 
-from pipeline.providers.errors import OutcomeUnknownError, RateLimited, RetryableProviderError
-from pipeline.providers.sms.transport import Transport
+from pipeline.infrastructure.providers.errors import OutcomeUnknownError, RateLimited, RetryableProviderError
+from pipeline.infrastructure.providers.sms.transport import Transport
 
 Behaviour = Callable[[socket.socket], None]
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"id\": \"g-1\"}"

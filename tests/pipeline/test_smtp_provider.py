@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.providers import (
+from pipeline.infrastructure.providers import (
     EmailMessageData,
     FinalProviderError,
     OutcomeUnknownError,

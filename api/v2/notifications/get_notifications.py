@@ -12,7 +12,7 @@ from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.notification_schemas import get_notifications_query, notifications_page_response
 from api.v2.notifications.serialise import notification_json, page_links
 from models.queries import NotificationFilters, notifications_page
-from pipeline.statuses import FILTER_VALUES, LETTER_PUBLIC
+from pipeline.domain.statuses import FILTER_VALUES, LETTER_PUBLIC
 
 REPEATABLE = ("status", "template_type")
 # "accepted" and "received" are names only letters are shown with, so only letters match them: an email

@@ -8,9 +8,9 @@ from api.openapi import documented
 from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.get_notification import callers_notification
 from api.v2.notifications.notification_schemas import notification_path
-from pipeline import statuses
-from pipeline.letters.stages import pdf_ready
-from pipeline.storage import BlobNotFound, letter_pdf_key, letter_storage
+from pipeline.domain import statuses
+from pipeline.infrastructure.storage import BlobNotFound, letter_pdf_key, letter_storage
+from pipeline.stages.letters.stages import pdf_ready
 
 NOT_READY = "PDF not available yet, try again later"
 PDF = {"type": "string", "contentMediaType": "application/pdf"}

@@ -8,7 +8,7 @@ from api.v2.notifications.post_schemas import post_email_request, post_email_res
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
 from models.service import sending_address
-from pipeline.rendering import Rendered
+from pipeline.domain.rendering import Rendered
 from workers.sending import enqueue_deliveries
 
 

@@ -7,7 +7,7 @@ from api.v2.blueprint import v2_blueprint
 from api.v2.notifications.post_schemas import post_sms_request, post_sms_response
 from api.v2.notifications.sending import accept, response_base
 from models.notification import Notification
-from pipeline.rendering import Rendered
+from pipeline.domain.rendering import Rendered
 from workers.sending import enqueue_deliveries
 
 

@@ -14,9 +14,9 @@ from core.idempotency import answer_once
 from core.sender import Sender
 from core.sending import send_notification
 from models.notification import Notification
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
+from pipeline.domain.rendering import Rendered
 from pipeline.infrastructure.throughput import Enqueue
-from pipeline.rendering import Rendered
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",
                      "one_click_unsubscribe_url", "sanitise_content_for", "scheduled_for")

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 from config import get_settings
 from models.notification import Notification
 from models.organisation import rate_table_of
-from pipeline.formatting import iso
-from pipeline.prices import letter_cost, sms_cost
-from pipeline.statuses import public_status
+from pipeline.domain.formatting import iso
+from pipeline.domain.prices import letter_cost, sms_cost
+from pipeline.domain.statuses import public_status
 
 ADDRESS_LINES = 7
 # Precompiled letters have no template of their own; like Notify's hidden precompiled template they

@@ -12,7 +12,7 @@ from api.v2.notifications.serialise import page_links
 from api.v2.received_text.received_text_schemas import get_received_texts_query, received_texts_page_response
 from models.notification import ReceivedText
 from models.queries import received_texts_page
-from pipeline.formatting import iso
+from pipeline.domain.formatting import iso
 
 
 def received_text_json(text: ReceivedText) -> dict[str, Any]:

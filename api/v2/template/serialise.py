@@ -5,8 +5,8 @@ from typing import Any
 
 from core.preview import Preview
 from models.template import TemplateVersion, contact_block_of
-from pipeline.formatting import iso
-from pipeline.rendering import personalisation_map
+from pipeline.domain.formatting import iso
+from pipeline.domain.rendering import personalisation_map
 
 
 def template_json(version: TemplateVersion) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 -- Step 180: each service's notifications counted per UTC day of creation and per kind, kept by the
 -- database as rows are written (issue 45); postgresql.
 -- held_count_change is a journal written by statement-level triggers (one row per kind a statement
--- changed, never an UPDATE, so concurrent writers never wait on each other); pipeline/held_counts.py
+-- changed, never an UPDATE, so concurrent writers never wait on each other); pipeline/stages/held_counts.py
 -- folds it into held_count. Unknown values are stored as '' (postage), 1 (rate multiplier) and -1
 -- (billable units), so that a kind is a key a unique index can hold.
 -- A function body keeps each ';' inside off the end of a line: the runner ends a statement there.

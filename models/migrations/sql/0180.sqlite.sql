@@ -1,6 +1,6 @@
 -- Step 180: each service's notifications counted per UTC day of creation and per kind, kept by the
 -- database as rows are written (issue 45); sqlite.
--- Row-level triggers write the journal held_count_change; pipeline/held_counts.py folds it into
+-- Row-level triggers write the journal held_count_change; pipeline/stages/held_counts.py folds it into
 -- held_count. Unknown values are stored as '' (postage), 1 (rate multiplier) and -1 (billable units).
 -- A trigger body keeps each ';' inside off the end of a line: the runner ends a statement there.
 CREATE TABLE "held_count" ("id" INTEGER NOT NULL PRIMARY KEY, "service_id" TEXT NOT NULL, "day" DATE NOT NULL, "notification_type" VARCHAR(255) NOT NULL, "key_type" VARCHAR(255) NOT NULL, "status" VARCHAR(255) NOT NULL, "postage" VARCHAR(255) NOT NULL, "rate_multiplier" INTEGER NOT NULL, "billable_units" INTEGER NOT NULL, "count" INTEGER NOT NULL, FOREIGN KEY ("service_id") REFERENCES "service" ("id") ON DELETE CASCADE);

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from config import get_settings
 from models.notification import Notification
-from pipeline.daily_limits import DailyCount
-from pipeline.errors import RateLimitError, Refusal
+from pipeline.domain.errors import RateLimitError, Refusal
+from pipeline.infrastructure.daily_limits import DailyCount
 
 IMPLEMENTATIONS = ("fast", "reference")
 RATE_WINDOW_SECONDS = 60
@@ -84,7 +84,7 @@ def implementation() -> Throughput:
 def record(rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
            with_row: WithRow | None = None) -> None:
     """The one way a new notification is recorded: count each row against today's limits in daily
-    (pipeline.daily_limits.daily_counts; raising TooManyRequestsError, counting nothing, when any
+    (pipeline.infrastructure.daily_limits.daily_counts; raising TooManyRequestsError, counting nothing, when any
     would be exceeded), INSERT the rows and what with_row saves of each in one transaction, and
     enqueue(rows) once it has committed. Inside a transaction of the caller the rows join it (and
     enqueue runs after its commit); outside one the rows are committed before this returns.
@@ -103,7 +103,7 @@ def settings_generation() -> bytes | None:
     return implementation().settings_generation()
 
 
-# Status changes: pipeline.statuses decides which are allowed (`allowed`: the statuses a row may move
+# Status changes: pipeline.domain.statuses decides which are allowed (`allowed`: the statuses a row may move
 # from) and what follows one; these only write them, each a compare-and-set on the row's status.
 
 def change_status(notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:

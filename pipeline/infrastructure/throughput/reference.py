@@ -9,10 +9,10 @@ from typing import Any, cast
 from models import cache
 from models.db import database
 from models.notification import Notification, unindexed_status
-from pipeline import daily_limits
-from pipeline.daily_limits import DailyCount
+from pipeline.infrastructure import daily_limits
+from pipeline.infrastructure.daily_limits import DailyCount
+from pipeline.infrastructure.redis_state import client, namespaced
 from pipeline.infrastructure.throughput import RATE_WINDOW_SECONDS, Enqueue, WithRow, rate_limit_refusal
-from pipeline.redis_state import client, namespaced
 
 BATCH_SIZE = 100  # rows per INSERT of a job's chunk: SQLite takes at most 32,766 parameters in one
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from models.notification import Notification
-from pipeline.daily_limits import DailyCount
+from pipeline.infrastructure.daily_limits import DailyCount
 from pipeline.infrastructure.throughput import Enqueue, WithRow
 from pipeline.infrastructure.throughput.fast import counters, leases, recording, statuses
 

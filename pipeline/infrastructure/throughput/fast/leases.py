@@ -4,9 +4,9 @@ from __future__ import annotations
 import threading
 import time
 
+from pipeline.infrastructure.redis_state import namespaced
 from pipeline.infrastructure.throughput import RATE_WINDOW_SECONDS, rate_limit_refusal
 from pipeline.infrastructure.throughput.fast.counters import count
-from pipeline.redis_state import namespaced
 
 
 class _Lease:

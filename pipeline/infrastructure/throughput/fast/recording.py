@@ -7,9 +7,9 @@ import peewee
 
 from models.db import database, insert_rows, open_connection
 from models.notification import Notification
-from pipeline import daily_limits
-from pipeline.batching import Batcher
-from pipeline.daily_limits import DailyCount
+from pipeline.infrastructure import daily_limits
+from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure.daily_limits import DailyCount
 from pipeline.infrastructure.throughput import Enqueue, WithRow
 
 INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one

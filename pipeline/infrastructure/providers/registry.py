@@ -1,0 +1,93 @@
+"""Which provider serves each channel, chosen from the settings, one instance per process.
+
+Instances are cached because they hold kept-alive connections (SMTP, HTTP). The cache key holds the
+process id, so a forked worker builds its own instead of sharing its parent's sockets, and the
+configuration, so tests that change settings get a provider that matches them.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from pipeline.infrastructure.providers.email.smtp import SmtpProvider
+from pipeline.infrastructure.providers.errors import EmailProvider, SmsProvider
+from pipeline.infrastructure.providers.simulated import SimulatedEmailProvider, SimulatedSmsProvider
+from pipeline.infrastructure.providers.sms import types
+from pipeline.infrastructure.providers.sms.cm import CmGateway
+from pipeline.infrastructure.providers.sms.gateways import webhook_urls
+from pipeline.infrastructure.providers.sms.http_gateway import HttpSmsGateway
+from pipeline.infrastructure.providers.sms.spryng import SpryngGateway
+from pipeline.infrastructure.providers.sms.twilio import TwilioGateway
+
+if TYPE_CHECKING:
+    from config import Settings
+    from models.sms_gateway import SmsGateway
+
+T = TypeVar("T")
+_cache: dict[tuple, object] = {}
+_lock = threading.Lock()
+
+
+def _cached(key: tuple, build: Callable[[], T]) -> T:
+    key = (os.getpid(), *key)
+    with _lock:
+        if key not in _cache:
+            _cache[key] = build()
+        return _cache[key]  # type: ignore[return-value]
+
+
+def email_provider(settings: Settings, *, simulated: bool = False) -> EmailProvider:
+    """SMTP when SMTP_URL is set and the message is real; the simulator otherwise."""
+    if settings.smtp_url and not simulated:
+        url, timeout = settings.smtp_url, settings.smtp_timeout_seconds
+        return _cached(("email", url, timeout), lambda: SmtpProvider(url, timeout=timeout))
+    return _cached(("email", "simulated"), SimulatedEmailProvider)
+
+
+SMTP_FALLBACK = "smtp-fallback"
+
+
+def email_providers(settings: Settings) -> list[EmailProvider]:
+    """The SMTP relay, then SMTP_FALLBACK_URL's when set (pipeline/stages/failover.py)."""
+    providers = [email_provider(settings)]
+    if settings.smtp_url and settings.smtp_fallback_url:
+        url, timeout = settings.smtp_fallback_url, settings.smtp_timeout_seconds
+        providers.append(_cached(("email", url, timeout, SMTP_FALLBACK),
+                                 lambda: SmtpProvider(url, timeout=timeout, name=SMTP_FALLBACK)))
+    return providers
+
+
+def sms_gateway(settings: Settings, gateway: SmsGateway) -> SmsProvider:
+    """The client of one of several gateways (pipeline/infrastructure/providers/sms/gateways.py), of its type; its
+    receipts come to webhooks under its own name."""
+    callback_url = webhook_urls(settings, gateway)["delivery_reports"]
+    timeout, name, url, token = settings.sms_gateway_timeout_seconds, gateway.name, gateway.url, gateway.token
+    key = ("sms", gateway.type, name, url, token, gateway.account_sid, gateway.messaging_service_sid, callback_url,
+           timeout, settings.sms_gateway_deduplicates)
+
+    def build() -> SmsProvider:
+        if gateway.type == types.SPRYNG:
+            return SpryngGateway(url, token or "", timeout=timeout, name=name)
+        if gateway.type == types.CM:
+            return CmGateway(url, token or "", timeout=timeout, name=name)
+        if gateway.type == types.TWILIO:
+            return TwilioGateway(url, gateway.account_sid or "", token or "", status_callback=callback_url,
+                                 messaging_service_sid=gateway.messaging_service_sid, timeout=timeout, name=name)
+        return HttpSmsGateway(url, token, callback_url=callback_url, timeout=timeout,
+                              deduplicates=settings.sms_gateway_deduplicates, name=name)
+
+    return _cached(key, build)
+
+
+def sms_provider(settings: Settings, *, simulated: bool = False) -> SmsProvider:
+    """The HTTP gateway when SMS_GATEWAY_URL is set and the message is real; the simulator otherwise."""
+    if settings.sms_gateway_url and not simulated:
+        url, token = settings.sms_gateway_url, settings.sms_gateway_token
+        callback_url = f"{settings.base_url}/providers/{HttpSmsGateway.name}/delivery-receipts"
+        timeout, deduplicates = settings.sms_gateway_timeout_seconds, settings.sms_gateway_deduplicates
+        key = ("sms", url, token, callback_url, timeout, deduplicates)
+        return _cached(key, lambda: HttpSmsGateway(url, token, callback_url=callback_url, timeout=timeout,
+                                                   deduplicates=deduplicates))
+    return _cached(("sms", "simulated"), SimulatedSmsProvider)

@@ -1,0 +1,340 @@
+"""The provider dispatch stage for sms and email: at most one provider call per notification.
+
+A worker first claims the notification (a compare-and-set on dispatch_started_at); only the claimer
+calls the provider. A failure that certainly did not reach the provider gives the claim back for
+Dramatiq's retry. A send whose outcome is unknown (or a worker that dies holding a claim) keeps the
+claim and waits for the receipt, which moves it on (pipeline/stages/receipts.py); the sweep fails it only
+when none comes within OUTCOME_UNKNOWN_TIMEOUT_SECONDS, rather than risk a second send.
+
+A simulated send has no effect outside this service, so it needs no claim: its one write is the
+move out of `created`, a compare-and-set that only one worker wins, and only the winner queues
+the receipt. Test-key sends are moved a batch at a time (send_simulated).
+"""
+from __future__ import annotations
+
+import datetime
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from peewee import PeeweeException, fn
+
+from config import get_settings
+from models.appearance import cached_appearance_of
+from models.db import column, column_names, compiled_sql, database, give_back_connection, row_model, utcnow
+from models.notification import UNINDEXED_STATUS_SQL, Notification
+from models.platform import language_of as platform_language_of
+from models.service import sending_address
+from models.template import TemplateVersion
+from observability.metrics import provider_calls
+from pipeline.domain import statuses
+from pipeline.domain.branding.email import brand_view
+from pipeline.domain.cost import sms_fragments
+from pipeline.domain.rendering import render
+from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure.providers import (
+    EmailMessageData,
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsMessageData,
+    SmsProvider,
+)
+from pipeline.infrastructure.providers.errors import RateLimited
+from pipeline.infrastructure.providers.registry import email_provider, sms_provider
+from pipeline.infrastructure.providers.simulated import SimulatedSmsProvider, simulated_receipt
+from pipeline.stages.receipts import apply_held_for
+from pipeline.stages.unsubscribe import hosted_url
+
+
+@dataclass(frozen=True)
+class Dispatched:
+    provider: str
+    reference: str
+
+
+def awaiting_dispatch(notification_id: str) -> Notification | None:
+    """The notification while it is created and unclaimed; None once dispatched or claimed.
+
+    Read in one SELECT with those the process's other threads ask for at the same moment; each
+    thread makes its own row a model, so content that no longer decrypts fails only its own send."""
+    found = _read_awaiting.submit(uuid.UUID(str(notification_id)))
+    return None if found is None else row_model(Notification, *found)
+
+
+def awaiting_rows(notification_ids: Sequence[str]) -> list[tuple[tuple[str, ...], tuple] | None]:
+    """awaiting_dispatch() for a group's notifications in one round (usually one SELECT): each one's
+    row, for row_model(Notification, *row), or None."""
+    return _read_awaiting.submit_all([uuid.UUID(str(each)) for each in notification_ids])
+
+
+def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
+    sql = compiled_sql(("awaiting-dispatch", len(notification_ids)), lambda p: (
+        f'SELECT * FROM "{Notification._meta.table_name}"'
+        f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
+        f" AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
+        f" AND {column(Notification.dispatch_started_at)} IS NULL"))
+    return _each_its_row(database.execute_sql(sql, [Notification.id.db_value(each) for each in notification_ids]),
+                         notification_ids)
+
+
+def _each_its_row(cursor: Any, notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
+    """The rows a statement found, handed to the requests that asked for them. An id asked for
+    twice (its message delivered twice at once) gets its row once: one send goes on."""
+    names = column_names(cursor)
+    id_at = names.index(Notification.id.column_name)
+    rows = {Notification.id.python_value(row[id_at]): row for row in cursor.fetchall()}
+    return [(names, row) if (row := rows.pop(each, None)) is not None else None for each in notification_ids]
+
+
+_read_awaiting = Batcher("awaiting-dispatch", _awaiting)
+
+
+def claim_awaiting(notification_id: str) -> Notification | None:
+    """claim() and awaiting_dispatch() in one statement, for a live send bound for a real provider:
+    the notification, now this worker's to send, while it was created and unclaimed; None
+    otherwise, and for a test key's (whose send needs no claim).
+
+    Claimed in one statement (and one commit) with those the process's other threads claim at the
+    same moment; each thread makes its own row a model, as awaiting_dispatch() does."""
+    found = _claim_awaiting.submit(uuid.UUID(str(notification_id)))
+    return None if found is None else row_model(Notification, *found)
+
+
+def _claim_many(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
+    sql = compiled_sql(("claim-awaiting", len(notification_ids)), lambda p: (
+        f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
+        f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
+        f" AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
+        f" AND {column(Notification.dispatch_started_at)} IS NULL AND {column(Notification.key_type)} <> 'test'"
+        " RETURNING *"))
+    params = [Notification.dispatch_started_at.db_value(utcnow()), *map(Notification.id.db_value, notification_ids)]
+    # Read to the end: SQLite ends an UPDATE ... RETURNING's write only then.
+    return _each_its_row(database.execute_sql(sql, params), notification_ids)
+
+
+_claim_awaiting = Batcher("claim-awaiting", _claim_many)
+
+
+def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
+    """The simulated provider for test keys, and where no real provider is configured."""
+    choose = sms_provider if notification.notification_type == "sms" else email_provider
+    return choose(get_settings(), simulated=notification.key_type == "test")
+
+
+def is_simulated(provider: SmsProvider | EmailProvider) -> bool:
+    """A simulated send has no effect outside this service."""
+    return provider.name == "simulated"
+
+
+def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Test-key sends, a batch in one statement: the simulated provider has no effect outside this
+    service, so the move out of `created`, with the cost worked out at accept, is the whole
+    dispatch. (receipts to post, ids to send one by one: international, or from before fragment
+    counts). Safe to repeat: receipts come for every notification of the batch the simulator sent,
+    whichever run moved it, so a batch retried after a crash still gets its receipts.
+    """
+    now = utcnow()
+    statuses.transition_many(
+        notification_ids, statuses.SENDING,
+        where={Notification.key_type: "test", Notification.dispatch_started_at: None,
+               Notification.international: False, Notification.fragment_count: statuses.NOT_NULL},
+        sent_at=now, sent_by=SimulatedSmsProvider.name, billable_units=Notification.fragment_count,
+        dispatch_started_at=now,
+    )
+    rows = (Notification.select(Notification.id, Notification.status, Notification.sent_by, Notification.normalised_to)
+            .where(Notification.id.in_(notification_ids)))
+    receipts, one_by_one = [], []
+    for row in rows:
+        if row.status == statuses.SENDING and row.sent_by == SimulatedSmsProvider.name:
+            assert row.normalised_to is not None  # set at accept for every text and email
+            reference = SimulatedSmsProvider.reference_for(row.id)
+            receipts.append(simulated_receipt(reference, str(row.id), row.normalised_to))
+        elif row.status == statuses.CREATED:
+            one_by_one.append(str(row.id))
+    return receipts, one_by_one
+
+
+def claim(notification: Notification) -> bool:
+    """True when this worker now owns the notification's provider call."""
+    sql = compiled_sql("claim", lambda p: (
+        f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
+        f" WHERE {column(Notification.id)} = {p} AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
+        f" AND {column(Notification.dispatch_started_at)} IS NULL"))
+    notification.dispatch_started_at = utcnow()
+    params = [Notification.dispatch_started_at.db_value(notification.dispatch_started_at),
+              Notification.id.db_value(notification.id)]
+    return database.execute_sql(sql, params).rowcount == 1
+
+
+def release(notification_id: str, retry_at: datetime.datetime | None = None) -> None:
+    """Give the claim back; retry_at: when its delayed message tries again (the sweeps wait for it)."""
+    Notification.update(dispatch_started_at=None, retry_at=retry_at).where(Notification.id == notification_id).execute()
+
+
+def _email_message(notification: Notification) -> EmailMessageData:
+    version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
+                                  & (TemplateVersion.version == notification.template_version))
+    service = notification.service
+    appearance = cached_appearance_of(service.id)
+    # The console's own emails are written in one language each, whatever the platform service's setting.
+    language = platform_language_of(notification.template_id) or appearance.language
+    html = render("email", version.body, version.subject, notification.personalisation or {},
+                  language=language, service_name=service.name,
+                  brand=brand_view(appearance.email_brand)).html
+    assert notification.normalised_to is not None  # set at accept for every email
+    return EmailMessageData(
+        notification_id=str(notification.id), to=notification.normalised_to,
+        from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
+        subject=notification.subject or "", text_body=notification.body or "", html_body=html or "",
+        one_click_unsubscribe_url=notification.one_click_unsubscribe_url or hosted_url(service, str(notification.id)),
+    )
+
+
+def _sms_message(notification: Notification) -> SmsMessageData:
+    assert notification.normalised_to is not None  # set at accept for every text
+    return SmsMessageData(
+        notification_id=str(notification.id), to=notification.normalised_to,
+        sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
+    )
+
+
+def _hand_over(provider: SmsProvider | EmailProvider, message: SmsMessageData | EmailMessageData) -> str:
+    # The provider was chosen for the message's channel (provider_for(), failover.route()).
+    if isinstance(message, SmsMessageData):
+        return cast(SmsProvider, provider).send_sms(message)
+    return cast(EmailProvider, provider).send_email(message)
+
+
+def send(notification: Notification, provider: SmsProvider | EmailProvider) -> Dispatched:
+    """Call the provider once; raises the provider's Retryable/FinalProviderError."""
+    channel, started, outcome = notification.notification_type, time.perf_counter(), "sent"
+    try:
+        message = _sms_message(notification) if channel == "sms" else _email_message(notification)
+        if not is_simulated(provider):
+            give_back_connection()  # no query until the provider answers
+        reference = _hand_over(provider, message)
+    except RateLimited:  # the gateway's "too many requests": counted apart from its failures
+        outcome = "rate-limited"
+        raise
+    except RetryableProviderError:
+        outcome = "retryable-error"
+        raise
+    except FinalProviderError:
+        outcome = "final-error"
+        raise
+    except OutcomeUnknownError:
+        outcome = "outcome-unknown"
+        raise
+    finally:
+        provider_calls.labels(provider.name, channel, outcome).observe(time.perf_counter() - started)
+    return Dispatched(provider=provider.name, reference=reference)
+
+
+def _by_status(asked: Sequence[tuple[str, Any, dict[str, Any]]]) -> dict[str, list[int]]:
+    """The positions of the asked records, by the status each moves to (one statement each)."""
+    by_status: dict[str, list[int]] = {}
+    for index, (new_status, _, _) in enumerate(asked):
+        by_status.setdefault(new_status, []).append(index)
+    return by_status
+
+
+def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[bool | BaseException]:
+    """The sends that a worker's threads record at the same moment: one statement per new status
+    (each its own commit), where one each cost the database a commit per send."""
+    outcomes: list[bool | BaseException] = [False] * len(sends)
+    for new_status, indexes in _by_status(sends).items():
+        moved: Sequence[bool | BaseException]
+        try:
+            moved = statuses.transition_each(new_status, [sends[index][1:] for index in indexes])
+        except PeeweeException as exc:  # this status's sends raise it; another status's, already committed, stand
+            moved = [exc] * len(indexes)
+        for index, outcome in zip(indexes, moved, strict=True):
+            outcomes[index] = outcome
+    return outcomes
+
+
+# Two milliseconds' wait under load, as the accept path's writer waits: batches of about four sends
+# at the pipeline benchmark's load, where a statement each cost the database a commit per send.
+_sent_together = Batcher("record-sent", _record_sent_together, linger_seconds=0.002)
+
+
+def record_sent(notification: Notification, dispatched: Dispatched) -> bool:
+    """Move to sending (sent for international sms, where no receipt will come) with cost data,
+    then apply any receipt that came before this answer.
+
+    False when another worker recorded this send first (a duplicated message), or a receipt did (it
+    moved the notification on): then only the details still missing are filled in.
+    """
+    return record_all_sent([(notification, dispatched)])[0]
+
+
+def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bool]:
+    """record_sent() for a group's sends, in one round (usually one statement per new status)."""
+    now = utcnow()
+    asked = _asked(sends, now)
+    moved = _sent_together.submit_all(asked)
+    _fill_in_details(sends, asked, moved, now)
+    for _, dispatched in sends:
+        if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
+            apply_held_for(dispatched.provider, dispatched.reference)
+    return moved
+
+
+def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
+                     queue_receipts: Callable[[list[tuple[Notification, Dispatched]]], None]) -> None:
+    """record_all_sent() for sends the simulator took; queue_receipts(the sends this record moved out
+    of `created`) queues their receipts inside the record's transaction, after its UPDATE.
+
+    Queued before the record, a receipt could overtake a slow record, record the send itself and
+    leave the record refused (delivered -> sending). Queued here, one applied before the commit
+    waits for the record's lock (the row's, or SQLite's one writer) and finds the notification
+    `sending`; a worker killed before the commit leaves it `created` for its redelivered message,
+    any receipt already queued recording the send itself (rule 9); one that cannot queue (Redis
+    away) records nothing. Only the record that moved a notification queues its receipt.
+    """
+    now = utcnow()
+    asked = _asked(sends, now)
+    with database.atomic():
+        moved = [False] * len(asked)
+        for new_status, indexes in _by_status(asked).items():
+            each = statuses.transition_each(new_status, [asked[index][1:] for index in indexes])
+            for index, was_moved in zip(indexes, each, strict=True):
+                moved[index] = was_moved
+        _fill_in_details(sends, asked, moved, now)
+        taken = [send for send, was_moved in zip(sends, moved, strict=True) if was_moved]
+        if taken:
+            queue_receipts(taken)
+
+
+def _asked(sends: Sequence[tuple[Notification, Dispatched]],
+           now: datetime.datetime) -> list[tuple[str, Any, dict[str, Any]]]:
+    """Each send's record: (its new status, its id, the send's details)."""
+    asked: list[tuple[str, Any, dict[str, Any]]] = []
+    for notification, dispatched in sends:
+        if notification.notification_type == "sms":
+            units = sms_fragments(notification.body or "").fragments
+            new_status = statuses.SENT if notification.international else statuses.SENDING
+        else:
+            units, new_status = 0, statuses.SENDING
+        asked.append((new_status, notification.id, {  # refused when its receipt already moved it on
+            "sent_at": now, "sent_by": dispatched.provider, "provider_reference": dispatched.reference,
+            "billable_units": units, "dispatch_started_at": notification.dispatch_started_at or now,
+        }))
+    return asked
+
+
+def _fill_in_details(sends: Sequence[tuple[Notification, Dispatched]], asked: list[tuple[str, Any, dict[str, Any]]],
+                     moved: Sequence[bool], now: datetime.datetime) -> None:
+    """Not a status change: the details of the sends not moved, where a receipt that came first left
+    them out."""
+    for (notification, dispatched), (_, _, details), was_moved in zip(sends, asked, moved, strict=True):
+        if not was_moved:
+            Notification.update(
+                provider_reference=fn.COALESCE(Notification.provider_reference, dispatched.reference),
+                sent_at=fn.COALESCE(Notification.sent_at, now),
+                billable_units=fn.COALESCE(Notification.billable_units, details["billable_units"]),
+            ).where(Notification.id == notification.id).execute()

@@ -1,0 +1,144 @@
+"""Provider failover for texts and emails: the next provider is tried only for a call that certainly
+did not reach the one before it (RetryableProviderError), so no message reaches two providers.
+
+Texts go to the SMS gateways in use (pipeline/infrastructure/providers/sms/gateways.py) in the order
+selection.order gives them: drawn by share, without those out of rotation, slow ones with half
+their share. Each gateway is called at its pace (pipeline/infrastructure/providers/sms/pacing.py): a gateway with no
+room now, or one that answered 429, is passed over like one that is down, without counting against
+it. Emails go to the SMTP relay, then to SMTP_FALLBACK_URL's. A call whose outcome is unknown is
+never failed over: the notification is pinned to that gateway (its `sent_by`, set while it is still
+`created`); at a gateway that drops repeats (`deduplicates`) it is retried there only; elsewhere it
+waits for that gateway's lookup (pipeline/stages/unknown_outcomes.py) or its receipt.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Collection, Iterator
+
+from config import Settings
+from models.notification import Notification, unindexed_status
+from models.outages import REDIS_UNAVAILABLE
+from pipeline.domain import statuses
+from pipeline.infrastructure.providers import (
+    EmailProvider,
+    FinalProviderError,
+    OutcomeUnknownError,
+    RetryableProviderError,
+    SmsProvider,
+)
+from pipeline.infrastructure.providers.errors import TECHNICAL_FAILURE, Paced, RateLimited
+from pipeline.infrastructure.providers.registry import email_providers, sms_gateway, sms_provider
+from pipeline.infrastructure.providers.sms import gateways, selection
+from pipeline.infrastructure.providers.sms.circuit import CircuitBreaker
+from pipeline.infrastructure.providers.sms.pacing import Pacing
+from pipeline.stages import dispatch
+
+log = logging.getLogger(__name__)
+
+Provider = SmsProvider | EmailProvider
+
+
+class RetryAtSameProvider(OutcomeUnknownError):
+    """The outcome is unknown at a provider that drops repeats: send again, to that provider only."""
+
+
+def route(notification: Notification, settings: Settings, *, circuit: CircuitBreaker | None,
+          slow: Callable[[], Collection[str]] = tuple, draw: float = 0.0) -> list[Provider]:
+    """The providers to try for this notification, in turn. Test keys and a channel with no real
+    provider get the simulator; an empty list: no gateway can take the text now. `slow` is asked
+    only when there are gateways to choose from (it costs a Redis round trip)."""
+    if notification.key_type == "test":
+        return [dispatch.provider_for(notification)]
+    if notification.notification_type == "email":
+        return list(email_providers(settings))
+    rows = gateways.in_use(settings)
+    if not rows:
+        return [sms_provider(settings)]
+    by_name = {row.name: row for row in rows}
+    if notification.sent_by in by_name:  # pinned: that gateway may already have it
+        return [sms_gateway(settings, by_name[notification.sent_by])]
+    order = selection.order(gateways.candidates(rows), international=notification.international,
+                            unavailable=circuit.unavailable(by_name) if circuit else (), slow=slow(), draw=draw)
+    return [sms_gateway(settings, by_name[name]) for name in order]
+
+
+def only_simulated(channel: str, settings: Settings) -> bool:
+    """Whether route() sends a live key's notification on this channel to the simulator: no real
+    provider is configured for it."""
+    if channel == "email":
+        return not settings.smtp_url
+    return not gateways.in_use(settings) and not settings.sms_gateway_url
+
+
+def send(notification: Notification, providers: list[Provider], *,
+         circuit: CircuitBreaker | None, pacing: Pacing | None = None) -> dispatch.Dispatched:
+    """Call the providers in turn until one takes the message; raises what the last one raised."""
+    if not providers:
+        raise RetryableProviderError("no SMS gateway can take this text now: all are out of rotation")
+    last: RetryableProviderError | None = None
+    for provider in providers:
+        try:
+            sent = _paced_send(notification, provider, pacing)
+        except (Paced, RateLimited) as error:  # not now, and no sign of trouble: the next one may take it
+            if isinstance(error, RateLimited) and pacing is not None:
+                pacing.hold_off(provider.name, error.retry_after)
+            log.info("%s did not take %s now (%s)", provider.name, notification.id, error)
+            last = error
+            continue
+        except RetryableProviderError as error:  # certainly not there: the next one may take it
+            _failed(circuit, provider)
+            log.info("%s did not take %s (%s); %s", provider.name, notification.id, error,
+                     "trying the next provider" if provider is not providers[-1] else "no provider left")
+            last = error
+            continue
+        except OutcomeUnknownError as error:
+            _failed(circuit, provider)
+            if circuit is not None or provider.deduplicates:  # an SMS gateway: its lookup asks there
+                _pin(notification, provider.name)
+            if provider.deduplicates:
+                raise RetryAtSameProvider(str(error)) from error
+            raise
+        except FinalProviderError as error:
+            if error.status == TECHNICAL_FAILURE:  # our request is wrong for it: credentials, URL
+                _failed(circuit, provider)
+            raise
+        if circuit is not None:
+            with _bookkeeping(circuit):
+                if circuit.record_success(provider.name) and pacing is not None:  # its probe got through
+                    pacing.ramp_up(provider.name)
+        return sent
+    assert last is not None
+    raise last
+
+
+def _paced_send(notification: Notification, provider: Provider, pacing: Pacing | None) -> dispatch.Dispatched:
+    permit = pacing.acquire(provider.name) if pacing is not None else None
+    try:
+        return dispatch.send(notification, provider)
+    finally:
+        if pacing is not None:
+            pacing.release(permit)
+
+
+@contextlib.contextmanager
+def _bookkeeping(circuit: CircuitBreaker) -> Iterator[None]:
+    """The breaker's counts are advice: a Redis outage while keeping them must not turn a send
+    whose outcome is known into one that raised something else."""
+    try:
+        yield
+    except REDIS_UNAVAILABLE as exc:
+        log.warning("circuit breaker not updated (Redis unavailable): %r", exc)
+
+
+def _failed(circuit: CircuitBreaker | None, provider: Provider) -> None:
+    if circuit is None:
+        return
+    with _bookkeeping(circuit):
+        if circuit.record_failure(provider.name):
+            log.warning("SMS gateway %s taken out of rotation after repeated failures", provider.name)
+
+
+def _pin(notification: Notification, provider_name: str) -> None:
+    Notification.update(sent_by=provider_name).where(
+        (Notification.id == notification.id) & (unindexed_status() == statuses.CREATED)).execute()

@@ -1,0 +1,342 @@
+"""Checks on uploaded ("precompiled") letter PDFs, with pypdf: readable, A4 portrait, not too long,
+and nothing printed outside the printable area.
+
+pypdf does not render pages, so "where is the ink" is worked out by walking each page's content
+stream with a small graphics-state tracker (CTM, clip box, text matrices, fill/stroke colour) and
+taking the bounding box of what would paint: text runs (advance widths from the font's /Widths or
+/W, height from the font descriptor's ascent/descent), path bounding boxes (control points, padded
+by half the line width), images and inline images (the unit square under the CTM), form XObjects
+(recursively, clipped to their /BBox), shadings (the current clip) and printable annotations.
+Content painted in white, invisible text (render mode 3/7) and content clipped away are ignored.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pypdf import PageObject, PdfReader
+from pypdf.errors import PyPdfError
+from pypdf.generic import ContentStream, DictionaryObject
+from pypdf.generic._font import Font  # pypdf's own font-metrics loader (used by its layout extraction)
+
+from pipeline.domain.errors import Refusal
+
+from . import geometry as g
+from .pdf import MAX_SHEETS, sheets_for_pages
+
+# pypdf reports malformed input through many exception types besides its own (it parses hostile
+# bytes with plain Python); all of them mean "not a PDF we can use", nothing else is caught.
+_READ_ERRORS = (PyPdfError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                AssertionError, RecursionError, OSError, struct.error, zlib.error)
+_MAX_FORM_DEPTH = 12
+Matrix = tuple[float, float, float, float, float, float]
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in page (default user space) points
+_IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+_UNIT_SQUARE = [(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)]  # where images land, before the CTM
+# Text state operators with one number: the _State attribute they set and the unit conversion.
+_TEXT_STATE = {b"Tc": ("char_spacing", 1.0), b"Tw": ("word_spacing", 1.0), b"Tz": ("h_scale", 0.01),
+               b"TL": ("leading", 1.0), b"Ts": ("rise", 1.0)}
+
+
+class NotAPdf(ValueError):
+    """pypdf cannot read the bytes as a PDF with at least one page."""
+
+
+@dataclass(frozen=True)
+class PrecompiledCheck:
+    ok: bool
+    pages: int
+    sheets: int
+    problems: list[Refusal]
+
+
+def _reader(data: bytes) -> PdfReader:
+    # PDF readers accept the header anywhere in the first 1024 bytes; pypdf alone would also try
+    # to "repair" arbitrary bytes that merely end in a trailer-like shape.
+    if b"%PDF-" not in data[:1024]:
+        raise NotAPdf("no PDF header")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise NotAPdf("encrypted with a password")
+        if len(reader.pages) == 0:
+            raise NotAPdf("no pages")
+    except _READ_ERRORS as error:
+        raise NotAPdf(str(error)) from error
+    return reader
+
+
+def check_is_pdf(data: bytes) -> int:
+    """Page count of a readable PDF. Raises NotAPdf ("Letter content is not a valid PDF")."""
+    return len(_reader(data).pages)
+
+
+def _mul(m: Matrix, n: Matrix) -> Matrix:
+    """m then n (PDF row-vector convention: p' = p x m x n)."""
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+
+
+def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
+    return x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]
+
+
+def _bbox(points: list[tuple[float, float]], m: Matrix = _IDENTITY) -> Box:
+    moved = [_apply(m, x, y) for x, y in points]
+    xs, ys = [p[0] for p in moved], [p[1] for p in moved]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _intersect(a: Box | None, b: Box | None) -> Box | None:
+    if a is None or b is None:
+        return None
+    box = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return box if box[0] <= box[2] and box[1] <= box[3] else None
+
+
+def _nums(operands: list[Any]) -> list[float]:
+    return [float(o) for o in operands]
+
+
+def _white(operands: list[Any]) -> bool:
+    """Gray 1, RGB 1 1 1 or CMYK 0 0 0 0 paints nothing on white paper. Patterns never count as white."""
+    try:
+        values = _nums(operands)
+    except (TypeError, ValueError):
+        return False
+    return values in ([1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0])
+
+
+def _plain_space(resources: DictionaryObject, name: Any) -> bool:
+    """Colour spaces in which _white() applies. Not spot colours (tint 1 is full ink), Indexed or Lab."""
+    space = resources.get("/ColorSpace", DictionaryObject()).get_object().get(name, name).get_object()
+    family = space[0] if isinstance(space, list) and space else space
+    return family in ("/DeviceGray", "/DeviceRGB", "/DeviceCMYK", "/CalGray", "/CalRGB", "/ICCBased")
+
+
+@dataclass
+class _State:
+    ctm: Matrix
+    clip: Box | None
+    fill_white: bool = False
+    stroke_white: bool = False
+    fill_plain: bool = True  # the current colour space is one where _white() applies
+    stroke_plain: bool = True
+    line_width: float = 1.0
+    font: Font | None = None
+    font_scale: float = 0.001
+    size: float = 0.0
+    char_spacing: float = 0.0
+    word_spacing: float = 0.0
+    h_scale: float = 1.0
+    leading: float = 0.0
+    rise: float = 0.0
+    render_mode: int = 0
+
+
+@dataclass
+class _Ink:
+    """Union of everything that would be printed on one page."""
+
+    reader: PdfReader
+    extent: Box | None = None
+    fonts: dict[int, tuple[Font, float]] = field(default_factory=dict)
+    forms: dict[int, ContentStream] = field(default_factory=dict)
+
+    def mark(self, box: Box, clip: Box | None) -> None:
+        box_ = _intersect(box, clip)
+        if box_ is not None:
+            e = self.extent or box_
+            self.extent = min(e[0], box_[0]), min(e[1], box_[1]), max(e[2], box_[2]), max(e[3], box_[3])
+
+    def font(self, resources: DictionaryObject, name: Any) -> tuple[Font | None, float]:
+        """The font and its glyph-space scale (1/1000 except for Type3 fonts, which set their own)."""
+        font_dict = resources.get("/Font", DictionaryObject()).get_object().get(name)
+        if font_dict is None:
+            return None, 0.001
+        font_dict = font_dict.get_object()
+        if id(font_dict) not in self.fonts:
+            type3 = font_dict.get("/Subtype") == "/Type3" and "/FontMatrix" in font_dict
+            scale = abs(float(font_dict["/FontMatrix"][0])) if type3 else 0.001
+            self.fonts[id(font_dict)] = Font.from_font_resource(font_dict), scale
+        return self.fonts[id(font_dict)]
+
+    def show(self, s: _State, tm: Matrix, text: Any) -> Matrix:
+        """Mark one string of a Tj/TJ and return the text matrix advanced past it."""
+        raw = text.original_bytes if hasattr(text, "original_bytes") else bytes(text)
+        font = s.font
+        two_byte = font is not None and font.sub_type == "Type0"  # Identity-H/V: 2-byte codes (the common case)
+        codes = [int.from_bytes(raw[i:i + 2], "big") for i in range(0, len(raw), 2)] if two_byte else list(raw)
+        widths = font.character_widths if font else {"default": 500}
+        advance = 0.0
+        for code in codes:
+            width = widths.get(chr(code), widths["default"]) * s.font_scale
+            spacing = s.word_spacing if code == 32 and not two_byte else 0.0
+            advance += (width * s.size + s.char_spacing + spacing) * s.h_scale
+        visible = {0: not s.fill_white, 1: not s.stroke_white, 4: not s.fill_white, 5: not s.stroke_white,
+                   2: not (s.fill_white and s.stroke_white), 6: not (s.fill_white and s.stroke_white)}
+        if codes and visible.get(s.render_mode, False):
+            descriptor = font.font_descriptor if font else None
+            ascent = (descriptor.ascent if descriptor and descriptor.ascent > 0 else 750.0) * s.font_scale
+            descent = (descriptor.descent if descriptor else -250.0) * s.font_scale
+            y0, y1 = s.rise + descent * s.size, s.rise + ascent * s.size
+            self.mark(_bbox([(0, y0), (advance, y0), (0, y1), (advance, y1)], _mul(tm, s.ctm)), s.clip)
+        return _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)
+
+    def walk(self, content: ContentStream, resources: DictionaryObject, s: _State, depth: int = 0) -> None:
+        stack: list[_State] = []
+        path: list[tuple[float, float]] = []
+        clip_pending = False
+        tm = tlm = _IDENTITY
+        for operands, op in content.operations:
+            if op == b"q":
+                stack.append(replace(s))
+            elif op == b"Q":
+                s = stack.pop() if stack else s
+            elif op == b"cm":
+                s.ctm = _mul(tuple(_nums(operands)), s.ctm)  # type: ignore[arg-type]
+            elif op == b"w":
+                s.line_width = float(operands[0])
+            elif op in (b"g", b"rg", b"k"):
+                s.fill_plain, s.fill_white = True, _white(operands)
+            elif op in (b"G", b"RG", b"K"):
+                s.stroke_plain, s.stroke_white = True, _white(operands)
+            elif op == b"cs":  # a new colour space starts at black, or full tint: never white
+                s.fill_plain, s.fill_white = _plain_space(resources, operands[0]), False
+            elif op == b"CS":
+                s.stroke_plain, s.stroke_white = _plain_space(resources, operands[0]), False
+            elif op in (b"sc", b"scn"):
+                s.fill_white = s.fill_plain and _white(operands)
+            elif op in (b"SC", b"SCN"):
+                s.stroke_white = s.stroke_plain and _white(operands)
+            elif op in (b"m", b"l", b"c", b"v", b"y"):
+                v = _nums(operands)
+                # Bezier control points bound the curve, so their box bounds the path (maybe loosely).
+                path.extend(_apply(s.ctm, v[i], v[i + 1]) for i in range(0, len(v) - 1, 2))
+            elif op == b"re":
+                x, y, w, h = _nums(operands)
+                box = _bbox([(x, y), (x + w, y + h), (x, y + h), (x + w, y)], s.ctm)
+                path.extend([box[:2], box[2:]])
+            elif op in (b"W", b"W*"):
+                clip_pending = True  # takes effect at the next painting operator
+            elif op in (b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"):
+                if path:
+                    box = _bbox(path)
+                    strokes, fills = op in (b"S", b"s", b"B", b"B*", b"b", b"b*"), op not in (b"S", b"s", b"n")
+                    if strokes and not s.stroke_white:
+                        pad = s.line_width / 2 * max(abs(s.ctm[0]) + abs(s.ctm[2]), abs(s.ctm[1]) + abs(s.ctm[3]))
+                        self.mark((box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad), s.clip)
+                    if fills and not s.fill_white:
+                        self.mark(box, s.clip)
+                    if clip_pending:
+                        s.clip = _intersect(s.clip, box)
+                path, clip_pending = [], False
+            elif op == b"BT":
+                tm = tlm = _IDENTITY
+            elif op == b"Tf":
+                (s.font, s.font_scale), s.size = self.font(resources, operands[0]), float(operands[1])
+            elif op in _TEXT_STATE:
+                attribute, factor = _TEXT_STATE[op]
+                setattr(s, attribute, float(operands[0]) * factor)
+            elif op == b"Tr":
+                s.render_mode = int(operands[0])
+            elif op in (b"Td", b"TD", b"T*", b"'", b'"'):
+                if op == b"TD":
+                    s.leading = -float(operands[1])
+                if op == b'"':
+                    s.word_spacing, s.char_spacing = float(operands[0]), float(operands[1])
+                tx, ty = _nums(operands[:2]) if op in (b"Td", b"TD") else (0.0, -s.leading)
+                tm = tlm = _mul((1.0, 0.0, 0.0, 1.0, tx, ty), tlm)
+                if op in (b"'", b'"'):
+                    tm = self.show(s, tm, operands[-1])
+            elif op == b"Tm":
+                tm = tlm = tuple(_nums(operands))  # type: ignore[assignment]
+            elif op == b"Tj":
+                tm = self.show(s, tm, operands[0])
+            elif op == b"TJ":
+                for item in operands[0]:
+                    if isinstance(item, (int, float)):
+                        tm = _mul((1.0, 0.0, 0.0, 1.0, -float(item) / 1000.0 * s.size * s.h_scale, 0.0), tm)
+                    else:
+                        tm = self.show(s, tm, item)
+            elif op == b"INLINE IMAGE":
+                self.mark(_bbox(_UNIT_SQUARE, s.ctm), s.clip)
+            elif op == b"sh":
+                if s.clip is not None:  # a shading fills whatever the clip allows
+                    self.mark(s.clip, s.clip)
+            elif op == b"Do":
+                self.xobject(resources, operands[0], s, depth)
+
+    def xobject(self, resources: DictionaryObject, name: Any, s: _State, depth: int) -> None:
+        xobj = resources.get("/XObject", DictionaryObject()).get_object().get(name)
+        if xobj is None:
+            return
+        xobj = xobj.get_object()
+        if xobj.get("/Subtype") == "/Image":
+            self.mark(_bbox(_UNIT_SQUARE, s.ctm), s.clip)
+        elif xobj.get("/Subtype") == "/Form" and depth < _MAX_FORM_DEPTH:  # depth also stops cycles
+            ctm = _mul(tuple(_nums(xobj.get("/Matrix", list(_IDENTITY)))), s.ctm)  # type: ignore[arg-type]
+            x0, y0, x1, y1 = _nums(xobj["/BBox"])
+            clip = _intersect(s.clip, _bbox([(x0, y0), (x1, y1), (x0, y1), (x1, y0)], ctm))
+            if id(xobj) not in self.forms:  # a logo drawn on every page is parsed once
+                self.forms[id(xobj)] = ContentStream(xobj, self.reader)
+            inner = replace(s, ctm=ctm, clip=clip)
+            self.walk(self.forms[id(xobj)], xobj.get("/Resources", resources).get_object(), inner, depth + 1)
+
+
+def _is_a4_portrait(page: PageObject) -> bool:
+    width, height = g.mm(float(page.cropbox.width)), g.mm(float(page.cropbox.height))
+    if page.rotation % 180 == 90:  # /Rotate 90 or 270 turns a landscape box into a portrait page
+        width, height = height, width
+    return abs(width - g.PAGE_WIDTH) <= g.PAGE_SIZE_TOLERANCE and abs(height - g.PAGE_HEIGHT) <= g.PAGE_SIZE_TOLERANCE
+
+
+def content_extent(page: PageObject, reader: PdfReader) -> Box | None:
+    """Bounding box (page points, unrotated) of what would print on the page, or None if blank."""
+    box = page.cropbox  # only the crop box is printed
+    crop: Box = (float(box.left), float(box.bottom), float(box.right), float(box.top))
+    ink = _Ink(reader)
+    content = page.get_contents()
+    if content is not None:
+        resources = page.get("/Resources", DictionaryObject()).get_object()
+        ink.walk(content, resources, _State(ctm=_IDENTITY, clip=crop))
+    for annot in page.get("/Annots", None) or []:
+        annot = annot.get_object()
+        flags = int(annot.get("/F", 0))
+        if flags & 4 and not flags & 2 and "/Rect" in annot:  # Print set, Hidden not set
+            x0, y0, x1, y1 = _nums(annot["/Rect"])
+            ink.mark((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)), crop)
+    return ink.extent
+
+
+def validate_precompiled(data: bytes) -> PrecompiledCheck:
+    """Check an uploaded letter against the print specification. Raises NotAPdf if unreadable."""
+    reader = _reader(data)
+    pages = len(reader.pages)
+    problems = []
+    if sheets_for_pages(pages) > MAX_SHEETS:
+        problems.append(Refusal.filled("letter_too_long", "letter is longer than {sheets} sheets", sheets=MAX_SHEETS))
+    margin = g.pt(g.PRINTABLE_MARGIN - g.CONTENT_TOLERANCE)
+    # Beyond the sheet limit the letter fails anyway: don't spend time on hundreds of pages.
+    for number, page in enumerate(reader.pages[: MAX_SHEETS * 2], start=1):
+        try:
+            if not _is_a4_portrait(page):
+                problems.append(Refusal.filled("page_not_a4_portrait", "page {page} is not A4 portrait", page=number))
+                continue  # margins are meaningless on the wrong paper
+            extent = content_extent(page, reader)
+        except _READ_ERRORS:
+            problems.append(Refusal.filled("page_unchecked", "page {page} could not be checked", page=number))
+            continue
+        box = page.cropbox
+        if extent is not None and (
+            extent[0] < float(box.left) + margin or extent[1] < float(box.bottom) + margin
+            or extent[2] > float(box.right) - margin or extent[3] > float(box.top) - margin
+        ):
+            problems.append(Refusal.filled("page_outside_printable_area",
+                                           "content outside the printable area on page {page}", page=number))
+    return PrecompiledCheck(ok=not problems, pages=pages, sheets=sheets_for_pages(pages), problems=problems)
