@@ -9,7 +9,7 @@ from api.errors import register_error_handlers
 from config import get_settings, redis_url
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
-from pipeline.domain import provider_settings
+from pipeline.infrastructure import provider_settings
 from version import __version__
 
 

@@ -23,7 +23,7 @@ from api.errors import error_response
 from config import Settings, get_settings
 from models.db import utcnow
 from observability import logs, metrics
-from pipeline.domain import provider_settings
+from pipeline.infrastructure import provider_settings
 from pipeline.stages import unknown_outcomes
 from pipeline.stages.letters import held as held_print_batches
 from workers import queue_stats
@@ -180,7 +180,7 @@ def queue_checks(settings: Settings) -> dict[str, str]:
 
 def settings_check(settings: Settings, *, database_answers: bool) -> str:
     """"ok", or every provider setting that cannot work, an SMS gateway in use that the database
-    holds included (pipeline/domain/provider_settings.py): the processes that use them refuse to start."""
+    holds included (pipeline/infrastructure/provider_settings.py): the processes that use them refuse to start."""
     found = provider_settings.problems(settings)
     if database_answers:
         found += provider_settings.stored_gateway_problems()

@@ -20,8 +20,8 @@ from console.request_size import limit_requests
 from models import platform
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
-from pipeline.domain import provider_settings
 from pipeline.domain.errors import Misconfigured
+from pipeline.infrastructure import provider_settings
 from version import __version__
 
 ROOT = Path(__file__).resolve().parent
@@ -164,7 +164,8 @@ def create_console_app() -> Flask:
     app.register_error_handler(404, _error_page(404, "errors/404.html"))
     app.register_error_handler(429, _error_page(429, "errors/429.html"))
     app.register_error_handler(CSRFError, _error_page(400, "errors/csrf.html"))
-    # Settings that cannot work (pipeline/domain/provider_settings.py) are named, never a 500: 409, as the API answers.
+    # Settings that cannot work (pipeline/infrastructure/provider_settings.py) are named, never a 500: 409,
+    # as the API answers.
     app.register_error_handler(Misconfigured, lambda error: (
         render_template("errors/misconfigured.html", problems=error.messages), 409))
     limit_requests(app, settings.console_max_upload_bytes)

@@ -19,10 +19,10 @@ from models.db import database, utcnow
 from pipeline.domain.branding.email import brand_view
 from pipeline.domain.errors import BadRequestError, NoResultFound, ValidationError
 from pipeline.domain.i18n import N_, translator
+from pipeline.domain.letters.compose import letter_date, preview_letter
+from pipeline.domain.letters.letterhead import LetterLogo
+from pipeline.domain.letters.pdf import LetterLayoutError, render_letter_pdf
 from pipeline.domain.rendering import render
-from pipeline.stages.letters.compose import letter_date, preview_letter
-from pipeline.stages.letters.letterhead import LetterLogo
-from pipeline.stages.letters.pdf import LetterLayoutError, render_letter_pdf
 
 SAMPLE_SUBJECT = N_("Example message")
 SAMPLE_BODY = N_("This is what your recipients will see.")

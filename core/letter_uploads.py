@@ -13,10 +13,10 @@ from config import get_settings
 from core.letters import check_may_send_letters, checked_pdf
 from core.sender import Sender
 from pipeline.domain.errors import BadRequestError, Refusal, Unavailable
-from pipeline.stages.letters.page_images import page_images
-from pipeline.stages.letters.pdf import MAX_SHEETS
-from pipeline.stages.letters.precompiled import validate_precompiled
-from pipeline.stages.virus_scan import ScannerUnavailable, scanner_from_url
+from pipeline.domain.letters.page_images import page_images
+from pipeline.domain.letters.pdf import MAX_SHEETS
+from pipeline.domain.letters.precompiled import validate_precompiled
+from pipeline.infrastructure.virus_scan import ScannerUnavailable, scanner_from_url
 
 # The official Node client's limit on a precompiled letter; a letter of 10 sheets is far smaller.
 MAX_PDF_BYTES = 5_000_000

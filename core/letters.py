@@ -20,6 +20,8 @@ from models.service import LetterContact, Service
 from models.template import TemplateVersion, contact_block_of
 from pipeline.domain import statuses
 from pipeline.domain.errors import BadRequestError, NotPermitted, Refusal, ValidationError
+from pipeline.domain.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
+from pipeline.domain.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.domain.new_notification import new_notification
 from pipeline.domain.recipients import AddressErrors, PostalAddress, validate_postal_address
 from pipeline.domain.refusals import missing_personalisation_message
@@ -29,8 +31,6 @@ from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages.documents import prepare_files
-from pipeline.stages.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
-from pipeline.stages.letters.precompiled import NotAPdf, check_is_pdf
 
 # As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
 PRECOMPILED_RECIPIENT = "Provided as PDF"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.stages.virus_scan import EICAR
+from pipeline.infrastructure.virus_scan import EICAR
 from tests.conftest import _free_port
 
 OWN_MARKER = b"NOTIFY-NL-TEST-MALWARE-MARKER-7c1e"  # what our own signature matches

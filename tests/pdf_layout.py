@@ -6,7 +6,7 @@ import io
 import pypdf
 from pypdf.generic import ContentStream
 
-from pipeline.stages.letters import geometry as g
+from pipeline.domain.letters import geometry as g
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom in mm from the page's top left
 

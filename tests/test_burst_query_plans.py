@@ -16,6 +16,7 @@ import pytest
 from models import crypto
 from models.db import utcnow
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 from tests.factories import create_service
 from tests.test_scale_query_plans import URL, own_database, plan, statements, using
 
@@ -45,8 +46,8 @@ def test_a_batch_moved_to_sending_is_found_by_id_in_a_burst_the_statistics_have_
     ids = [row[0] for row in burst_db.execute_sql("SELECT id FROM notification LIMIT 20")]
 
     with burst_db.atomic() as transaction, statements(burst_db) as seen:
-        moved = statuses.transition_each(statuses.SENDING, [(each, {"sent_at": utcnow(), "provider_reference": "r"})
-                                                            for each in ids])
+        moved = status_changes.transition_each(
+            statuses.SENDING, [(each, {"sent_at": utcnow(), "provider_reference": "r"}) for each in ids])
         transaction.rollback()
 
     assert moved == [True] * 20

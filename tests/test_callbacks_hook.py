@@ -17,7 +17,7 @@ from models.crypto import encrypt
 from models.db import database
 from models.service import ServiceCallback
 from pipeline.domain import statuses
-from pipeline.stages import callbacks
+from pipeline.stages import callbacks, status_changes
 from tests.factories import create_notification, create_service
 
 
@@ -45,23 +45,23 @@ def configure(service, kind="delivery-status", url="https://example.nl/cb"):
 def test_final_changes_of_a_service_with_a_callback_are_enqueued(service, sent):
     configure(service)
     sms = create_notification(service=service, status="created")
-    statuses.transition(sms.id, statuses.SENDING)
+    status_changes.transition(sms.id, statuses.SENDING)
     assert sent == []  # not final
-    statuses.transition(sms.id, statuses.DELIVERED)
+    status_changes.transition(sms.id, statuses.DELIVERED)
     assert sent == [(str(sms.id), "delivered")]
-    assert statuses.transition(sms.id, statuses.DELIVERED) is False and len(sent) == 1  # no change, no callback
+    assert status_changes.transition(sms.id, statuses.DELIVERED) is False and len(sent) == 1  # no change, no callback
 
 
 def test_only_after_the_commit(service, sent):
     configure(service)
     sms = create_notification(service=service, status="sending")
     with database.atomic() as transaction:
-        statuses.transition(sms.id, statuses.DELIVERED)
+        status_changes.transition(sms.id, statuses.DELIVERED)
         assert sent == []
         transaction.rollback()
     assert sent == []
     with database.atomic():
-        statuses.transition(sms.id, statuses.PERMANENT_FAILURE)
+        status_changes.transition(sms.id, statuses.PERMANENT_FAILURE)
         assert sent == []
     assert sent == [(str(sms.id), "permanent-failure")]
 
@@ -70,7 +70,7 @@ def test_not_for_other_services_or_the_other_kind(service, sent):
     configure(create_service())
     configure(service, kind="inbound-sms")
     sms = create_notification(service=service, status="sending")
-    statuses.transition(sms.id, statuses.DELIVERED)
+    status_changes.transition(sms.id, statuses.DELIVERED)
     assert sent == []
 
 
@@ -78,10 +78,10 @@ def test_no_query_per_status_change_while_no_service_has_a_callback(service, sen
     monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(), cache_ttl_seconds=60))
     cache.clear()
     rows = [create_notification(service=service, status="sending") for _ in range(2)]
-    statuses.transition(rows[0].id, statuses.DELIVERED)  # fills the cache: no callbacks anywhere
+    status_changes.transition(rows[0].id, statuses.DELIVERED)  # fills the cache: no callbacks anywhere
     caplog.set_level(logging.DEBUG, logger="peewee")
     caplog.clear()
-    statuses.transition(rows[1].id, statuses.DELIVERED)
+    status_changes.transition(rows[1].id, statuses.DELIVERED)
     queries = [r.getMessage() for r in caplog.records if r.name == "peewee"]
     assert len(queries) == 1 and queries[0].startswith("('UPDATE")
     cache.clear()
@@ -94,13 +94,13 @@ def test_a_listener_registered_twice_is_called_once():
         calls.append(status)
 
     try:
-        statuses.on_change(listener)
-        statuses.on_change(listener)
+        status_changes.on_change(listener)
+        status_changes.on_change(listener)
         service = create_service()
-        statuses.transition(create_notification(service=service, status="created").id, statuses.SENDING)
+        status_changes.transition(create_notification(service=service, status="created").id, statuses.SENDING)
         assert calls == ["sending"]
     finally:
-        statuses._listeners.remove(listener)
+        status_changes._listeners.remove(listener)
 
 
 def test_nothing_is_posted_for_a_purged_notification_or_a_removed_callback(service, monkeypatch):

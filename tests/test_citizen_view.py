@@ -11,8 +11,8 @@ from pypdf import PdfReader
 from api.v2.template.template_schemas import preview_response, template_response
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
 from pipeline.domain.branding.logos import process_logo
-from pipeline.stages.letters import geometry as g
-from pipeline.stages.letters.precompiled import validate_precompiled
+from pipeline.domain.letters import geometry as g
+from pipeline.domain.letters.precompiled import validate_precompiled
 from tests.api.test_download_page import link
 from tests.conftest import status_of, wait_for
 from tests.contract.test_python_client_letters import ADDRESS, api_for, pdf_when_ready

@@ -15,8 +15,8 @@ import config
 from models.document import Document
 from models.notification import Notification
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
+from pipeline.infrastructure.virus_scan import EICAR, ClamdScanner, ScannerUnavailable
 from pipeline.stages.letters import stages
-from pipeline.stages.virus_scan import EICAR, ClamdScanner, ScannerUnavailable
 from tests.clamd_server import OWN_MARKER, clamd  # noqa: F401
 from tests.conftest import status_of, wait_for
 from tests.contract.test_python_client_letters import a_pdf

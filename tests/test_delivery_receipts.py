@@ -5,6 +5,7 @@ import logging
 
 from config import get_settings
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 from pipeline.stages.receipts import apply_receipts
 from tests.conftest import status_of, wait_for
 from tests.factories import create_notification
@@ -69,12 +70,12 @@ def test_a_late_receipt_is_refused_without_failing_the_rest_of_its_batch(service
 
 def test_a_batch_move_tells_the_listeners_once_per_notification(service):
     heard: list[tuple[str, str]] = []
-    listener = statuses.on_change(lambda notification_id, status: heard.append((notification_id, status)))
+    listener = status_changes.on_change(lambda notification_id, status: heard.append((notification_id, status)))
     try:
         rows = [create_notification(service=service, status="sending") for _ in range(3)]
-        statuses.transition_many([r.id for r in rows] + [rows[0].id], statuses.DELIVERED)
+        status_changes.transition_many([r.id for r in rows] + [rows[0].id], statuses.DELIVERED)
     finally:
-        statuses._listeners.remove(listener)
+        status_changes._listeners.remove(listener)
     assert sorted(heard) == sorted((str(r.id), "delivered") for r in rows)
 
 

@@ -8,7 +8,7 @@ import peewee
 
 from models.notification import Notification
 from pipeline.domain import statuses
-from pipeline.stages import dispatch
+from pipeline.stages import dispatch, status_changes
 from tests.batching_helpers import taken_together
 from tests.factories import create_notification
 
@@ -63,7 +63,7 @@ def test_a_failed_statement_fails_only_the_sends_it_carried(service, monkeypatch
     one's (sending), already committed, standing."""
     domestic = create_notification(service=service)
     abroad = create_notification(service=service, international=True)
-    real = statuses.transition_each
+    real = status_changes.transition_each
 
     def failing_for_sent(new_status, changes):
         if new_status == statuses.SENT:

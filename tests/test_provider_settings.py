@@ -15,7 +15,7 @@ import pytest
 
 import config
 from config import get_settings
-from pipeline.domain import provider_settings
+from pipeline.infrastructure import provider_settings
 from pipeline.infrastructure.providers.sms import gateways
 from tests.admin_helpers import admin_headers, errors
 from tests.conftest import _free_port

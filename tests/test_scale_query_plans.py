@@ -36,7 +36,7 @@ from models.notification import CHANNEL_INDEX, FAILED_INDEX, FAILED_STATUSES, KI
 from models.queries import PAGE_SIZE, retention_cutoff
 from models.service import CHANNELS
 from pipeline.domain import statuses
-from pipeline.stages import dispatch
+from pipeline.stages import dispatch, status_changes
 from pipeline.stages.receipts import _record_sent_from_receipts
 from pipeline.stages.retention import purge_notifications
 from pipeline.stages.sending_timeout import time_out_overdue
@@ -274,11 +274,11 @@ def test_statements_on_rows_found_by_id_leave_the_status_index_alone(scale):
         with db.atomic() as transaction, statements(db) as seen:
             dispatch._awaiting([uuid.UUID(str(each)) for each in created])
             dispatch._claim_many([uuid.UUID(str(each)) for each in created[14:18]])
-            statuses.transition_many(sending, statuses.DELIVERED)
-            statuses.transition_many(sending[:5], statuses.PERMANENT_FAILURE, where={Notification.sent_by: None})
-            statuses.transition(created[0], statuses.SENDING, sent_at=scale["now"])
-            statuses.transition_each(statuses.SENDING, [(each, {"sent_at": scale["now"], "provider_reference": "ref"})
-                                                        for each in created[10:14]])
+            status_changes.transition_many(sending, statuses.DELIVERED)
+            status_changes.transition_many(sending[:5], statuses.PERMANENT_FAILURE, where={Notification.sent_by: None})
+            status_changes.transition(created[0], statuses.SENDING, sent_at=scale["now"])
+            status_changes.transition_each(statuses.SENDING, [
+                (each, {"sent_at": scale["now"], "provider_reference": "ref"}) for each in created[10:14]])
             _record_sent_from_receipts("firetext", [({"id": "ref"}, str(each)) for each in created[1:]])
             transaction.rollback()
     moves = [(sql, params) for sql, params in seen if '"notification"' in sql and "WHERE" in sql]

@@ -36,11 +36,12 @@ socket.socket.connect = recording_connect
 import app, cli, console, scheduler, workers, workers.supervise
 from models.db import database
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 from workers.broker import current_broker
 
 heard = []
-statuses.on_change(lambda *change: heard.append(change))
-statuses._notify("a-notification", "delivered")
+status_changes.on_change(lambda *change: heard.append(change))
+status_changes._notify("a-notification", "delivered")
 try:
     current_broker()
     wired = True
@@ -88,7 +89,7 @@ from models.db import database
 from pipeline.domain import statuses
 create_app()
 with database.connection_context(), database.atomic():
-    statuses.transition({str(notification.id)!r}, "delivered")
+    status_changes.transition({str(notification.id)!r}, "delivered")
 """)
     assert done.returncode == 0, done.stderr
     assert status_of(notification.id) == "delivered"

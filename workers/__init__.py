@@ -10,8 +10,7 @@ import dramatiq
 
 from config import get_settings
 from models.db import database, init_database
-from pipeline.domain import statuses
-from pipeline.stages import notification_events
+from pipeline.stages import notification_events, status_changes
 from workers import (
     callbacks,
     jobs,
@@ -45,7 +44,7 @@ def wire() -> dramatiq.Broker:
                 init_database(get_settings().database_url)
             use_broker(build_broker())
             bind_actors(current_broker())
-            statuses.on_change(callbacks.status_changed)
+            status_changes.on_change(callbacks.status_changed)
             notification_events.on_record(callbacks.event_recorded)
             _wired = True
     return current_broker()

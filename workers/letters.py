@@ -12,8 +12,9 @@ from models.notification import Notification
 from pipeline.domain import statuses
 from pipeline.infrastructure.print_provider import PrintHeld, PrintTransferError, answering_providers, provider_for
 from pipeline.infrastructure.storage import letter_storage
+from pipeline.infrastructure.virus_scan import ScannerUnavailable, scanner_from_url
+from pipeline.stages import status_changes
 from pipeline.stages.letters import held, printing, returns, stages
-from pipeline.stages.virus_scan import ScannerUnavailable, scanner_from_url
 from workers.actors import actor
 from workers.enqueue import enqueue_after_commit, enqueued_together
 
@@ -44,7 +45,8 @@ def scan_precompiled_letter(notification_id: str) -> None:
 @actor(queue_name="create-letter-pdf", max_retries=3)
 def letter_stage_failed(message_data: dict, retry_info: dict) -> None:
     log.warning("%s gave up on letter %s", message_data["actor_name"], message_data["args"][0])
-    statuses.transition_if_allowed(message_data["args"][0], statuses.TECHNICAL_FAILURE)  # unless moved on meanwhile
+    # Unless moved on meanwhile.
+    status_changes.transition_if_allowed(message_data["args"][0], statuses.TECHNICAL_FAILURE)
 
 
 @actor(queue_name="periodic", max_retries=0)

@@ -16,6 +16,7 @@ from models import crypto
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 from pipeline.stages.letters.held import held_batch_ids
 from pipeline.stages.receipts import sweep_held_receipts
 from pipeline.stages.sending_timeout import time_out_overdue
@@ -80,7 +81,7 @@ def sweep_stuck_notifications() -> None:
     def fail(notification_id: object) -> None:
         log.warning("no receipt for %s, whose send's outcome was unknown; marking technical-failure",
                     notification_id)
-        statuses.transition_if_allowed(notification_id, statuses.TECHNICAL_FAILURE)  # unless a receipt came
+        status_changes.transition_if_allowed(notification_id, statuses.TECHNICAL_FAILURE)  # unless a receipt came
 
     each_row("sweep-stuck-notifications", [row.id for row in abandoned], fail)
 

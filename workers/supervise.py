@@ -88,9 +88,9 @@ def supervise(slots: list[Slot], stop: threading.Event, poll_seconds: float = 0.
 
 def refuse_misconfigured() -> None:
     """Exit before any worker process starts when a provider setting, or an SMS gateway in use that the
-    database holds, cannot work: one line each (pipeline/domain/provider_settings.py)."""
+    database holds, cannot work: one line each (pipeline/infrastructure/provider_settings.py)."""
     from models.db import database, init_database
-    from pipeline.domain import provider_settings
+    from pipeline.infrastructure import provider_settings
 
     settings = get_settings()
     if database.obj is None:

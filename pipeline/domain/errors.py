@@ -69,7 +69,7 @@ class Unavailable(BadRequestError):
 
 class Misconfigured(ApiError, ValueError):
     """Settings that cannot work, a line each naming the setting and what is wrong with it
-    (pipeline/domain/provider_settings.py). A process that uses them refuses to start, /_status names them,
+    (pipeline/infrastructure/provider_settings.py). A process that uses them refuses to start, /_status names them,
     and a request that needs them is refused rather than failing inside."""
 
 

@@ -12,8 +12,8 @@ from models.service import Service
 from models.template import TemplateVersion
 from pipeline.domain import statuses
 from pipeline.domain.cost import sms_fragments
+from pipeline.domain.letters.content import address_json
 from pipeline.domain.recipients import PostalAddress, Recipient
-from pipeline.stages.letters.content import address_json
 
 
 def new_notification(

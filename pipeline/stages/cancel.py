@@ -17,6 +17,7 @@ from models.db import utcnow
 from models.notification import Notification
 from pipeline.domain import statuses
 from pipeline.domain.errors import BadRequestError, Refusal
+from pipeline.stages import status_changes
 
 # Why a cancel was refused: a code for the console's translation, and the words of the admin API.
 ALREADY_CANCELLED = "already-cancelled"
@@ -81,7 +82,7 @@ def cancel(notification: Notification, now: datetime.datetime | None = None) -> 
     refused = refusal(notification, now)
     if refused is None:
         also = None if notification.notification_type == "letter" else Notification.scheduled_for > now
-        moved = statuses.transition_many([notification.id], statuses.CANCELLED,
+        moved = status_changes.transition_many([notification.id], statuses.CANCELLED,
                                          where={Notification.dispatch_started_at: None}, also=also)
         if moved:
             return Cancelled(Notification.get_by_id(notification.id), daily_limits_of(notification),

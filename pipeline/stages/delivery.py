@@ -31,7 +31,7 @@ from pipeline.infrastructure.providers import (
 from pipeline.infrastructure.providers.errors import Paced, RateLimited
 from pipeline.infrastructure.providers.sms.circuit import CircuitBreaker
 from pipeline.infrastructure.providers.sms.pacing import Pacing
-from pipeline.stages import dispatch, failover
+from pipeline.stages import dispatch, failover, status_changes
 
 log = logging.getLogger(__name__)
 
@@ -115,14 +115,14 @@ def _send_claimed(notification: Notification, providers: list[SmsProvider | Emai
         # Sending again could deliver it twice: the claim stays, and the receipt moves it on.
         log.warning("outcome of the send of %s unknown, waiting for its receipt: %s", notification_id, exc)
     except FinalProviderError as exc:
-        statuses.transition(notification_id, exc.status)
+        status_changes.transition(notification_id, exc.status)
     else:
         dispatch.record_sent(notification, sent)
         if notification.notification_type == "email" and get_settings().smtp_delivered_on_accept:
             # A plain SMTP relay reports nothing after accepting: its acceptance is the delivery.
             # Moved on here rather than by a queued receipt, which a Redis outage at this moment
             # would lose. A bounce that came first stands.
-            statuses.transition_if_allowed(notification_id, statuses.DELIVERED)
+            status_changes.transition_if_allowed(notification_id, statuses.DELIVERED)
 
 
 def simulate_together(notification_ids: list[str], gateways: Gateways) -> list[str]:
@@ -153,7 +153,7 @@ def simulate_together(notification_ids: list[str], gateways: Gateways) -> list[s
 def give_up(notification_id: str) -> None:
     """Its retries are over: a technical failure."""
     log.warning("provider retries exhausted for %s", notification_id)
-    statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+    status_changes.transition(notification_id, statuses.TECHNICAL_FAILURE)
 
 
 def report_gone(notification_ids: list[str]) -> None:
@@ -172,7 +172,7 @@ def report_gone(notification_ids: list[str]) -> None:
 def _unreadable(notification_id: str) -> None:
     # Content that no longer decrypts (SECRET_KEY changed, a damaged row) can never be sent.
     log.exception("content of %s cannot be read; marking technical-failure", notification_id)
-    statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+    status_changes.transition(notification_id, statuses.TECHNICAL_FAILURE)
 
 
 def _route(notification: Notification,
@@ -206,7 +206,7 @@ def _wait_out(notification: Notification, reason: Exception, at_least: float | N
     if retry_at is None:
         log.warning("%s reached no provider within %d s, the last time: %s; marking technical-failure",
                     notification_id, settings.send_retry_window_seconds, reason)
-        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+        status_changes.transition(notification_id, statuses.TECHNICAL_FAILURE)
         return
     dispatch.release(notification_id, retry_at)
     delay_ms = max(0, int((retry_at - utcnow()).total_seconds() * 1000))

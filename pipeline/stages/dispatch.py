@@ -46,6 +46,7 @@ from pipeline.infrastructure.providers import (
 from pipeline.infrastructure.providers.errors import RateLimited
 from pipeline.infrastructure.providers.registry import email_provider, sms_provider
 from pipeline.infrastructure.providers.simulated import SimulatedSmsProvider, simulated_receipt
+from pipeline.stages import status_changes
 from pipeline.stages.receipts import apply_held_for
 from pipeline.stages.unsubscribe import hosted_url
 
@@ -138,10 +139,10 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
     whichever run moved it, so a batch retried after a crash still gets its receipts.
     """
     now = utcnow()
-    statuses.transition_many(
+    status_changes.transition_many(
         notification_ids, statuses.SENDING,
         where={Notification.key_type: "test", Notification.dispatch_started_at: None,
-               Notification.international: False, Notification.fragment_count: statuses.NOT_NULL},
+               Notification.international: False, Notification.fragment_count: status_changes.NOT_NULL},
         sent_at=now, sent_by=SimulatedSmsProvider.name, billable_units=Notification.fragment_count,
         dispatch_started_at=now,
     )
@@ -249,7 +250,7 @@ def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[
     for new_status, indexes in _by_status(sends).items():
         moved: Sequence[bool | BaseException]
         try:
-            moved = statuses.transition_each(new_status, [sends[index][1:] for index in indexes])
+            moved = status_changes.transition_each(new_status, [sends[index][1:] for index in indexes])
         except PeeweeException as exc:  # this status's sends raise it; another status's, already committed, stand
             moved = [exc] * len(indexes)
         for index, outcome in zip(indexes, moved, strict=True):
@@ -301,7 +302,7 @@ def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
     with database.atomic():
         moved = [False] * len(asked)
         for new_status, indexes in _by_status(asked).items():
-            each = statuses.transition_each(new_status, [asked[index][1:] for index in indexes])
+            each = status_changes.transition_each(new_status, [asked[index][1:] for index in indexes])
             for index, was_moved in zip(indexes, each, strict=True):
                 moved[index] = was_moved
         _fill_in_details(sends, asked, moved, now)

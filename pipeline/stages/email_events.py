@@ -21,7 +21,7 @@ from pipeline.infrastructure.providers.email.events import (
     TEMPORARY_BOUNCE,
     EmailEvent,
 )
-from pipeline.stages import notification_events
+from pipeline.stages import notification_events, status_changes
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def apply_email_events(provider: str, events: Sequence[EmailEvent]) -> int:
             changed += recorded is not None
             continue
         # Refused for, say, a late "delivered" after a bounce.
-        changed += statuses.transition_if_allowed(notification.id, _STATUS[event.type])
+        changed += status_changes.transition_if_allowed(notification.id, _STATUS[event.type])
         if event.type != DELIVERED and event.detail:
             log.info("%s of %s: %s", event.type, notification.id, event.detail)
     return changed

@@ -23,6 +23,7 @@ from models.held_receipt import HeldReceipt
 from models.notification import Notification, unindexed_status
 from pipeline.domain import statuses
 from pipeline.infrastructure.providers.sms.receipts import is_known_state, map_gateway_state
+from pipeline.stages import status_changes
 
 log = logging.getLogger(__name__)
 
@@ -85,15 +86,15 @@ def _apply(provider: str, known: list[tuple[Receipt, str]]) -> int:
         receipts = [(receipt, notification_id) for receipt, notification_id, _ in run]
         ids = {notification_id for _, notification_id in receipts}
         if statuses.CREATED in statuses.ALLOWED[new_status]:
-            moved += len(statuses.transition_many(ids, new_status))
+            moved += len(status_changes.transition_many(ids, new_status))
             continue
         # Almost always the send's answer was recorded before its receipt came: move first, and look
         # for notifications still `created` only among those that did not move.
-        done = statuses.transition_many(ids, new_status, log_refused=False)
+        done = status_changes.transition_many(ids, new_status, log_refused=False)
         rest = ids - set(done)
         if rest:
             _record_sent_from_receipts(provider, [(r, n) for r, n in receipts if n in rest])
-            done += statuses.transition_many(rest, new_status)
+            done += status_changes.transition_many(rest, new_status)
         moved += len(done)
     return moved
 
@@ -115,7 +116,7 @@ def _record_sent_from_receipts(provider: str, known: list[tuple[Receipt, str]]) 
     now = utcnow()
     for row in created:  # refused where the send's answer moved it meanwhile (to `sent`, international)
         receipt = first_receipt[str(row.id)]
-        statuses.transition_if_allowed(row.id, statuses.SENDING, sent_at=now, sent_by=provider,
+        status_changes.transition_if_allowed(row.id, statuses.SENDING, sent_at=now, sent_by=provider,
                                        provider_reference=str(receipt["id"]), billable_units=row.fragment_count,
                                        dispatch_started_at=now)
 

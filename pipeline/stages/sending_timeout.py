@@ -15,6 +15,7 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 
 BATCH = 1000
 WAITING = (statuses.SENDING, statuses.PENDING)
@@ -40,7 +41,7 @@ def time_out_overdue(*, now: datetime.datetime | None = None, batch_size: int = 
         after = None
         while rows := list(overdue_batch_query(status, cutoff, after, batch_size)):
             # A receipt that moved one on meanwhile wins: the transition table skips it.
-            moved += len(statuses.transition_many([row.id for row in rows], statuses.TEMPORARY_FAILURE))
+            moved += len(status_changes.transition_many([row.id for row in rows], statuses.TEMPORARY_FAILURE))
             if len(rows) < batch_size:
                 break  # the walk's end, known without reading an empty range
             after = (rows[-1].created_at, rows[-1].id)

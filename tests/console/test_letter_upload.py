@@ -16,7 +16,7 @@ from core.letter_uploads import MAX_PDF_BYTES
 from models.notification import Notification
 from models.service import Service
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
-from pipeline.stages.virus_scan import EICAR
+from pipeline.infrastructure.virus_scan import EICAR
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible, sign_in
 from tests.console.users import create_console_user

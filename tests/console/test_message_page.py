@@ -12,8 +12,9 @@ from models.db import utcnow
 from models.job import Job
 from pipeline.domain import statuses
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
+from pipeline.infrastructure.virus_scan import EicarScanner
+from pipeline.stages import status_changes
 from pipeline.stages.letters import stages
-from pipeline.stages.virus_scan import EicarScanner
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user
@@ -45,8 +46,8 @@ def test_an_sms_sent_with_an_api_key_shows_content_template_key_steps_and_provid
     sms = create_notification(service=service, template=template, to="06 12345678", normalised_to="+31612345678",
                               body="Tot morgen Jan", reference="afspraak-17", api_key_id=api_key.id,
                               created_at=created)
-    statuses.transition(sms.id, statuses.SENDING, sent_at=created + datetime.timedelta(seconds=2), sent_by="kpn")
-    statuses.transition(sms.id, statuses.DELIVERED, completed_at=created + datetime.timedelta(seconds=9))
+    status_changes.transition(sms.id, statuses.SENDING, sent_at=created + datetime.timedelta(seconds=2), sent_by="kpn")
+    status_changes.transition(sms.id, statuses.DELIVERED, completed_at=created + datetime.timedelta(seconds=9))
     text = _page(viewer, service, sms)
     assert "Tot morgen Jan" in text and "afspraak-17" in text and "06 12345678" in text
     assert "Afspraak herinnering (versie 1)" in text
@@ -126,7 +127,7 @@ def test_the_status_section_alone_says_whether_it_may_still_change(viewer, servi
     sms = create_notification(service=service, status="sending", sent_at=utcnow(), sent_by="kpn")
     section = viewer.get(f"/services/{service.id}/notifications/{sms.id}/status").get_data(as_text=True)
     assert 'data-final="false"' in section and "<html" not in section
-    statuses.transition(sms.id, statuses.TEMPORARY_FAILURE)
+    status_changes.transition(sms.id, statuses.TEMPORARY_FAILURE)
     section = viewer.get(f"/services/{service.id}/notifications/{sms.id}/status").get_data(as_text=True)
     assert 'data-final="true"' in section
     assert "Niet afgeleverd: de telefoon of mailbox was niet bereikbaar" in _text(section)
@@ -142,9 +143,9 @@ def test_the_page_follows_the_status_without_a_reload(signed_in_member, service)
     assert status.inner_text() == "Geaccepteerd"
     assert_accessible(page)
     page.evaluate("window.notReloaded = true")
-    statuses.transition(email.id, statuses.SENDING, sent_at=utcnow(), sent_by="smtp")
+    status_changes.transition(email.id, statuses.SENDING, sent_at=utcnow(), sent_by="smtp")
     page.locator(".notify-message-status", has_text="Bezig met verzenden").wait_for()
-    statuses.transition(email.id, statuses.DELIVERED)
+    status_changes.transition(email.id, statuses.DELIVERED)
     page.locator(".notify-message-status", has_text="Afgeleverd").wait_for()
     assert page.evaluate("window.notReloaded") is True
     assert page.locator(".notify-provider").inner_text() == "E-mailserver (SMTP)"

@@ -15,8 +15,8 @@ from notifications_python_client.notifications import NotificationsAPIClient
 from config import get_settings
 from models.document import Document
 from models.notification import Notification
+from pipeline.infrastructure.virus_scan import EICAR
 from pipeline.stages.documents.filetypes import ALLOWED_LIST
-from pipeline.stages.virus_scan import EICAR
 from tests.factories import create_key, create_sample_template, create_service
 from tests.pipeline.test_documents_filetypes import DOCX, PDF, PNG
 

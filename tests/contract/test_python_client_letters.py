@@ -15,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from api.v2.notifications.letter_schemas import post_letter_response, post_precompiled_letter_response
 from models.notification import Notification
-from pipeline.stages.virus_scan import EICAR
+from pipeline.infrastructure.virus_scan import EICAR
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 from workers.letters import print_letters

@@ -11,6 +11,7 @@ import time
 from models.job import FINISHED, Job
 from models.notification import Notification
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 from pipeline.stages.jobs.progress import job_progress
 from tests.factories import create_sample_template
 from tests.jobs.helpers import make_job, sms_rows, wait_for
@@ -25,7 +26,7 @@ def test_a_job_whose_sends_are_recorded_slowly_delivers_each_row_once_and_nothin
     caplog.set_level(logging.WARNING)
     # One record in ten waits 0.3 s before its statement: time enough for the simulator's receipts
     # to be posted and applied, were they queued before their send was recorded.
-    record = statuses.transition_each
+    record = status_changes.transition_each
     calls = itertools.count()
 
     def slow_record(new_status: str, changes: list) -> list[bool]:

@@ -17,12 +17,12 @@ from PIL import Image
 
 from models.appearance import ServiceAppearance
 from pipeline.domain.branding.logos import process_logo
+from pipeline.domain.letters import geometry as g
+from pipeline.domain.letters.letterhead import LetterLogo
+from pipeline.domain.letters.pdf import LetterSection, render_letter_pdf
+from pipeline.domain.letters.precompiled import validate_precompiled
 from pipeline.domain.rendering import render
 from pipeline.domain.rendering.layout import EmailBrandView
-from pipeline.stages.letters import geometry as g
-from pipeline.stages.letters.letterhead import LetterLogo
-from pipeline.stages.letters.pdf import LetterSection, render_letter_pdf
-from pipeline.stages.letters.precompiled import validate_precompiled
 from tests.api.test_download_page import link
 from tests.factories import create_service
 from tests.look.conftest import axe_violations, keep

@@ -11,11 +11,11 @@ from api.errors import ApiError, BadRequestError, answer_of
 from config import get_settings
 from models.db import database
 from models.document import Document
+from pipeline.infrastructure.virus_scan import EICAR, ScannerUnavailable
 from pipeline.stages.documents import crypto, prepare_files
 from pipeline.stages.documents.access import find, read, recipient_matches
 from pipeline.stages.documents.cleanup import delete_orphaned_files
 from pipeline.stages.documents.storage import keys_older_than, storage
-from pipeline.stages.virus_scan import EICAR, ScannerUnavailable
 from tests.factories import create_notification, create_service
 from tests.pipeline.test_documents_filetypes import CSV, GIF, PDF, PNG, unsupported_message
 

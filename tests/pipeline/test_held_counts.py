@@ -16,7 +16,7 @@ from models.migrations import migrate
 from models.notification import Notification
 from models.service import Service
 from pipeline.domain import statuses
-from pipeline.stages import held_counts, retention
+from pipeline.stages import held_counts, retention, status_changes
 from pipeline.stages.daily_rollup import counted_from_rows, held_counts as figures_held
 from tests.factories import create_notification, create_service
 from tests.private_databases import private_database, using
@@ -54,13 +54,13 @@ def test_every_kind_of_write_moves_the_counts_with_the_rows():
     letter = create_notification(service=service, notification_type="letter", status="pending-virus-check")
     assert_counts_are_the_rows(service)
 
-    statuses.transition(made[0].id, statuses.SENDING)
-    statuses.transition_many([n.id for n in made[1:6]], statuses.SENDING)
-    statuses.transition_each(statuses.DELIVERED, [(n.id, {"billable_units": 2, "rate_multiplier": 1})
+    status_changes.transition(made[0].id, statuses.SENDING)
+    status_changes.transition_many([n.id for n in made[1:6]], statuses.SENDING)
+    status_changes.transition_each(statuses.DELIVERED, [(n.id, {"billable_units": 2, "rate_multiplier": 1})
                                                   for n in made[:4]])
-    statuses.transition_many([made[4].id], statuses.PERMANENT_FAILURE, where={Notification.sent_by: None})
+    status_changes.transition_many([made[4].id], statuses.PERMANENT_FAILURE, where={Notification.sent_by: None})
     assert_counts_are_the_rows(service)
-    statuses.transition(letter.id, statuses.CREATED)
+    status_changes.transition(letter.id, statuses.CREATED)
     Notification.update(billable_units=3).where(Notification.id == letter.id).execute()  # as the letter stage
     assert_counts_are_the_rows(service)
 
@@ -79,7 +79,7 @@ def test_todays_figures_follow_each_status_change_without_a_rollup():
     service = create_service()
     sent = create_notification(service=service, status="sending")
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(sending=1)
-    statuses.transition(sent.id, statuses.DELIVERED)
+    status_changes.transition(sent.id, statuses.DELIVERED)
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(delivered=1)
     held_counts.fold()
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(delivered=1)

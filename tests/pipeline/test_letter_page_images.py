@@ -5,7 +5,7 @@ import io
 
 from PIL import Image
 
-from pipeline.stages.letters.page_images import page_images
+from pipeline.domain.letters.page_images import page_images
 from tests.pipeline.test_letter_pdf import render
 
 

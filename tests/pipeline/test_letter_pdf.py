@@ -8,8 +8,8 @@ import io
 import pypdf
 import pytest
 
-from pipeline.stages.letters import geometry as g
-from pipeline.stages.letters.pdf import (
+from pipeline.domain.letters import geometry as g
+from pipeline.domain.letters.pdf import (
     MAX_SHEETS,
     LetterLayoutError,
     LetterPdf,
@@ -17,7 +17,7 @@ from pipeline.stages.letters.pdf import (
     render_letter_pdf,
     sheets_for_pages,
 )
-from pipeline.stages.letters.precompiled import validate_precompiled
+from pipeline.domain.letters.precompiled import validate_precompiled
 
 ADDRESS = ["A. de Vries", "Keizersgracht 123", "1015 CJ Amsterdam"]
 CONTACT = "Gemeente Voorbeeld\nPostbus 1234\n1000 AB Amsterdam\n020 123 4567"

@@ -18,11 +18,12 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.domain import statuses
+from pipeline.domain.letters.compose import letter_date
 from pipeline.infrastructure.print_provider import PrintTransferError, SimulatedPrintProvider
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
+from pipeline.infrastructure.virus_scan import EICAR, EicarScanner, ScannerUnavailable
+from pipeline.stages import status_changes
 from pipeline.stages.letters import printing, stages
-from pipeline.stages.letters.compose import letter_date
-from pipeline.stages.virus_scan import EICAR, EicarScanner, ScannerUnavailable
 from tests.conftest import status_of
 from tests.factories import create_notification
 
@@ -236,7 +237,7 @@ def test_an_answer_read_while_its_hand_over_is_recorded_is_applied(service, stor
     inbox = tmp_path / "print" / "inbox"
     inbox.mkdir(parents=True)
     (inbox / "b.json").write_text(json.dumps({"letters": [{"id": str(notification.id), "status": "dispatched"}]}))
-    refused_once, transition = [], statuses.transition
+    refused_once, transition = [], status_changes.transition
 
     def hand_over_recorded_meanwhile(notification_id, new_status, **fields):
         try:

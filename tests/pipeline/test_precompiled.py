@@ -17,8 +17,8 @@ from reportlab.lib.units import mm
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen.canvas import Canvas
 
-from pipeline.stages.letters.pdf import render_letter_pdf
-from pipeline.stages.letters.precompiled import NotAPdf, PrecompiledCheck, check_is_pdf, validate_precompiled
+from pipeline.domain.letters.pdf import render_letter_pdf
+from pipeline.domain.letters.precompiled import NotAPdf, PrecompiledCheck, check_is_pdf, validate_precompiled
 
 WIDTH, HEIGHT = A4
 OUTSIDE = "content outside the printable area on page 1"

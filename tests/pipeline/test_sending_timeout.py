@@ -6,6 +6,7 @@ import datetime
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.domain import statuses
+from pipeline.stages import status_changes
 from pipeline.stages.sending_timeout import time_out_overdue
 from tests.factories import create_notification
 
@@ -23,8 +24,8 @@ def test_overdue_rows_move_in_batches_and_nothing_else_does(service, monkeypatch
         create_notification(service=service, notification_type="letter", status=statuses.SENDING, created_at=old),
     ]
     moved_to = []
-    monkeypatch.setattr(statuses, "_listeners", [*statuses._listeners])  # this test's listener goes with it
-    statuses.on_change(lambda notification_id, status: moved_to.append((notification_id, status)))
+    monkeypatch.setattr(statuses, "_listeners", [*status_changes._listeners])  # this test's listener goes with it
+    status_changes.on_change(lambda notification_id, status: moved_to.append((notification_id, status)))
     assert time_out_overdue(now=now, batch_size=3) == 16
     assert {Notification.get_by_id(n.id).status for n in overdue} == {statuses.TEMPORARY_FAILURE}
     assert [Notification.get_by_id(n.id).status for n in kept] == [n.status for n in kept]

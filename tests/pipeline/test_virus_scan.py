@@ -16,8 +16,8 @@ import zipfile
 import pytest
 from reportlab.pdfgen.canvas import Canvas
 
-from pipeline.stages.letters.pdf import render_letter_pdf
-from pipeline.stages.virus_scan import (
+from pipeline.domain.letters.pdf import render_letter_pdf
+from pipeline.infrastructure.virus_scan import (
     EICAR,
     ClamdScanner,
     EicarScanner,

@@ -27,7 +27,7 @@ SVG_RENDER_HEIGHT = STORED_MAX_HEIGHT
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SVG_START = re.compile(rb"^\s*(<.*?)?<svg[\s>]", re.DOTALL)  # markup with an <svg> element early on
-_FONTS = [str(Path(__file__).resolve().parents[2] / "stages" / "letters" / "fonts" / "DejaVuSans.ttf")]
+_FONTS = [str(Path(__file__).resolve().parents[1] / "letters" / "fonts" / "DejaVuSans.ttf")]
 _FORBIDDEN_ELEMENTS = {"script", "foreignObject", "iframe", "embed", "object", "audio", "video", "handler"}
 _HREF_NAMES = {"href", "{http://www.w3.org/1999/xlink}href"}
 _LOCAL_REF = re.compile(r"^(#|data:image/(png|jpeg|gif);base64,)", re.IGNORECASE)

@@ -19,9 +19,9 @@ from models.notification import Notification
 from models.service import Service
 from pipeline.domain.errors import BadRequestError, Unavailable
 from pipeline.domain.recipients.email_address import format_email_for_comparison
+from pipeline.infrastructure.virus_scan import ScannerUnavailable, scanner_from_url
 from pipeline.stages.documents import crypto, filetypes, options
 from pipeline.stages.documents.storage import storage
-from pipeline.stages.virus_scan import ScannerUnavailable, scanner_from_url
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from models.template import TemplateVersion
 from pipeline.domain.cost import sms_too_long, sms_too_long_message
 from pipeline.domain.errors import Refusal
+from pipeline.domain.letters.content import ADDRESS_KEYS, letter_texts
 from pipeline.domain.recipients import AddressErrors, InvalidRecipient, recipient_of, validate_postal_address
 from pipeline.domain.recipients.email_address import format_email_for_comparison
 from pipeline.domain.recipients.phone import format_phone_for_comparison
@@ -24,7 +25,6 @@ from pipeline.domain.rendering import missing_personalisation, normalise_key, pl
 from pipeline.domain.rendering.address_names import in_spec_names
 from pipeline.stages.jobs.columns import RECIPIENT_COLUMN, find_column, missing_columns
 from pipeline.stages.jobs.spreadsheet import Sheet
-from pipeline.stages.letters.content import ADDRESS_KEYS, letter_texts
 
 NO_ROWS = Refusal("file_no_rows", "The file has no rows of recipients")
 

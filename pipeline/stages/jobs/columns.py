@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.template import TemplateVersion
+from pipeline.domain.letters.content import letter_texts
 from pipeline.domain.rendering import normalise_key, placeholder_names
 from pipeline.domain.rendering.address_names import SPEC_NAMES, shown_name, spec_name
-from pipeline.stages.letters.content import letter_texts
 
 PHONE, EMAIL = "phone number", "email address"
 # Every name a recipient column may be headed with; the first of each language is the one shown.

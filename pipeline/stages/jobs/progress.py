@@ -2,7 +2,7 @@
 
 The counts are one GROUP BY over the job's rows, read through the (job_id, job_row_number) index:
 a 100,000-row job is counted in well under a second without counters that every status change
-would have to keep up (statuses.transition's hot path stays as it is).
+would have to keep up (status_changes.transition's hot path stays as it is).
 """
 from __future__ import annotations
 

@@ -19,11 +19,11 @@ from models.job import FINISHED, IN_PROGRESS, Job, JobRows
 from models.notification import Notification
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion, contact_block_of
+from pipeline.domain.letters.content import filled_letter, postage_of
 from pipeline.domain.new_notification import new_notification
 from pipeline.domain.recipients import recipient_of, validate_postal_address
 from pipeline.infrastructure.throughput import Enqueue, record
 from pipeline.stages.jobs.checking import filled
-from pipeline.stages.letters.content import filled_letter, postage_of
 
 CHUNK_ROWS = 1000
 PARTS_PER_INSERT = 10  # parts (their ciphertexts) per INSERT statement

@@ -1,2 +1,2 @@
-"""Letters: template letters rendered to PDF (pdf.py) and checks on uploaded, precompiled PDFs
-(precompiled.py). Page geometry, in millimetres, lives in geometry.py only."""
+"""The letter stages: a letter's PDF made and scanned (stages.py), letters sent to the print house in
+batches (printing.py, held.py) and returned letters read back (returns.py)."""

@@ -16,6 +16,7 @@ import uuid
 from models.db import utcnow
 from models.notification import Notification, unindexed_status
 from pipeline.domain import statuses
+from pipeline.domain.letters.content import DOMESTIC_COUNTRY
 from pipeline.infrastructure.print_provider import (
     DISPATCHED,
     PrintBatch,
@@ -25,8 +26,8 @@ from pipeline.infrastructure.print_provider import (
     PrintTransferError,
 )
 from pipeline.infrastructure.storage import BlobNotFound, Storage, letter_pdf_key
+from pipeline.stages import status_changes
 from pipeline.stages.letters import held
-from pipeline.stages.letters.content import DOMESTIC_COUNTRY
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ def send_batch(batch_id: str, provider: PrintProvider, storage: Storage) -> int:
             pdf = storage.get(letter_pdf_key(row.id))
         except BlobNotFound:
             log.error("letter %s of batch %s has no stored PDF", row.id, batch_id)
-            statuses.transition(row.id, statuses.TECHNICAL_FAILURE)
+            status_changes.transition(row.id, statuses.TECHNICAL_FAILURE)
             continue
         assert row.billable_units is not None  # claimed into a batch only once its sheets were counted
         letters.append(PrintLetter(str(row.id), row.postage or "second", row.billable_units, _country(row), pdf))
@@ -112,7 +113,7 @@ def send_batch(batch_id: str, provider: PrintProvider, storage: Storage) -> int:
     now = utcnow()
     moved = 0
     for letter in letters:  # one cancelled while being handed over stays cancelled
-        moved += statuses.transition_if_allowed(letter.id, statuses.SENDING, sent_at=now, sent_by=provider.name)
+        moved += status_changes.transition_if_allowed(letter.id, statuses.SENDING, sent_at=now, sent_by=provider.name)
     held.release(batch_id)
     log.info("print batch %s: %d letters handed to %s", batch_id, moved, provider.name)
     return moved
@@ -122,7 +123,7 @@ def fail_batch(batch_id: str) -> int:
     """The batch could not be handed over: its letters still waiting become technical-failure."""
     failed = 0
     for row in _letters_of(batch_id):
-        failed += statuses.transition_if_allowed(row.id, statuses.TECHNICAL_FAILURE)
+        failed += status_changes.transition_if_allowed(row.id, statuses.TECHNICAL_FAILURE)
     return failed
 
 
@@ -138,13 +139,13 @@ def apply_answers(provider: PrintProvider) -> int:
         for answer in response.letters:
             new_status = ANSWER_STATUS.get(answer.status, statuses.PERMANENT_FAILURE)
             try:
-                changed += statuses.transition(answer.id, new_status)
-            except statuses.IllegalTransition:
+                changed += status_changes.transition(answer.id, new_status)
+            except status_changes.IllegalTransition:
                 current = Notification.get_or_none(Notification.id == answer.id)
                 if current is not None and current.status in statuses.ALLOWED[new_status]:
                     # Its hand-over was recorded between the two reads (a simulated printer answers
                     # before send_batch moves its letters to sending): the answer applies now.
-                    changed += statuses.transition_if_allowed(answer.id, new_status)
+                    changed += status_changes.transition_if_allowed(answer.id, new_status)
                 else:
                     keep = keep or (current is not None and current.status == statuses.CREATED)
             if answer.reason and new_status == statuses.PERMANENT_FAILURE:

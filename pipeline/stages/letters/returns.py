@@ -11,7 +11,7 @@ from models.notification_event import RETURNED_LETTER
 from pipeline.domain import statuses
 from pipeline.infrastructure.print_provider import PrintProvider
 from pipeline.infrastructure.print_provider.returns import ReturnedLetter
-from pipeline.stages import notification_events
+from pipeline.stages import notification_events, status_changes
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def apply_returns(provider: PrintProvider) -> int:
                 keep = True
                 continue
             with database.atomic():  # the status and the event together, so a rerun completes either
-                moved += statuses.transition(notification.id, statuses.RETURNED_LETTER)
+                moved += status_changes.transition(notification.id, statuses.RETURNED_LETTER)
                 notification_events.record(notification, RETURNED_LETTER, occurred_at=returned_on)
         if not keep:
             provider.acknowledge_returns(returned)

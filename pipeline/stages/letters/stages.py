@@ -12,11 +12,12 @@ import uuid
 from models.db import utcnow
 from models.notification import Notification, unindexed_status
 from pipeline.domain import statuses
+from pipeline.domain.letters.compose import render_notification_letter
+from pipeline.domain.letters.pdf import MAX_SHEETS, LetterLayoutError
+from pipeline.domain.letters.precompiled import NotAPdf, validate_precompiled
 from pipeline.infrastructure.storage import BlobNotFound, Storage, letter_pdf_key
-from pipeline.stages.letters.compose import render_notification_letter
-from pipeline.stages.letters.pdf import MAX_SHEETS, LetterLayoutError
-from pipeline.stages.letters.precompiled import NotAPdf, validate_precompiled
-from pipeline.stages.virus_scan import Scanner
+from pipeline.infrastructure.virus_scan import Scanner
+from pipeline.stages import status_changes
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ NOT_CHARGED = 0  # billable sheets of a letter that failed validation: it is nev
 
 def _fail_validation(notification_id: uuid.UUID | str, reason: str) -> None:
     # The reason rides on the status change itself: the sender reads it on the message's page.
-    statuses.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED,
+    status_changes.transition(notification_id, statuses.VALIDATION_FAILED, billable_units=NOT_CHARGED,
                         validation_failure=reason)
 
 
@@ -72,14 +73,14 @@ def scan_precompiled(notification_id: uuid.UUID | str, storage: Storage, scanner
         data = storage.get(key)
     except BlobNotFound:
         log.error("precompiled letter %s has no stored upload", notification_id)
-        statuses.transition(notification_id, statuses.TECHNICAL_FAILURE)
+        status_changes.transition(notification_id, statuses.TECHNICAL_FAILURE)
         return statuses.TECHNICAL_FAILURE
     result = scanner.scan(data)
     if not result.clean:
         log.warning("precompiled letter %s carries %s: quarantined", notification_id, result.signature)
         # Copy, change status, then delete: a redelivery at any point rescans or finds it done.
         storage.put(f"quarantine/{key}", data)
-        statuses.transition(notification_id, statuses.VIRUS_SCAN_FAILED)
+        status_changes.transition(notification_id, statuses.VIRUS_SCAN_FAILED)
         storage.delete(key)
         return statuses.VIRUS_SCAN_FAILED
     try:
@@ -92,5 +93,5 @@ def scan_precompiled(notification_id: uuid.UUID | str, storage: Storage, scanner
         log.info("precompiled letter %s failed validation: %s", notification_id, "; ".join(check.problems))
         _fail_validation(notification_id, "; ".join(check.problems))
         return statuses.VALIDATION_FAILED
-    statuses.transition(notification_id, statuses.CREATED, billable_units=check.sheets)
+    status_changes.transition(notification_id, statuses.CREATED, billable_units=check.sheets)
     return statuses.CREATED

@@ -9,11 +9,11 @@ from models.appearance import Appearance, appearance_of
 from models.notification import Notification
 from models.template import TemplateVersion, contact_block_of
 from pipeline.domain.i18n import DUTCH, ENGLISH
+from pipeline.domain.letters.letterhead import LetterLogo, your_reference
+from pipeline.domain.letters.pdf import LetterPdf, LetterSection, render_letter_pdf
 from pipeline.domain.rendering import render
 from pipeline.domain.rendering.address_names import NAMES
 from pipeline.domain.rendering.placeholders import normalised_values
-from pipeline.stages.letters.letterhead import LetterLogo, your_reference
-from pipeline.stages.letters.pdf import LetterPdf, LetterSection, render_letter_pdf
 
 LETTER_TIMEZONE = ZoneInfo("Europe/Amsterdam")  # the date printed on a letter is the Dutch date
 

@@ -28,7 +28,7 @@ from pipeline.infrastructure.print_provider import PROVIDERS
 from pipeline.infrastructure.print_provider.ssh import HostKeyPin, SftpTarget
 from pipeline.infrastructure.providers.email import smtp
 from pipeline.infrastructure.providers.sms import gateways
-from pipeline.stages.virus_scan import clamd_url_problem
+from pipeline.infrastructure.virus_scan import clamd_url_problem
 
 log = logging.getLogger(__name__)
 

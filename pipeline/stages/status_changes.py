@@ -1,0 +1,149 @@
+"""Every status change: a compare-and-set UPDATE guarded by the allowed predecessors of the
+transition table (pipeline/domain/statuses.py), so two workers racing on one notification cannot
+both move it, and an illegal move is refused and logged. The writes go through the throughput seam.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+import peewee
+
+from models.db import utcnow
+from models.notification import Notification, unindexed_status
+from observability.metrics import status_transitions
+from pipeline.domain.statuses import ALLOWED, COMPLETED
+from pipeline.infrastructure import throughput
+
+log = logging.getLogger(__name__)
+
+
+class IllegalTransition(Exception):
+    pass
+
+
+# Called as listener(notification_id, new_status) after every transition that changed a row (callbacks
+# to services hang off this). A listener may run inside the caller's transaction, so anything it sends
+# out must wait for the commit (workers.enqueue.enqueue_after_commit).
+StatusListener = Callable[[str, str], None]
+_listeners: list[StatusListener] = []
+
+
+def on_change(listener: StatusListener) -> StatusListener:
+    """Register a listener for status changes; usable as a decorator."""
+    if listener not in _listeners:  # registering the same function twice still notifies it once
+        _listeners.append(listener)
+    return listener
+
+
+def _values(new_status: str, fields: dict[str, Any]) -> dict[str, Any]:
+    now = utcnow()
+    values: dict[str, Any] = {"status": new_status, "updated_at": now, **fields}
+    if new_status in COMPLETED and "completed_at" not in fields:
+        values["completed_at"] = now
+    return values
+
+
+def _notify(notification_id: str, new_status: str) -> None:
+    for listener in _listeners:
+        listener(notification_id, new_status)
+
+
+def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
+    """Move a notification to new_status when its current status allows it.
+
+    Returns True when this call made the change, False when the notification is already in
+    new_status (a redelivered message: nothing to do). Raises IllegalTransition otherwise.
+    """
+    changed = throughput.change_status(notification_id, ALLOWED[new_status], _values(new_status, fields))
+    if changed is not None:
+        status_transitions.labels(changed, new_status).inc()
+        _notify(str(notification_id), new_status)
+        return True
+    current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
+    if current is not None and current.status == new_status:
+        return False
+    log.warning(
+        "refused status change of %s from %s to %s",
+        notification_id, current.status if current else "<missing>", new_status,
+    )
+    raise IllegalTransition(f"{current.status if current else 'missing'} -> {new_status}")
+
+
+def transition_if_allowed(notification_id: Any, new_status: str, **fields: Any) -> bool:
+    """transition(), with a refusal answered False instead of raised (transition logs it): for a
+    move that races a receipt, a bounce or a cancel, where the status reached first stands."""
+    try:
+        return transition(notification_id, new_status, **fields)
+    except IllegalTransition:
+        return False
+
+
+NOT_NULL = object()  # a transition_many condition: the column holds any value
+
+
+def transition_many(notification_ids: Collection[Any], new_status: str, *,
+                    where: Mapping[peewee.Field, Any] | None = None, also: peewee.Expression | None = None,
+                    log_refused: bool = True, **fields: Any) -> list[str]:
+    """Move every one of these notifications whose status allows it, in one statement; the ids moved.
+
+    `where` adds conditions on other columns (None: IS NULL, NOT_NULL: IS NOT NULL), `also` any other
+    condition (a cancel's "not yet due"); a field's value may be another column of the row, copied
+    over. A batch must not fail for one late or duplicate receipt among them, so refusals are logged
+    rather than raised; notifications already in new_status, or held back by `where`, are skipped
+    silently. `log_refused=False`: the caller deals with the ones not moved itself.
+    """
+    if not notification_ids:
+        return []
+    values = _values(new_status, fields)
+    if where is None and also is None:
+        moved_rows = throughput.change_statuses(list(notification_ids), ALLOWED[new_status], values)
+    else:
+        condition = Notification.id.in_(list(notification_ids)) & unindexed_status().in_(ALLOWED[new_status])
+        for field, value in (where or {}).items():
+            condition &= (field.is_null() if value is None else field.is_null(False) if value is NOT_NULL
+                          else field == value)
+        if also is not None:
+            condition &= also
+        moved_rows = [(row.id, row.notification_type) for row in Notification.update(values).where(condition)
+                      .returning(Notification.id, Notification.notification_type).execute()]
+    return _moved(moved_rows, new_status, set(map(str, notification_ids)) if log_refused else set())
+
+
+def _moved(moved_rows: list[tuple[Any, str]], new_status: str, wanted: set[str]) -> list[str]:
+    """The ids a batch move's RETURNING gave (id, notification type), counted and announced; those
+    of `wanted` that did not move are logged where refused."""
+    moved = [str(Notification.id.python_value(row_id)) for row_id, _ in moved_rows]
+    for _, notification_type in moved_rows:
+        status_transitions.labels(notification_type, new_status).inc()
+    for notification_id in moved:
+        _notify(notification_id, new_status)
+    if len(moved) < len(wanted):
+        _log_refused(wanted - set(moved), new_status)
+    return moved
+
+
+def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[bool]:
+    """transition_if_allowed() for many notifications in one statement, each with values of its own
+    (the same fields for all): whether each moved. An id given twice moves at most once, for the
+    first; refusals are logged as transition_many logs them."""
+    if not changes:
+        return []
+    first: dict[str, int] = {}
+    for index, (notification_id, _) in enumerate(changes):
+        first.setdefault(str(notification_id), index)
+    unique = [changes[index] for index in first.values()]
+    shared = _values(new_status, {})  # the status and its timestamps, alike for every row
+    moved = set(_moved(throughput.change_each_status(ALLOWED[new_status], shared, unique), new_status, set(first)))
+    return [str(notification_id) in moved and first[str(notification_id)] == index
+            for index, (notification_id, _) in enumerate(changes)]
+
+
+def _log_refused(notification_ids: set[str], new_status: str) -> None:
+    current = {str(row.id): row.status for row in Notification.select(Notification.id, Notification.status)
+               .where(Notification.id.in_(list(notification_ids)))}
+    for notification_id in sorted(notification_ids):
+        status = current.get(notification_id, "<missing>")
+        if status != new_status and status not in ALLOWED[new_status]:  # allowed: held back by `where`
+            log.warning("refused status change of %s from %s to %s", notification_id, status, new_status)
