@@ -3,8 +3,8 @@
 With PostgreSQL the workers run gevent: psycopg2 and redis-py then wait for their servers through
 gevent's hub (models.db), so one process serves many requests at once with no thread switching
 between them, and the requests waiting together share one INSERT and one Redis round trip
-(pipeline.infrastructure.batching). The sqlite3 driver cannot yield to an event loop, so with SQLite the workers run
-threads. WEB_CONCURRENCY, WEB_THREADS and WEB_CONNECTIONS size them.
+(pipeline.infrastructure.throughput.fast.batching). The sqlite3 driver cannot yield to an event
+loop, so with SQLite the workers run threads. WEB_CONCURRENCY, WEB_THREADS and WEB_CONNECTIONS size them.
 """
 import os
 

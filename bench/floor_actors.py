@@ -16,7 +16,7 @@ import dramatiq
 
 from bench.floor_db import MARK, connect, insert_sql, leader_connection, now, sms_row
 from bench.noop_actors import broker  # noqa: F401  (the same broker, namespace and set-up)
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure.throughput.fast.batching import Batcher
 
 MOVES = (("sending", "sent_at", "created"), ("delivered", "completed_at", "sending"))
 SEED_BATCH = 500

@@ -30,7 +30,7 @@ import phonenumbers
 import redis
 
 from bench.floor_db import insert_sql, leader_connection, sms_row
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure.throughput.fast.batching import Batcher
 
 SERVICE_ID = os.environ["FLOOR_SERVICE_ID"]
 TEMPLATE_ID = os.environ["FLOOR_TEMPLATE_ID"]

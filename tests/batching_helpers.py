@@ -1,5 +1,5 @@
-"""Making a Batcher's requests (pipeline/infrastructure/batching.py) wait behind a round trip, so a test knows
-they are taken by one."""
+"""Making a Batcher's requests (pipeline/infrastructure/throughput/fast/batching.py) wait behind a
+round trip, so a test knows they are taken by one."""
 from __future__ import annotations
 
 import contextlib
@@ -7,8 +7,26 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pipeline.infrastructure.batching import Batcher
+import pytest
+
+from pipeline.infrastructure import throughput
+from pipeline.infrastructure.throughput.fast import Fast
+from pipeline.infrastructure.throughput.fast.batching import Batcher
 from tests.conftest import wait_for
+
+
+def fast_only() -> Fast:
+    """The fast implementation; the test is skipped on THROUGHPUT=reference, where each thread's
+    work is its own call and nothing is taken together."""
+    implementation = throughput.implementation()
+    if not isinstance(implementation, Fast):
+        pytest.skip("requests are taken together by the fast implementation only")
+    return implementation
+
+
+def batcher_of(group: throughput.Grouped) -> Batcher:
+    """The Batcher serving a group in this process (fast_only)."""
+    return fast_only().batcher(group)
 
 
 def wait_until_queued(batcher: Batcher, count: int) -> None:

@@ -10,11 +10,16 @@ import pytest
 from models import crypto
 from models.db import utcnow
 from models.notification import Notification
+from pipeline.infrastructure.throughput.fast import dispatch as fast_dispatch
 from pipeline.stages import dispatch
-from tests.batching_helpers import taken_together
+from tests.batching_helpers import fast_only, taken_together
 from tests.factories import create_notification
 from tests.faults import make_unreadable
 
+
+@pytest.fixture(autouse=True)
+def _reads_taken_together_by_the_fast_implementation() -> None:
+    fast_only()
 
 def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alone(service):
     waiting = [create_notification(service=service, body=f"Your code is {n}") for n in range(8)]
@@ -33,7 +38,8 @@ def test_sends_read_together_each_get_their_own_row_and_one_unreadable_fails_alo
             read[notification_id] = "unreadable"
 
     # Every read waits, then one SELECT takes them all.
-    taken_together(dispatch._read_awaiting, uuid.uuid4(), [functools.partial(read_one, str(n.id)) for n in wanted])
+    taken_together(fast_dispatch._read_awaiting, uuid.uuid4(),
+                   [functools.partial(read_one, str(n.id)) for n in wanted])
 
     assert read == {**{str(n.id): f"Your code is {i}" for i, n in enumerate(waiting)},
                     str(claimed.id): None, str(delivered.id): None, str(unreadable.id): "unreadable"}
@@ -44,7 +50,7 @@ def test_a_send_read_or_claimed_twice_at_once_goes_on_once(service, asks):
     """Its message delivered twice at once: one request gets the notification, the other None."""
     send = create_notification(service=service)
     ask = getattr(dispatch, asks)
-    batcher = dispatch._read_awaiting if asks == "awaiting_dispatch" else dispatch._claim_awaiting
+    batcher = fast_dispatch._read_awaiting if asks == "awaiting_dispatch" else fast_dispatch._claim_awaiting
     found: list[object] = []
     taken_together(batcher, uuid.uuid4(), [lambda: found.append(ask(str(send.id)))] * 2)
     assert sorted(map(bool, found)) == [False, True]
@@ -62,7 +68,8 @@ def test_sends_claimed_together_each_get_their_own_row_and_only_the_claimable_ar
         notification = dispatch.claim_awaiting(notification_id)
         found[notification_id] = notification.body if notification else None
 
-    taken_together(dispatch._claim_awaiting, uuid.uuid4(), [functools.partial(claim_one, str(n.id)) for n in wanted])
+    taken_together(fast_dispatch._claim_awaiting, uuid.uuid4(),
+                   [functools.partial(claim_one, str(n.id)) for n in wanted])
 
     assert found == {**{str(n.id): f"Your code is {i}" for i, n in enumerate(waiting)},
                      str(claimed.id): None, str(delivered.id): None, str(test_key.id): None}

@@ -9,7 +9,7 @@ import peewee
 from models.notification import Notification
 from pipeline.domain import statuses
 from pipeline.stages import dispatch, status_changes
-from tests.batching_helpers import taken_together
+from tests.batching_helpers import batcher_of, taken_together
 from tests.factories import create_notification
 
 
@@ -22,7 +22,7 @@ def _record_together(sends: list[tuple[Notification, dispatch.Dispatched]], plug
 
     held = ("sending", plug.id, {"sent_at": None, "sent_by": "plug", "provider_reference": None, "billable_units": 0,
                                  "dispatch_started_at": None})
-    taken_together(dispatch._sent_together, held, [functools.partial(record, index, *send)
+    taken_together(batcher_of(dispatch._sent_together), held, [functools.partial(record, index, *send)
                                                    for index, send in enumerate(sends)])
     return moved
 
@@ -70,7 +70,7 @@ def test_a_failed_statement_fails_only_the_sends_it_carried(service, monkeypatch
             raise peewee.OperationalError("server closed the connection unexpectedly")
         return real(new_status, changes)
 
-    monkeypatch.setattr(statuses, "transition_each", failing_for_sent)
+    monkeypatch.setattr(status_changes, "transition_each", failing_for_sent)
     fields = {"sent_at": None, "sent_by": "mmg", "provider_reference": "ref", "billable_units": 1,
               "dispatch_started_at": None}
     outcomes = dispatch._record_sent_together([("sending", domestic.id, fields), ("sent", abroad.id, fields)])

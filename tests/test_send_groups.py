@@ -10,7 +10,8 @@ import dramatiq
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline.stages import dispatch
+from pipeline.infrastructure.throughput.fast import dispatch as fast_dispatch
+from tests.batching_helpers import fast_only
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_notification, create_sample_template
 from tests.faults import make_unreadable
@@ -111,14 +112,15 @@ def test_a_group_bound_for_the_simulator_goes_through_each_step_together_and_eac
     ids = [str(row.id) for row in (*rows, claimed, done, unreadable)]
     before = _receipts_queued()
 
+    fast_only()
     taken: list[int] = []
-    original = dispatch._read_awaiting.process
-    dispatch._read_awaiting.process = lambda asked: taken.append(len(asked)) or original(asked)
+    original = fast_dispatch._read_awaiting.process
+    fast_dispatch._read_awaiting.process = lambda asked: taken.append(len(asked)) or original(asked)
     try:
         deliver_sms_group(ids)
         deliver_sms_group(ids)  # the group's message delivered twice: nothing is sent again
     finally:
-        dispatch._read_awaiting.process = original
+        fast_dispatch._read_awaiting.process = original
 
     assert taken == [len(ids), len(ids)]  # one read of the whole group each time
     receipts = _receipts_queued()[len(before):]

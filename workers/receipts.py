@@ -5,8 +5,8 @@ A webhook answers 2xx only once what it was given is in the database (applied, o
 message is known): a provider posts a receipt again only while we refuse it, so a receipt kept
 anywhere less durable (a Redis that restarts empty) would be lost for good. The receipts of the
 requests that arrive at the same moment are applied together, one run per kind and provider in the
-order they came (a Batcher, pipeline/infrastructure/batching.py): under load a gateway posts hundreds a second,
-one per request, and a transaction each would cost more than the work.
+order they came (throughput.grouped: a Batcher with THROUGHPUT=fast): under load a gateway posts
+hundreds a second, one per request, and a transaction each would cost more than the work.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import dramatiq
 from config import Settings, get_settings
 from models.db import open_connection
 from models.outages import UNAVAILABLE
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.outbox import Outbox
 from pipeline.infrastructure.providers.email.events import from_json
 from pipeline.infrastructure.providers.email.sns import SnsVerifier
@@ -74,7 +74,7 @@ def _apply_together(batch: list[Posted]) -> list[None | BaseException]:
     return outcomes
 
 
-_applier: Batcher[Posted, None] = Batcher("receipt-applier", _apply_together)
+_applier: throughput.Grouped[Posted, None] = throughput.grouped("receipt-applier", _apply_together)
 
 
 def apply_posted_receipts(provider: str, receipts: list[dict]) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import redis
 
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure import throughput
 
 BATCH_SIZE = 500
 FLAG_TTL_MS = 60_000  # a flush that died holding the flag blocks new ones for at most this long
@@ -57,7 +57,7 @@ class Outbox:
         self.flag = f"{self.pending}:flushing"
         self._take = client.register_script(_TAKE)
         self._give_back = client.register_script(_GIVE_BACK)
-        self._adds: Batcher[list[str], bool] = Batcher(f"outbox-adds:{key}", self._add_many)
+        self._adds: throughput.Grouped[list[str], bool] = throughput.grouped(f"outbox-adds:{key}", self._add_many)
 
     def add(self, *items: Any) -> bool:
         """Queue items (anything JSON can hold) in one round trip, shared with the other threads

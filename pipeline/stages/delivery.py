@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from config import get_settings
 from models import crypto
-from models.db import row_model, utcnow
+from models.db import utcnow
 from models.notification import Notification
 from observability import logs, metrics
 from pipeline.domain import retry_window, statuses
@@ -130,12 +130,12 @@ def simulate_together(notification_ids: list[str], gateways: Gateways) -> list[s
     round, recorded with their receipts queued in one transaction, as deliver() does. The ids that
     must go one by one instead (routed elsewhere) are returned."""
     sends, one_by_one, gone = [], [], []
-    for notification_id, row in zip(notification_ids, dispatch.awaiting_rows(notification_ids), strict=True):
-        if row is None:
+    for notification_id, loaded in zip(notification_ids, dispatch.awaiting_all(notification_ids), strict=True):
+        if loaded is None:
             gone.append(notification_id)  # already dispatched, or no such notification
             continue
         try:
-            notification = row_model(Notification, *row)
+            notification = loaded()
         except crypto.UNREADABLE:
             _unreadable(notification_id)
             continue

@@ -23,8 +23,8 @@ from peewee import PeeweeException, fn
 
 from config import get_settings
 from models.appearance import cached_appearance_of
-from models.db import column, column_names, compiled_sql, database, give_back_connection, row_model, utcnow
-from models.notification import UNINDEXED_STATUS_SQL, Notification
+from models.db import database, give_back_connection, utcnow
+from models.notification import Notification
 from models.platform import language_of as platform_language_of
 from models.service import sending_address
 from models.template import TemplateVersion
@@ -33,7 +33,7 @@ from pipeline.domain import statuses
 from pipeline.domain.branding.email import brand_view
 from pipeline.domain.cost import sms_fragments
 from pipeline.domain.rendering import render
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.providers import (
     EmailMessageData,
     EmailProvider,
@@ -58,66 +58,23 @@ class Dispatched:
 
 
 def awaiting_dispatch(notification_id: str) -> Notification | None:
-    """The notification while it is created and unclaimed; None once dispatched or claimed.
-
-    Read in one SELECT with those the process's other threads ask for at the same moment; each
-    thread makes its own row a model, so content that no longer decrypts fails only its own send."""
-    found = _read_awaiting.submit(uuid.UUID(str(notification_id)))
-    return None if found is None else row_model(Notification, *found)
+    """The notification while it is created and unclaimed; None once dispatched or claimed."""
+    [found] = throughput.awaiting_dispatch([uuid.UUID(str(notification_id))])
+    return None if found is None else found()
 
 
-def awaiting_rows(notification_ids: Sequence[str]) -> list[tuple[tuple[str, ...], tuple] | None]:
-    """awaiting_dispatch() for a group's notifications in one round (usually one SELECT): each one's
-    row, for row_model(Notification, *row), or None."""
-    return _read_awaiting.submit_all([uuid.UUID(str(each)) for each in notification_ids])
-
-
-def _awaiting(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
-    sql = compiled_sql(("awaiting-dispatch", len(notification_ids)), lambda p: (
-        f'SELECT * FROM "{Notification._meta.table_name}"'
-        f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
-        f" AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
-        f" AND {column(Notification.dispatch_started_at)} IS NULL"))
-    return _each_its_row(database.execute_sql(sql, [Notification.id.db_value(each) for each in notification_ids]),
-                         notification_ids)
-
-
-def _each_its_row(cursor: Any, notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
-    """The rows a statement found, handed to the requests that asked for them. An id asked for
-    twice (its message delivered twice at once) gets its row once: one send goes on."""
-    names = column_names(cursor)
-    id_at = names.index(Notification.id.column_name)
-    rows = {Notification.id.python_value(row[id_at]): row for row in cursor.fetchall()}
-    return [(names, row) if (row := rows.pop(each, None)) is not None else None for each in notification_ids]
-
-
-_read_awaiting = Batcher("awaiting-dispatch", _awaiting)
+def awaiting_all(notification_ids: Sequence[str]) -> list[throughput.Loaded | None]:
+    """awaiting_dispatch() for a group's notifications in one round: each one's, made a model when
+    called (raising models.crypto.UNREADABLE for content that no longer decrypts), or None."""
+    return throughput.awaiting_dispatch([uuid.UUID(str(each)) for each in notification_ids])
 
 
 def claim_awaiting(notification_id: str) -> Notification | None:
     """claim() and awaiting_dispatch() in one statement, for a live send bound for a real provider:
     the notification, now this worker's to send, while it was created and unclaimed; None
-    otherwise, and for a test key's (whose send needs no claim).
-
-    Claimed in one statement (and one commit) with those the process's other threads claim at the
-    same moment; each thread makes its own row a model, as awaiting_dispatch() does."""
-    found = _claim_awaiting.submit(uuid.UUID(str(notification_id)))
-    return None if found is None else row_model(Notification, *found)
-
-
-def _claim_many(notification_ids: list[uuid.UUID]) -> list[tuple[tuple[str, ...], tuple] | None]:
-    sql = compiled_sql(("claim-awaiting", len(notification_ids)), lambda p: (
-        f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
-        f' WHERE {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
-        f" AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
-        f" AND {column(Notification.dispatch_started_at)} IS NULL AND {column(Notification.key_type)} <> 'test'"
-        " RETURNING *"))
-    params = [Notification.dispatch_started_at.db_value(utcnow()), *map(Notification.id.db_value, notification_ids)]
-    # Read to the end: SQLite ends an UPDATE ... RETURNING's write only then.
-    return _each_its_row(database.execute_sql(sql, params), notification_ids)
-
-
-_claim_awaiting = Batcher("claim-awaiting", _claim_many)
+    otherwise, and for a test key's (whose send needs no claim)."""
+    [found] = throughput.claim_awaiting([uuid.UUID(str(notification_id))])
+    return None if found is None else found()
 
 
 def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
@@ -161,14 +118,8 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
 
 def claim(notification: Notification) -> bool:
     """True when this worker now owns the notification's provider call."""
-    sql = compiled_sql("claim", lambda p: (
-        f'UPDATE "{Notification._meta.table_name}" SET {column(Notification.dispatch_started_at)} = {p}'
-        f" WHERE {column(Notification.id)} = {p} AND {UNINDEXED_STATUS_SQL} = '{statuses.CREATED}'"
-        f" AND {column(Notification.dispatch_started_at)} IS NULL"))
     notification.dispatch_started_at = utcnow()
-    params = [Notification.dispatch_started_at.db_value(notification.dispatch_started_at),
-              Notification.id.db_value(notification.id)]
-    return database.execute_sql(sql, params).rowcount == 1
+    return throughput.claim(notification.id, notification.dispatch_started_at)
 
 
 def release(notification_id: str, retry_at: datetime.datetime | None = None) -> None:
@@ -260,7 +211,7 @@ def _record_sent_together(sends: list[tuple[str, Any, dict[str, Any]]]) -> list[
 
 # Two milliseconds' wait under load, as the accept path's writer waits: batches of about four sends
 # at the pipeline benchmark's load, where a statement each cost the database a commit per send.
-_sent_together = Batcher("record-sent", _record_sent_together, linger_seconds=0.002)
+_sent_together = throughput.grouped("record-sent", _record_sent_together, linger_seconds=0.002)
 
 
 def record_sent(notification: Notification, dispatched: Dispatched) -> bool:

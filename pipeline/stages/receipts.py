@@ -18,10 +18,11 @@ from itertools import groupby
 from typing import Any
 
 from config import get_settings
-from models.db import column, compiled_sql, database, utcnow
+from models.db import utcnow
 from models.held_receipt import HeldReceipt
 from models.notification import Notification, unindexed_status
 from pipeline.domain import statuses
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.providers.sms.receipts import is_known_state, map_gateway_state
 from pipeline.stages import status_changes
 
@@ -148,11 +149,8 @@ def apply_held(held: Any) -> int:
 def apply_held_for(provider: str, provider_id: str) -> int:
     """Once a send's answer gave us the provider's id: the receipts that came before it. Asked on
     every send: a receipt held by another process a moment ago must not wait for the sweep.
-    Almost always there is none, so first only a look whose SQL is built once."""
-    sql = compiled_sql("any-held-receipt", lambda p: (
-        f'SELECT 1 FROM "{HeldReceipt._meta.table_name}" WHERE {column(HeldReceipt.provider)} = {p}'
-        f' AND {column(HeldReceipt.provider_id)} = {p} LIMIT 1'))
-    if database.execute_sql(sql, [provider, provider_id]).fetchone() is None:
+    Almost always there is none, so first only a look."""
+    if not throughput.any_held_receipt(provider, provider_id):
         return 0
     return apply_held(HeldReceipt.select().where((HeldReceipt.provider == provider)
                                                  & (HeldReceipt.provider_id == provider_id)))

@@ -7,7 +7,7 @@ import io
 import re
 import uuid
 
-from models.db import insert_rows, utcnow
+from models.db import utcnow
 from models.job import Job
 from models.notification import Notification
 from pipeline.stages.jobs import report
@@ -31,7 +31,7 @@ def _job_with_sent_rows(service, count: int) -> Job:
                            reference="=HYPERLINK(\"http://evil\")" if n == 1 else None)
         rows.append(row)
     rows.reverse()  # stored out of order: the report follows the file's rows, not the insert order
-    insert_rows(Notification, rows)
+    Notification.bulk_create(rows, batch_size=100)
     Job.update(rows_processed=count, status="finished").where(Job.id == job.id).execute()
     return job
 

@@ -34,7 +34,7 @@ def test_a_job_whose_sends_are_recorded_slowly_delivers_each_row_once_and_nothin
             time.sleep(0.3)
         return record(new_status, changes)
 
-    monkeypatch.setattr(statuses, "transition_each", slow_record)
+    monkeypatch.setattr(status_changes, "transition_each", slow_record)
     posted: collections.Counter[str] = collections.Counter()
     post = receipts.post_simulated_receipts
 

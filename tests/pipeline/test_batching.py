@@ -1,4 +1,5 @@
-"""pipeline.infrastructure.batching.Batcher: requests waiting at the same moment share one process() call."""
+"""pipeline.infrastructure.throughput.fast.batching.Batcher: requests waiting at the same moment
+share one process() call."""
 from __future__ import annotations
 
 import threading
@@ -6,7 +7,7 @@ import time
 
 import pytest
 
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure.throughput.fast.batching import Batcher
 from tests.batching_helpers import wait_until_queued
 
 TIMEOUT = 10

@@ -17,7 +17,6 @@ from reportlab.pdfgen.canvas import Canvas
 from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
-from pipeline.domain import statuses
 from pipeline.domain.letters.compose import letter_date
 from pipeline.infrastructure.print_provider import PrintTransferError, SimulatedPrintProvider
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
@@ -247,7 +246,7 @@ def test_an_answer_read_while_its_hand_over_is_recorded_is_applied(service, stor
                 refused_once.append(notification_id)
                 Notification.update(status="sending").where(Notification.id == notification_id).execute()
 
-    monkeypatch.setattr(statuses, "transition", hand_over_recorded_meanwhile)
+    monkeypatch.setattr(status_changes, "transition", hand_over_recorded_meanwhile)
     assert printing.apply_answers(provider) == 1
     assert refused_once and status_of(notification.id) == "delivered"
 

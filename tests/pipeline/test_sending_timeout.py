@@ -24,7 +24,7 @@ def test_overdue_rows_move_in_batches_and_nothing_else_does(service, monkeypatch
         create_notification(service=service, notification_type="letter", status=statuses.SENDING, created_at=old),
     ]
     moved_to = []
-    monkeypatch.setattr(statuses, "_listeners", [*status_changes._listeners])  # this test's listener goes with it
+    monkeypatch.setattr(status_changes, "_listeners", [*status_changes._listeners])  # this test's listener goes with it
     status_changes.on_change(lambda notification_id, status: moved_to.append((notification_id, status)))
     assert time_out_overdue(now=now, batch_size=3) == 16
     assert {Notification.get_by_id(n.id).status for n in overdue} == {statuses.TEMPORARY_FAILURE}

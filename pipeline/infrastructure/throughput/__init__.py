@@ -1,6 +1,6 @@
 """The seam for throughput (architecture rule 15): the plain operations rules and stages call to
-record notifications, count against the rate and daily limits and change statuses, whatever makes
-them fast.
+record notifications, count against the rate and daily limits, change statuses, read and claim the
+sends awaiting dispatch, and hand work in with other threads' (grouped()), whatever makes them fast.
 
 Two implementations of one interface, chosen by the THROUGHPUT setting:
 - `reference` (reference.py): the peewee ORM and a Redis round trip of each request's own; what
@@ -10,8 +10,11 @@ Two implementations of one interface, chosen by the THROUGHPUT setting:
 """
 from __future__ import annotations
 
+import datetime
+import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 from config import get_settings
 from models.notification import Notification
@@ -26,6 +29,32 @@ RATE_WINDOW_SECONDS = 60
 Enqueue = Callable[[list[Notification]], None]
 # What commits with a notification's row, in its transaction (a send's prepared files).
 WithRow = Callable[[Notification], None]
+# A notification read for its send, made a model when called: content that no longer decrypts
+# (models.crypto.UNREADABLE) fails only the send it belongs to, not the others read with it.
+Loaded = Callable[[], Notification]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(eq=False)
+class Grouped(Generic[T, R]):
+    """Work that threads hand in at the same moment: process(items) gives one outcome per item, in
+    order (a result, or an exception that the thread which handed that item in raises). With
+    THROUGHPUT=fast the items of every thread waiting share one call of process (group commit:
+    fast/batching.py), a round waiting up to linger_seconds for company under load; with
+    `reference` each thread's items are a call of their own."""
+
+    name: str
+    process: Callable[[list[T]], Sequence[R | BaseException]]
+    linger_seconds: float = 0.0
+
+    def submit(self, item: T) -> R:
+        return self.submit_all((item,))[0]
+
+    def submit_all(self, items: Sequence[T]) -> list[R]:
+        """Outcomes of items handed in together, in order; the first exception among them raised."""
+        return implementation().submit_all(self, items)
 
 
 class Throughput(Protocol):
@@ -49,6 +78,21 @@ class Throughput(Protocol):
     def change_each_status(self, allowed: frozenset[str], shared: dict[str, Any],
                            changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
         """See change_each_status()."""
+
+    def awaiting_dispatch(self, notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
+        """See awaiting_dispatch()."""
+
+    def claim_awaiting(self, notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
+        """See claim_awaiting()."""
+
+    def claim(self, notification_id: Any, at: datetime.datetime) -> bool:
+        """See claim()."""
+
+    def any_held_receipt(self, provider: str, provider_id: str) -> bool:
+        """See any_held_receipt()."""
+
+    def submit_all(self, group: Grouped[T, R], items: Sequence[T]) -> list[R]:
+        """See Grouped.submit_all()."""
 
 
 def rate_limit_refusal(key_type: str, limit: int) -> RateLimitError:
@@ -123,3 +167,34 @@ def change_each_status(allowed: frozenset[str], shared: dict[str, Any],
     """change_statuses() with values of each notification's own (the same fields for all, an id at
     most once) besides the shared ones: the id and type of each moved."""
     return implementation().change_each_status(allowed, shared, changes)
+
+
+# The sends awaiting dispatch: `created` and not claimed (dispatch_started_at empty).
+
+def awaiting_dispatch(notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
+    """Each notification while it awaits dispatch, else None. An id asked for twice (its message
+    delivered twice at once) is found once: one send goes on."""
+    return implementation().awaiting_dispatch(notification_ids)
+
+
+def claim_awaiting(notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
+    """awaiting_dispatch(), each notification found claimed now (dispatch_started_at) in the same
+    statement, for live sends bound for a real provider (a test key's is never claimed: None)."""
+    return implementation().claim_awaiting(notification_ids)
+
+
+def claim(notification_id: Any, at: datetime.datetime) -> bool:
+    """Claim a notification that awaits dispatch (dispatch_started_at = at): whether this call did."""
+    return implementation().claim(notification_id, at)
+
+
+def any_held_receipt(provider: str, provider_id: str) -> bool:
+    """Whether a receipt that came before its send's answer is held for this provider's id."""
+    return implementation().any_held_receipt(provider, provider_id)
+
+
+def grouped(name: str, process: Callable[[list[T]], Sequence[R | BaseException]], *,
+            linger_seconds: float = 0.0) -> Grouped[T, R]:
+    """See Grouped. Building one builds nothing else: the implementation is chosen per call."""
+    return Grouped(name, process, linger_seconds)
+

@@ -9,7 +9,7 @@ circuit for good. On probation it takes one probe at a time, and after the probe
 A breaker is built for each send (workers/sms_rotation.py): its reading of who is out of rotation,
 taken just before the call, also tells which gateways have failures or a probation to clear, so a
 success costs a Redis round trip only where there is something to reset. The readings a process's
-threads take at the same moment share one MGET (pipeline.infrastructure.batching): every send takes one.
+threads take at the same moment share one MGET (pipeline.infrastructure.throughput.fast.batching): every send takes one.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from collections.abc import Collection
 
 import redis
 
-from pipeline.infrastructure.batching import Batcher
+from pipeline.infrastructure import throughput
 
 WHAT = ("open", "failures", "probation")
 
@@ -92,16 +92,16 @@ def _key(prefix: str, name: str, what: str) -> str:
     return f"{prefix}:{name}:{what}"
 
 
-_readers: dict[tuple[int, str], Batcher] = {}
+_readers: dict[tuple[int, str], throughput.Grouped] = {}
 _readers_lock = threading.Lock()
 
 
-def _reader(client: redis.Redis, prefix: str) -> Batcher:
-    # Keyed by the client object: the Batcher holds it, so its id is never reused for another.
+def _reader(client: redis.Redis, prefix: str) -> throughput.Grouped:
+    # Keyed by the client object: the group holds it, so its id is never reused for another.
     key = (id(client), prefix)
     reader = _readers.get(key)
     if reader is None:
         with _readers_lock:
-            reader = _readers.setdefault(key, Batcher(f"circuit-reads:{prefix}",
-                                                      lambda requests: _read_many(client, prefix, requests)))
+            reader = _readers.setdefault(key, throughput.grouped(
+                f"circuit-reads:{prefix}", lambda requests: _read_many(client, prefix, requests)))
     return reader

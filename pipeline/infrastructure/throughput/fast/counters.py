@@ -3,8 +3,8 @@ settings generation (models.cache) read in the same round trips."""
 from __future__ import annotations
 
 from models import cache
-from pipeline.infrastructure.batching import Batcher
 from pipeline.infrastructure.redis_state import client
+from pipeline.infrastructure.throughput.fast.batching import Batcher
 
 Counter = tuple[str, int, int]  # key, expiry in seconds, amount to add
 # What a request asks of one round trip: a key to read (or None) and counters to add to.

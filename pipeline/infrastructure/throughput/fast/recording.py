@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import peewee
 
-from models.db import database, insert_rows, open_connection
+from models.db import database, open_connection
 from models.notification import Notification
 from pipeline.infrastructure import daily_limits
-from pipeline.infrastructure.batching import Batcher
 from pipeline.infrastructure.daily_limits import DailyCount
 from pipeline.infrastructure.throughput import Enqueue, WithRow
+from pipeline.infrastructure.throughput.fast.batching import Batcher
+from pipeline.infrastructure.throughput.fast.sql import insert_rows
 
 INSERT_ROWS = 200  # per INSERT statement: SQLite takes at most 32,766 parameters in one
 

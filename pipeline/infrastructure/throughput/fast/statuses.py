@@ -8,9 +8,10 @@ from typing import Any
 
 import peewee
 
-from models.db import column, compiled_sql, database, is_postgres
+from models.db import database, is_postgres
 from models.notification import UNINDEXED_STATUS_SQL, Notification
 from pipeline.infrastructure.throughput import reference
+from pipeline.infrastructure.throughput.fast.sql import column, compiled_sql
 
 PLAIN_BATCH = 100  # change_statuses keeps compiled SQL for batches up to this size (one per size)
 

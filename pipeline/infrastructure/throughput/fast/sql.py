@@ -1,0 +1,59 @@
+"""SQL text built once per statement shape, and rows read or written around peewee's per-call query
+building: on the hot paths that building cost more than the short statements themselves
+(docs/decisions/speed.md). Only the fast implementation of the throughput seam uses these."""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
+
+import peewee
+
+from models.db import BaseModel, database
+
+M = TypeVar("M", bound=BaseModel)
+
+
+_compiled: dict[tuple[Hashable, str], str] = {}
+
+
+def compiled_sql(key: Hashable, build: Callable[[str], str]) -> str:
+    """SQL text built once per key and parameter style (build gets the placeholder): peewee's
+    per-call query building costs more than a short statement itself on the hot paths."""
+    param = database.obj.param
+    sql = _compiled.get((key, param))
+    if sql is None:
+        sql = _compiled[(key, param)] = build(param)
+    return sql
+
+
+def column(field: peewee.Field) -> str:
+    return f'"{field.column_name}"'
+
+
+def column_names(cursor: Any) -> tuple[str, ...]:
+    return tuple(description[0] for description in cursor.description)
+
+
+def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
+    """A row of model's columns (named as the cursor named them) as a model instance."""
+    columns = model._meta.columns
+    data = {}
+    for name, value in zip(names, row, strict=True):
+        field = columns[name]
+        data[field.name] = None if value is None else field.python_value(value)
+    # As peewee loads a row, without a setattr per field: the values are the row's, nothing is dirty.
+    instance = model(__no_default__=1)
+    instance.__data__ = data
+    return instance
+
+
+def insert_rows(model: type[M], rows: Sequence[M]) -> None:
+    """INSERT model instances (made with model(...), which fills Python-side defaults as create()
+    does) in one statement, its SQL built once per model and row count."""
+    fields = model._meta.sorted_fields
+    sql = compiled_sql(("insert", model, len(rows)), lambda p: (
+        f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f in fields)}) VALUES '
+        + ", ".join([f'({", ".join([p] * len(fields))})'] * len(rows))))
+    # None is None in every column type: most of a new row's columns are empty until later stages.
+    database.execute_sql(sql, [None if (value := row.__data__.get(f.name)) is None else f.db_value(value)
+                               for row in rows for f in fields])
