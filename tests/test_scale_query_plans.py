@@ -36,7 +36,8 @@ from models.notification import CHANNEL_INDEX, FAILED_INDEX, FAILED_STATUSES, KI
 from models.queries import PAGE_SIZE, retention_cutoff
 from models.service import CHANNELS
 from pipeline.domain import statuses
-from pipeline.stages import dispatch, status_changes
+from pipeline.infrastructure.throughput.fast import dispatch as fast_dispatch
+from pipeline.stages import status_changes
 from pipeline.stages.receipts import _record_sent_from_receipts
 from pipeline.stages.retention import purge_notifications
 from pipeline.stages.sending_timeout import time_out_overdue
@@ -272,8 +273,8 @@ def test_statements_on_rows_found_by_id_leave_the_status_index_alone(scale):
         created, sending = ids("created"), ids("sending")
         assert len(created) == len(sending) == 20
         with db.atomic() as transaction, statements(db) as seen:
-            dispatch._awaiting([uuid.UUID(str(each)) for each in created])
-            dispatch._claim_many([uuid.UUID(str(each)) for each in created[14:18]])
+            fast_dispatch._awaiting([uuid.UUID(str(each)) for each in created])
+            fast_dispatch._claim_many([uuid.UUID(str(each)) for each in created[14:18]])
             status_changes.transition_many(sending, statuses.DELIVERED)
             status_changes.transition_many(sending[:5], statuses.PERMANENT_FAILURE, where={Notification.sent_by: None})
             status_changes.transition(created[0], statuses.SENDING, sent_at=scale["now"])

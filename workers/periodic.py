@@ -1,23 +1,16 @@
 """Periodic jobs, sent by the scheduler process and run by the workers on the periodic queue.
 
-Their intervals and ages are settings (config.py). A job goes on past a row it cannot handle (say,
-content that no longer decrypts): it logs and counts the row, which stays as it is.
+Their intervals and ages are settings (config.py); what each does is its stage's.
 """
 from __future__ import annotations
 
-import datetime
 import logging
-from collections.abc import Callable, Iterable
 
 import dramatiq
 
 from config import get_settings
-from models import crypto
 from models.db import utcnow
-from models.notification import Notification
-from pipeline.domain import statuses
-from pipeline.stages import status_changes
-from pipeline.stages.letters.held import held_batch_ids
+from pipeline.stages import stuck_sends
 from pipeline.stages.receipts import sweep_held_receipts
 from pipeline.stages.sending_timeout import time_out_overdue
 from workers.actors import actor
@@ -25,65 +18,15 @@ from workers.actors import actor
 log = logging.getLogger(__name__)
 _settings = get_settings()
 
-# What a bad row raises (content that does not decrypt or parse); anything else is a bug or an outage.
-BAD_ROW = crypto.UNREADABLE
-
-
-def each_row(job: str, ids: Iterable[object], handle: Callable[[object], None]) -> int:
-    """handle(id) for every id, going on past a bad row; the number of bad rows (logged)."""
-    bad = 0
-    for row_id in ids:
-        try:
-            handle(row_id)
-        except BAD_ROW:
-            bad += 1
-            log.exception("%s: skipped notification %s, which cannot be read", job, row_id)
-    if bad:
-        log.warning("%s: %d rows skipped", job, bad)
-    return bad
-
 
 @actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_notifications() -> None:
-    """Send again what lost its queue message; fail claims whose outcome stayed unknown.
-
-    A claim whose send's outcome is unknown (timed out after the request went out, or its worker
-    died) waits for the provider's receipt or its lookup (pipeline/stages/unknown_outcomes.py), which move
-    it on; it becomes technical-failure only when neither did within OUTCOME_UNKNOWN_TIMEOUT_SECONDS.
-    """
+    """Send again what lost its queue message; fail claims whose outcome stayed unknown."""
     from workers.sending import enqueue_deliveries
 
     settings, now = get_settings(), utcnow()
-    stuck_after = datetime.timedelta(seconds=settings.stuck_after_seconds)
-    # Only the columns enqueueing needs: content is not decrypted here, so a bad row cannot stop the sweep.
-    stuck = Notification.select(Notification.id, Notification.key_type, Notification.notification_type,
-                                Notification.scheduled_for).where(
-        (Notification.status == statuses.CREATED)
-        & Notification.notification_type.in_(("sms", "email"))
-        & Notification.dispatch_started_at.is_null()
-        & (Notification.created_at < now - stuck_after)
-        # One waiting out an outage has its delayed message: lost only if overdue by as much again.
-        & (Notification.retry_at.is_null() | (Notification.retry_at < now - stuck_after))
-        & (Notification.scheduled_for.is_null() | (Notification.scheduled_for < now - stuck_after))
-    ).limit(10_000)
-    enqueue_deliveries(list(stuck))
-    abandoned = Notification.select(Notification.id).where(
-        (Notification.status == statuses.CREATED)
-        & (Notification.dispatch_started_at
-           < now - datetime.timedelta(seconds=settings.outcome_unknown_timeout_seconds))
-    )
-    # Their letters wait, claimed, for the print provider (pipeline/stages/letters/held.py).
-    held_batches = held_batch_ids()
-    if held_batches:
-        abandoned = abandoned.where(Notification.provider_reference.is_null()
-                                    | Notification.provider_reference.not_in(held_batches))
-
-    def fail(notification_id: object) -> None:
-        log.warning("no receipt for %s, whose send's outcome was unknown; marking technical-failure",
-                    notification_id)
-        status_changes.transition_if_allowed(notification_id, statuses.TECHNICAL_FAILURE)  # unless a receipt came
-
-    each_row("sweep-stuck-notifications", [row.id for row in abandoned], fail)
+    enqueue_deliveries(stuck_sends.lost_messages(now, settings))
+    stuck_sends.fail_abandoned_claims(now, settings)
 
 
 @actor(queue_name="periodic", max_retries=0)
