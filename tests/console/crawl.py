@@ -19,7 +19,7 @@ from babel.messages.pofile import read_po
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUES = [*sorted((ROOT / "console").glob("**/translations/nl/LC_MESSAGES/messages.po")),
-              ROOT / "pipeline" / "translations" / "nl" / "LC_MESSAGES" / "messages.po"]
+              ROOT / "pipeline" / "domain" / "translations" / "nl" / "LC_MESSAGES" / "messages.po"]
 # Words Dutch writes as English does (each is in Van Dale): their catalogue entries rightly say the same.
 SAME_IN_DUTCH = frozenset({"Status", "Test", "Live", "Dashboard", "Code", "Browser", "Spreadsheet", "Threads",
                            "Links", "console", "Callbacks", "Parameter", "Schema", "Menu", "API", "Postcode",
