@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from core import send_checks
+from core import fallback, send_checks
 from core.sender import Sender
 from models.notification import Notification
 from pipeline.domain import send_rules
@@ -93,6 +93,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
     rendered = send_rules.checked_render(channel, version, files.personalisation, _sanitise_keys(body))
+    alternatives = fallback.checked_alternatives(sender, channel, body)
     daily = _daily_counts(sender, channel, recipient)
     row = new_notification(
         service, channel, recipient, body=rendered.body, subject=rendered.subject, version=version,
@@ -101,6 +102,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
         personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
         one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
+        fallback=alternatives,
     )
     # A send with files commits their rows with its own, in one transaction.
     record([row], enqueue, daily, with_row=files.save if files.pending else None)
