@@ -58,6 +58,13 @@ class Notification(BaseModel):
     # Why a letter is validation-failed (e.g. "content outside the printable area on page 2"), as the
     # letter stage found it: set in the same UPDATE that moves it there, so it costs no write of its own.
     validation_failure = peewee.TextField(null=True)
+    # A fallback chain (issue 44): the message this one stands in for, the one sent instead of this one,
+    # the alternatives still to try if this one fails (personal data, so sealed as personalisation is),
+    # and the refusal, worded as the API would, that ended the chain instead of sending the next one.
+    fallback_for = peewee.UUIDField(null=True)
+    fallback_sent_as = peewee.UUIDField(null=True)
+    fallback = EncryptedJSONField(null=True)
+    fallback_refused = peewee.TextField(null=True)
 
     class Meta:
         indexes = (

@@ -25,10 +25,12 @@ def new_notification(
     one_click_unsubscribe_url: str | None = None, job_id: uuid.UUID | None = None,
     job_row_number: int | None = None, precompiled: bool = False, status: str = statuses.CREATED,
     notification_id: uuid.UUID | None = None, created_at: datetime.datetime | None = None,
+    fallback: list[dict] | None = None, fallback_for: uuid.UUID | None = None,
 ) -> Notification:
     """A new, unsaved notification of channel to `to`: a checked sms or email recipient, a checked
     postal address, or (a precompiled letter's) the text shown as its recipient. `version` is the
-    template version it was made from; created_at is now unless a batch gives one time to all its rows."""
+    template version it was made from; created_at is now unless a batch gives one time to all its rows.
+    `fallback` is the alternatives to send if it fails; `fallback_for` the failed message it stands in for."""
     row = Notification(
         id=notification_id or uuid.uuid4(), service=service, api_key_id=api_key_id, key_type=key_type,
         created_by_user_id=created_by_user_id, notification_type=channel,
@@ -37,7 +39,7 @@ def new_notification(
         reference=reference, status=status, body=body, subject=subject, reply_to_text=reply_to_text,
         created_at=created_at or utcnow(), scheduled_for=scheduled_for, personalisation=personalisation,
         one_click_unsubscribe_url=one_click_unsubscribe_url, job_id=job_id, job_row_number=job_row_number,
-        postage=postage, precompiled=precompiled,
+        postage=postage, precompiled=precompiled, fallback=fallback or None, fallback_for=fallback_for,
         # What it will cost is known now: a simulated send records it in the statement that moves it on.
         fragment_count=sms_fragments(body).fragments if channel == "sms" else 0 if channel == "email" else None,
     )
