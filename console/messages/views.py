@@ -10,6 +10,7 @@ from console import security_headers
 from console.auth import current_permissions, current_service, service_permission_required
 from console.messages import (
     cancelling,  # noqa: F401  (its routes join bp)
+    chain,
     labels,
     listing,  # noqa: F401  (its routes join bp)
     reports,  # noqa: F401  (its routes join bp)
@@ -34,6 +35,7 @@ def _status_context(notification: Notification) -> dict[str, Any]:
         "status_text": labels.status_label(channel, notification.status),
         "steps": [(labels.step_label(channel, step.kind), step.at) for step in message_timeline.timeline(notification)],
         "final": message_timeline.is_final(notification),
+        **chain.chain(notification),
     }
 
 

@@ -39,7 +39,8 @@ def offered(service: Service, channel: str) -> list[str]:
     return [other for other in ORDER if other != channel and service.has_permission(other)]
 
 
-def _templates(service: Service, channel: str) -> list[tuple[str, str]]:
+def template_choices(service: Service, channel: str) -> list[tuple[str, str]]:
+    """(id, name) of the service's templates of a channel, by name."""
     versions = (TemplateVersion.select(TemplateVersion.name, Template.id).join(Template)
                 .where((Template.service == service) & (Template.template_type == channel)
                        & (Template.archived == False)  # noqa: E712
@@ -55,7 +56,7 @@ def fields(service: Service, channel: str) -> dict[str, Any]:
     none = {"email": _l("No email"), "letter": _l("No letter")}
     labels = {"email": _l("Then send this email"), "letter": _l("Then send this letter")}
     for other in offered(service, channel):
-        choices = _templates(service, other)
+        choices = template_choices(service, other)
         if not choices:
             continue
         made[template_field(other)] = SelectField(labels[other], choices=[("", none[other]), *choices], default="")

@@ -30,7 +30,7 @@ def _text(response) -> str:
 def templates(service):
     return {"sms": create_sample_template(service=service, name="Afspraak", body="Hallo ((naam))"),
             "email": create_sample_template(service=service, template_type="email", name="Afspraak per mail",
-                                            body="Beste ((naam))"),
+                                            subject="Uw afspraak", body="Beste ((naam))"),
             "letter": create_sample_template(service=service, template_type="letter", name="Afspraakbrief",
                                              body="Beste ((naam))")}
 
