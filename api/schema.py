@@ -97,10 +97,19 @@ def _passes(check: Callable[[Any], bool], raises: type[Exception] | tuple[type[E
 _validators: dict[int, _Validators] = {}
 
 
+# Lists whose items are requests of their own: a problem of an item is named by its place and its own
+# field ("fallback[0] email_address is a required property"), as the item would be refused alone.
+ITEM_PLACES = frozenset({"fallback"})
+
+
 def _message(error: SchemaError) -> str:
     text = str(error.cause) if error.cause else error.message
     text = text.replace("'", "")
     path = error.path.popleft() if error.path else None
+    if path in ITEM_PLACES and error.path and isinstance(error.path[0], int):
+        place = f"{path}[{error.path.popleft()}]"
+        field = error.path.popleft() if error.path else None
+        return f"{place} {field} {text}" if field is not None else f"{place} {text}"
     return f"{path} {text}" if path is not None else text
 
 

@@ -12,21 +12,17 @@ import re
 import uuid
 from typing import Any
 
-from core import send_checks
 from core.sender import Sender
 from core.sending import scheduled_for_utc
 from models.notification import Notification
-from models.service import LetterContact, Service
-from models.template import TemplateVersion, contact_block_of
-from pipeline.domain import statuses
-from pipeline.domain.errors import BadRequestError, NotPermitted, Refusal, ValidationError
-from pipeline.domain.letters.content import DEFAULT_POSTAGE, filled_letter, letter_texts, postage_of
+from models.service import Service
+from models.template import TemplateVersion
+from pipeline.domain import send_rules, statuses
+from pipeline.domain.errors import BadRequestError, Refusal
+from pipeline.domain.letters.content import DEFAULT_POSTAGE, filled_letter, postage_of
 from pipeline.domain.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.domain.new_notification import new_notification
-from pipeline.domain.recipients import AddressErrors, PostalAddress, validate_postal_address
-from pipeline.domain.refusals import missing_personalisation_message
-from pipeline.domain.rendering import missing_personalisation
-from pipeline.domain.trial import trial_letters_message
+from pipeline.domain.recipients import PostalAddress
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
@@ -41,23 +37,16 @@ _WHITESPACE = re.compile(rb"\s+")
 
 def _check_can_send_letters(sender: Sender) -> None:
     service = sender.service
-    send_checks.check_permission(service, "letter")
+    send_rules.check_permission(service, "letter")
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
-    _check_key_and_mode(sender)
-
-
-def _check_key_and_mode(sender: Sender) -> None:
-    if sender.key_type == "team":
-        raise NotPermitted("Cannot send letters with a team api key")
-    if sender.service.trial_mode and sender.key_type != "test":
-        raise BadRequestError(trial_letters_message())
+    send_rules.check_letter_key_and_mode(service, sender.key_type)
 
 
 def check_may_send_letters(sender: Sender) -> None:
     """What the send checks of the sender before the letter itself, without counting a request
     against the rate limit: a console upload is refused before its file is looked at."""
-    send_checks.check_permission(sender.service, "letter")
-    _check_key_and_mode(sender)
+    send_rules.check_permission(sender.service, "letter")
+    send_rules.check_letter_key_and_mode(sender.service, sender.key_type)
 
 
 def _daily_counts(sender: Sender) -> tuple[DailyCount, ...]:
@@ -66,28 +55,9 @@ def _daily_counts(sender: Sender) -> tuple[DailyCount, ...]:
     return daily_counts(sender.service.id, {"letter": sender.service.daily_limit("letter")})
 
 
-def _contact_block(service: Service, version: TemplateVersion, letter_contact_id: str | None) -> str | None:
-    if not letter_contact_id:
-        return contact_block_of(version)
-    contact = LetterContact.get_or_none((LetterContact.id == letter_contact_id) & (LetterContact.service == service))
-    if contact is None:
-        raise BadRequestError(
-            f"letter_contact_id {letter_contact_id} does not exist in database for service id {service.id}")
-    return contact.contact_block
-
-
 def _letter_content(service: Service, body: dict) -> tuple[TemplateVersion, PostalAddress, str | None]:
-    version = send_checks.find_template(service, body["template_id"], "letter")
-    values = body["personalisation"]
-    try:
-        address = validate_postal_address(values)
-    except AddressErrors as errors:
-        raise ValidationError(*errors.messages) from None
-    contact_block = _contact_block(service, version, body.get("letter_contact_id"))
-    missing = missing_personalisation(letter_texts(version, contact_block or ""), values)
-    if missing:
-        raise BadRequestError(missing_personalisation_message(missing))
-    return version, address, contact_block
+    return send_rules.letter_content(service, body["template_id"], body["personalisation"],
+                                     body.get("letter_contact_id"))
 
 
 def checked_letter_address(sender: Sender, body: dict[str, Any]) -> PostalAddress:

@@ -10,20 +10,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from core import send_checks
+from core import fallback, send_checks
 from core.sender import Sender
 from models.notification import Notification
-from models.template import TemplateVersion
-from pipeline.domain.cost import sms_too_long, sms_too_long_message
-from pipeline.domain.errors import BadRequestError, ValidationError
+from pipeline.domain import send_rules
+from pipeline.domain.errors import BadRequestError
 from pipeline.domain.new_notification import new_notification
-from pipeline.domain.recipients import InvalidRecipient, Recipient, recipient_of
-from pipeline.domain.refusals import (
-    INTERNATIONAL_SMS_NOT_ALLOWED,
-    email_too_long_message,
-    missing_personalisation_message,
-)
-from pipeline.domain.rendering import Rendered, missing_personalisation, render, sanitise_values, sanitised_content
+from pipeline.domain.recipients import Recipient
+from pipeline.domain.refusals import INTERNATIONAL_SMS_NOT_ALLOWED
+from pipeline.domain.rendering import Rendered, sanitise_values, sanitised_content
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages.documents import is_prepared_file, prepare_files
@@ -38,14 +33,6 @@ class Accepted:
     sanitised_content: dict
 
 
-def _recipient(channel: str, body: dict) -> Recipient:
-    field = "phone_number" if channel == "sms" else "email_address"
-    try:
-        return recipient_of(channel, body[field])
-    except InvalidRecipient as exc:
-        raise ValidationError(exc.message.about(field)) from None
-
-
 def _sanitise_keys(body: dict) -> list[str]:
     raw_values = body.get("personalisation") or {}
     # A file's download link is ours, not the caller's text: it is never sanitised away.
@@ -57,25 +44,18 @@ def checked_content(sender: Sender, channel: str, body: dict[str, Any]) -> Rende
     and content), without recording or counting it: a console preview refuses what the send would,
     before the preview rather than after it."""
     service = sender.service
-    version = send_checks.find_template(service, body["template_id"], channel)
-    recipient = _recipient(channel, body)
-    send_checks.check_recipient_allowed(sender, channel, recipient.normalised)
+    version = send_rules.find_template(service, body["template_id"], channel)
+    _allowed_recipient(sender, channel, body)
+    return send_rules.checked_render(channel, version, body.get("personalisation") or {}, _sanitise_keys(body))
+
+
+def _allowed_recipient(sender: Sender, channel: str, body: dict) -> Recipient:
+    service = sender.service
+    recipient = send_rules.recipient(channel, body["phone_number" if channel == "sms" else "email_address"])
+    send_rules.check_recipient_allowed(service, sender.key_type, channel, recipient.normalised)
     if recipient.international and not service.has_permission("international_sms"):
         raise BadRequestError(INTERNATIONAL_SMS_NOT_ALLOWED)
-    return _render(channel, version, body, body.get("personalisation") or {})
-
-
-def _render(channel: str, version: TemplateVersion, body: dict, values: dict) -> Rendered:
-    missing = missing_personalisation([version.subject or "", version.body], values)
-    if missing:
-        raise BadRequestError(missing_personalisation_message(missing))
-    rendered = render(channel, version.body, version.subject, values, sanitise_keys=_sanitise_keys(body))
-    if channel == "sms" and sms_too_long(rendered.body):
-        raise BadRequestError(sms_too_long_message(len(rendered.body)))
-    too_long = email_too_long_message(rendered.body, rendered.subject) if channel == "email" else None
-    if too_long:
-        raise BadRequestError(too_long)
-    return rendered
+    return recipient
 
 
 def _daily_counts(sender: Sender, channel: str, recipient: Recipient) -> tuple[DailyCount, ...]:
@@ -101,13 +81,10 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     """Check and record an sms or email, for an API key or a console user; raises pipeline.domain.errors'
     refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
     service = sender.service
-    send_checks.check_permission(service, channel)
+    send_rules.check_permission(service, channel)
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
-    version = send_checks.find_template(service, body["template_id"], channel)
-    recipient = _recipient(channel, body)
-    send_checks.check_recipient_allowed(sender, channel, recipient.normalised)
-    if recipient.international and not service.has_permission("international_sms"):
-        raise BadRequestError(INTERNATIONAL_SMS_NOT_ALLOWED)
+    version = send_rules.find_template(service, body["template_id"], channel)
+    recipient = _allowed_recipient(sender, channel, body)
     reply_to_text: str | None
     if channel == "sms":
         reply_to_text = send_checks.sms_sender(service, body.get("sms_sender_id"))
@@ -115,7 +92,8 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         reply_to_text = send_checks.reply_to(service, body.get("email_reply_to_id"))
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
-    rendered = _render(channel, version, body, files.personalisation)
+    rendered = send_rules.checked_render(channel, version, files.personalisation, _sanitise_keys(body))
+    alternatives = fallback.checked_alternatives(sender, channel, body)
     daily = _daily_counts(sender, channel, recipient)
     row = new_notification(
         service, channel, recipient, body=rendered.body, subject=rendered.subject, version=version,
@@ -124,6 +102,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
         personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
         one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
+        fallback=alternatives,
     )
     # A send with files commits their rows with its own, in one transaction.
     record([row], enqueue, daily, with_row=files.save if files.pending else None)

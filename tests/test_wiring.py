@@ -86,7 +86,7 @@ def test_a_status_change_in_a_process_that_only_called_the_factory_sends_the_cal
     done = _run(f"""
 from app import create_app
 from models.db import database
-from pipeline.domain import statuses
+from pipeline.stages import status_changes
 create_app()
 with database.connection_context(), database.atomic():
     status_changes.transition({str(notification.id)!r}, "delivered")

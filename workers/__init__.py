@@ -13,6 +13,7 @@ from models.db import database, init_database
 from pipeline.stages import notification_events, status_changes
 from workers import (
     callbacks,
+    fallback,
     jobs,
     key_expiry,
     letters,
@@ -28,7 +29,7 @@ from workers.actors import Actor
 from workers.broker import build_broker, current_broker, use_broker
 
 # Every module declaring actors (bulk jobs on their own queue, the console's messages reports).
-ACTOR_MODULES: tuple[ModuleType, ...] = (callbacks, jobs, key_expiry, letters, periodic, receipts, reports,
+ACTOR_MODULES: tuple[ModuleType, ...] = (callbacks, fallback, jobs, key_expiry, letters, periodic, receipts, reports,
                                          retention, sending, sms_rotation, unknown_outcomes)
 _wiring = threading.Lock()
 _wired = False
@@ -45,6 +46,7 @@ def wire() -> dramatiq.Broker:
             use_broker(build_broker())
             bind_actors(current_broker())
             status_changes.on_change(callbacks.status_changed)
+            status_changes.on_change(fallback.status_changed)  # the next step of a fallback chain
             notification_events.on_record(callbacks.event_recorded)
             _wired = True
     return current_broker()

@@ -53,6 +53,7 @@ def test_sms_with_every_key(client, service, key):
         "scheduled_for": None, "one_click_unsubscribe": None,
         "is_cost_data_ready": True, "cost_in_pounds": 0.1362,
         "cost_details": {"billable_sms_fragments": 2, "international_rate_multiplier": 3, "sms_rate": 0.0227},
+        "fallback_for": None, "fallback_sent_as": None,
     }
     assert schema_messages(notification_response, body) == []
 

@@ -58,7 +58,7 @@ NOTIFICATION_KEYS = [
     "id", "reference", "email_address", "phone_number", "line_1", "line_2", "line_3", "line_4", "line_5",
     "line_6", "line_7", "postcode", "postage", "type", "status", "template", "body", "subject", "created_at",
     "created_by_name", "sent_at", "completed_at", "scheduled_for", "one_click_unsubscribe",
-    "is_cost_data_ready", "cost_in_pounds", "cost_details",
+    "is_cost_data_ready", "cost_in_pounds", "cost_details", "fallback_for", "fallback_sent_as",
 ]
 
 notification_response = {
@@ -105,6 +105,11 @@ notification_response = {
             },
             "additionalProperties": False,
         },
+        # Extensions of the spec (issue 44): a fallback chain's links, each a notification id or null.
+        "fallback_for": {"anyOf": [uuid_property(), {"type": "null"}],
+                         "description": "The id of the message this one was sent instead of (a fallback), or null."},
+        "fallback_sent_as": {"anyOf": [uuid_property(), {"type": "null"}],
+                             "description": "The id of the message sent instead of this one once it failed, or null."},
     },
     "additionalProperties": False,
 }

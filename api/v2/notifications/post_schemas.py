@@ -10,10 +10,39 @@ send_request_properties = {
     "scheduled_for": {"type": "string", "format": "datetime-within-24h"},
 }
 
+
+
+def fallback_property(types: list[str]) -> dict:
+    """`fallback` (issue 44): at most two alternatives, each sent only if the message before it failed:
+    an email needs its email_address, a letter the address lines in its personalisation, which is
+    merged over the first message's. Never the channel of the message itself."""
+    return {
+        "type": "array", "maxItems": 2,
+        "description": "Alternatives sent in turn when the message fails (permanent-, temporary- or "
+                       "technical-failure): each a notification of its own, with fallback_for the failed one's id.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "type": {"enum": types},
+                "template_id": uuid_property(),
+                "email_address": {"type": "string"},
+                "personalisation": {"type": "object"},
+            },
+            "required": ["type", "template_id"],
+            "additionalProperties": False,
+            "if": {"properties": {"type": {"const": "email"}}},
+            "then": {"required": ["email_address"]},
+            "else": {"required": ["personalisation"]},
+        },
+        "examples": [[{"type": "email", "template_id": "f33517ff-2a88-4f6e-b855-c550268ce08a",
+                       "email_address": "someone@example.nl"}]],
+    }
+
+
 post_sms_request = {
     "type": "object",
     "properties": {**send_request_properties, "phone_number": {"type": "string", "examples": ["+31612345678"]},
-                   "sms_sender_id": uuid_property()},
+                   "sms_sender_id": uuid_property(), "fallback": fallback_property(["email", "letter"])},
     "required": ["phone_number", "template_id"],
     "additionalProperties": False,
 }
@@ -26,6 +55,7 @@ post_email_request = {
         "email_reply_to_id": uuid_property(),
         "one_click_unsubscribe_url": {"type": "string", "format": "https-url"},
         "sanitise_content_for": {"type": "array", "items": {"type": "string"}},
+        "fallback": fallback_property(["letter"]),
     },
     "required": ["email_address", "template_id"],
     "additionalProperties": False,

@@ -19,7 +19,7 @@ from pipeline.domain.rendering import Rendered
 from pipeline.infrastructure.throughput import Enqueue
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",
-                     "one_click_unsubscribe_url", "sanitise_content_for", "scheduled_for")
+                     "one_click_unsubscribe_url", "sanitise_content_for", "scheduled_for", "fallback")
 SCHEMAS = {"sms": post_sms_request, "email": post_email_request}
 
 

@@ -53,6 +53,9 @@ def notification_json(notification: Notification) -> dict[str, Any]:
         "is_cost_data_ready": ready,
         "cost_in_pounds": cost,
         "cost_details": details,
+        # Extensions (issue 44): the message this one stands in for, the one sent instead of this one.
+        "fallback_for": str(notification.fallback_for) if notification.fallback_for else None,
+        "fallback_sent_as": str(notification.fallback_sent_as) if notification.fallback_sent_as else None,
     }
 
 
