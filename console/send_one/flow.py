@@ -13,6 +13,7 @@ from console import security_headers
 from console.auth import current_user
 from console.send_one import alternatives
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
+from core.fallback import checked_alternatives
 from core.idempotency import answer_once
 from core.letters import checked_letter_address, send_letter
 from core.preview import Preview, preview
@@ -71,6 +72,7 @@ def _preview(service: Service, version: TemplateVersion, body: dict[str, Any]) -
         address = checked_letter_address(sender, body)
         return _shown(preview(service, version, body["personalisation"]), address.lines)
     checked_content(sender, version.template.template_type, body)
+    checked_alternatives(sender, version.template.template_type, body)
     return _shown(preview(service, version, body["personalisation"]))
 
 

@@ -61,11 +61,24 @@ def test_a_text_sent_with_both_alternatives_carries_them_as_the_apis_fallback(co
     assert "dan de brief Afspraakbrief naar A. Jansen, Kerkstraat 1, 1234 AB Utrecht" in preview
     client.post(url, data={**fields, "action": "send"})
     stored = Notification.get()
-    assert stored.fallback == [
-        {"type": "email", "template_id": str(templates["email"].id), "email_address": "anna@example.nl"},
+    assert stored.fallback == [  # as core stores the API's: each personalisation merged over the first's
+        {"type": "email", "template_id": str(templates["email"].id), "email_address": "anna@example.nl",
+         "personalisation": {"naam": "Anna"}},
         {"type": "letter", "template_id": str(templates["letter"].id),
-         "personalisation": {"address_line_1": "A. Jansen", "address_line_2": "Kerkstraat 1",
+         "personalisation": {"naam": "Anna", "address_line_1": "A. Jansen", "address_line_2": "Kerkstraat 1",
                              "address_line_3": "1234 AB Utrecht"}}]
+
+
+def test_a_refused_alternative_is_shown_by_its_fields_and_nothing_is_sent(console_app, service, sender,
+                                                                         templates):
+    client = signed_in_client(console_app, sender.user)
+    url = _start(service, templates["sms"])
+    fields = {"csrf_token": csrf_token(client, url), "phone_number": "06 12345678", "placeholder_0": "Anna",
+              "fallback_email_template": str(templates["email"].id), "fallback_email_address": "geen-adres"}
+    for action in ("preview", "send"):  # the preview refuses what the send would
+        page = client.post(url, data={**fields, "action": action}).get_data(as_text=True)
+        assert 'id="fallback_email_address-error-1"' in page and "Vul een geldig e-mailadres in" in page
+    assert Notification.select().count() == 0
 
 
 def test_no_alternative_chosen_sends_without_fallback(console_app, service, sender, templates):

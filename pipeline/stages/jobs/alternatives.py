@@ -26,12 +26,10 @@ from pipeline.stages.jobs.spreadsheet import Sheet
 ORDER = ("email", "letter")  # the cheaper and quicker way first
 
 
-def _own_values(version: TemplateVersion, header: list[str], cells: list[str],
-                values: Mapping[str, object]) -> dict[str, object]:
-    """The row's values of this template's placeholders the first message does not have already (an
-    alternative's personalisation is merged over the first message's), and a letter's address cells
-    under the spec's names."""
-    keys = {normalise_key(name) for name in placeholder_columns(version)} - {normalise_key(k) for k in values}
+def _own_values(version: TemplateVersion, header: list[str], cells: list[str]) -> dict[str, object]:
+    """The row's values of this template's placeholders, and a letter's address cells under the spec's
+    names."""
+    keys = {normalise_key(name) for name in placeholder_columns(version)}
     if version.template.template_type == "letter":
         keys |= ADDRESS_KEYS
     return in_spec_names({name: cells[i] for i, name in enumerate(header)
@@ -50,25 +48,25 @@ def _email(version: TemplateVersion, header: list[str], cells: list[str], values
         return None, [Problem(None, header[column], exc.message.about("email_address"))]
     if allowed is not None and format_email_for_comparison(recipient.normalised) not in allowed:
         return None, [Problem(None, header[column], trial_message)]
-    own = _own_values(version, header, cells, values)
-    problems = [Problem(None, name, message) for name, message in content_problems("email", version,
-                                                                                   {**values, **own})]
-    alternative = {"type": "email", "template_id": str(version.template.id), "email_address": raw}
-    return (None if problems else {**alternative, **({"personalisation": own} if own else {})}), problems
+    merged = {**values, **_own_values(version, header, cells)}
+    problems = [Problem(None, name, message) for name, message in content_problems("email", version, merged)]
+    alternative = {"type": "email", "template_id": str(version.template.id), "personalisation": merged,
+                   "email_address": raw}
+    return (None if problems else alternative), problems
 
 
 def _letter(version: TemplateVersion, header: list[str], cells: list[str],
             values: Mapping[str, object]) -> tuple[dict | None, list[Problem]]:
-    own = _own_values(version, header, cells, values)
+    own = _own_values(version, header, cells)
     if not any(normalise_key(key) in ADDRESS_KEYS for key in own):
         return None, []
     try:
         validate_postal_address(own)
     except AddressErrors as errors:
         return None, [Problem(None, None, message) for message in errors.messages]
-    problems = [Problem(None, name, message) for name, message in content_problems("letter", version,
-                                                                                    {**values, **own})]
-    alternative = {"type": "letter", "template_id": str(version.template.id), "personalisation": own}
+    merged = {**values, **own}
+    problems = [Problem(None, name, message) for name, message in content_problems("letter", version, merged)]
+    alternative = {"type": "letter", "template_id": str(version.template.id), "personalisation": merged}
     return (None if problems else alternative), problems
 
 
