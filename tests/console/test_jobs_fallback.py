@@ -3,6 +3,7 @@ template; each row's email address and address columns are checked as those mess
 that leaves them blank gets no such alternative, and each row's notification carries its own."""
 from __future__ import annotations
 
+import csv
 import io
 import re
 
@@ -13,8 +14,8 @@ from models.notification import Notification
 from pipeline.stages.jobs import lifecycle, rows
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_sample_template, create_service
-from tests.jobs.helpers import csv_file, phone
+from tests.factories import create_notification, create_sample_template, create_service
+from tests.jobs.helpers import csv_file, make_job, phone
 
 HEADER = ["telefoonnummer", "e-mailadres", "adresregel 1", "adresregel 2", "adresregel 3", "naam"]
 
@@ -91,3 +92,37 @@ def test_a_chosen_alternative_needs_its_columns(client, service, templates):
     data = csv_file(["telefoonnummer", "naam"], [[phone(0), "Anna"]])
     refused = _upload(client, service, templates["sms"], data, fallback_email=str(templates["email"].id))
     assert "Het bestand heeft geen kolom “e-mailadres”" in refused.get_data(as_text=True)
+
+
+def _job_that_fell_back(service, templates):
+    """A finished job of three texts: row 2's fell back to an email then a letter, row 3's next message
+    was refused, row 4's was delivered."""
+    job = make_job(service, templates["sms"], csv_file(["telefoonnummer", "naam"],
+                                                       [[phone(n), "Anna"] for n in range(3)]))
+    texts = [create_notification(service=service, template=templates["sms"], to=phone(n), job_id=job.id,
+                                 job_row_number=n, status=status)
+             for n, status in enumerate(["permanent-failure", "permanent-failure", "delivered"])]
+    letter = create_notification(service=service, template=templates["letter"], status="created",
+                                 fallback_for=texts[0].id)
+    email = create_notification(service=service, template=templates["email"], to="anna@example.nl",
+                                status="permanent-failure", fallback_for=texts[0].id, fallback_sent_as=letter.id)
+    Notification.update(fallback_sent_as=email.id).where(Notification.id == texts[0].id).execute()
+    Notification.update(fallback_refused="Cannot send letters in trial mode").where(
+        Notification.id == texts[1].id).execute()
+    Job.update(rows_processed=3, status="finished").where(Job.id == job.id).execute()
+    return job, email, letter
+
+
+def test_the_job_report_and_page_show_each_rows_chain(client, service, templates):
+    job, email, letter = _job_that_fell_back(service, templates)
+    report = client.get(f"/services/{service.id}/jobs/{job.id}/report.csv").get_data(as_text=True)
+    rows = list(csv.reader(io.StringIO(report)))
+    assert rows[0][10:] == ["Fell back to", "Fallback status", "Fallback ID", "Fallback refused"]
+    assert rows[1][10:] == ["email, letter", "accepted", str(letter.id), ""]
+    assert rows[2][10:] == ["", "", "", "Cannot send letters in trial mode"]
+    assert rows[3][10:] == ["", "", "", ""]
+    page = client.get(f"/services/{service.id}/jobs/{job.id}").get_data(as_text=True)
+    assert f'href="/services/{service.id}/notifications/{letter.id}"' in page
+    assert "Teruggevallen 1" in _text(page)
+    assert "E-mail : Mislukt; Brief : Bezig" in _text(page)
+    assert "(het volgende bericht is geweigerd)" in page
