@@ -8,6 +8,7 @@ from typing import Any
 
 from console.messages import labels
 from models.notification import Notification
+from pipeline.stages.fallback import FALLS_BACK_ON
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,12 @@ def _link(service_id: object, notification_id: uuid.UUID | None) -> Link | None:
     return Link(found.id, str(labels.CHANNELS[found.notification_type]), (found.to or "").split("\n")[0])
 
 
+def step_coming(notification: Notification) -> bool:
+    """Whether the message failed and its next alternative is still to be sent: its page keeps watching."""
+    return (notification.status in FALLS_BACK_ON and bool(notification.fallback) and notification.key_type != "test"
+            and notification.fallback_sent_as is None and notification.fallback_refused is None)
+
+
 def chain(notification: Notification) -> dict[str, Any]:
     """What the page says of the chain; every value is empty for a message sent without alternatives."""
     return {
@@ -36,4 +43,5 @@ def chain(notification: Notification) -> dict[str, Any]:
         "next_channels": [str(labels.CHANNELS[alternative["type"]]) for alternative in notification.fallback or []
                           if alternative.get("type") in labels.CHANNELS],
         "fallback_refused": notification.fallback_refused,
+        "step_coming": step_coming(notification),
     }
