@@ -126,3 +126,20 @@ def test_the_job_report_and_page_show_each_rows_chain(client, service, templates
     assert "Teruggevallen 1" in _text(page)
     assert "E-mail : Mislukt; Brief : Bezig" in _text(page)
     assert "(het volgende bericht is geweigerd)" in page
+
+
+def test_a_trial_service_falls_back_only_to_its_team_and_never_to_a_letter(console_app):
+    service = create_service(trial_mode=True)
+    text = create_sample_template(service=service, body="Hallo ((naam))")
+    email = create_sample_template(service=service, template_type="email", subject="Uw afspraak",
+                                   body="Beste ((naam))")
+    letter = create_sample_template(service=service, template_type="letter", body="Beste ((naam))")
+    member = create_console_user(service=service, permissions=["send_messages"])
+    client = signed_in_client(console_app, member.user)
+    data = csv_file(["telefoonnummer", "e-mailadres", "adresregel 1", "adresregel 2", "adresregel 3", "naam"],
+                    [[member.user.mobile_number or phone(0), "vreemde@example.nl", "A", "B", "1234 AB Utrecht", "A"]])
+    refused = _text(_upload(client, service, text, data, fallback_email=str(email.id)).get_data(as_text=True))
+    assert "2 e-mailadres In proefmodus verstuurt deze dienst alleen naar het eigen team" in refused
+    refused = _text(_upload(client, service, text, data, fallback_letter=str(letter.id)).get_data(as_text=True))
+    assert "In proefmodus kan deze dienst geen brieven" in refused
+    assert Job.select().count() == 0

@@ -10,7 +10,7 @@ import pytest
 from models.notification import Notification
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_sample_template
+from tests.factories import create_sample_template, create_service
 
 
 @pytest.fixture
@@ -88,3 +88,18 @@ def test_no_alternative_chosen_sends_without_fallback(console_app, service, send
                            "placeholder_0": "Anna", "fallback_email_address": "anna@example.nl",
                            "action": "send"})
     assert Notification.get().fallback is None
+
+
+def test_a_trial_services_letter_alternative_is_refused_beside_its_template(console_app):
+    service = create_service(trial_mode=True)
+    email = create_sample_template(service=service, template_type="email", subject="Afspraak", body="Hallo ((naam))")
+    letter = create_sample_template(service=service, template_type="letter", name="Brief", body="Beste ((naam))")
+    member = create_console_user(service=service, permissions=["send_messages"])
+    client = signed_in_client(console_app, member.user)
+    url = _start(service, email)
+    page = client.post(url, data={
+        "csrf_token": csrf_token(client, url), "email_address": member.email_address, "placeholder_0": "Anna",
+        "fallback_letter_template": str(letter.id), "fallback_address_line_1": "A. Jansen",
+        "fallback_address_line_2": "Kerkstraat 1", "fallback_address_line_3": "1234 AB Utrecht",
+        "action": "preview"}).get_data(as_text=True)
+    assert 'id="fallback_letter_template-error-1">In proefmodus kan deze dienst geen brieven versturen' in page

@@ -74,7 +74,7 @@ def check_alternatives(sheet: Sheet, checked: CheckedSheet, versions: Sequence[T
                        allowed_emails: set[str] | None, trial_message: Refusal) -> None:
     """Check each row's alternatives (versions in ORDER) and keep them as the row's third item;
     allowed_emails (comparison form) is given for a trial-mode service."""
-    if not versions or checked.problems:
+    if not versions or len(checked.rows) != len(sheet.rows):  # the file as a whole was refused
         return
     header = sheet.header
     missing = list(dict.fromkeys(name for version in versions for name in missing_columns(header, version)))
