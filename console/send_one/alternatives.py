@@ -1,7 +1,7 @@
 """The alternatives a one-off text or email may fall back to (issue 44): an email, then a letter, each
 from a template of the service, with the email address or the address lines it goes to. The form's
-fields, the API body's `fallback` list made of them (exactly as the API takes it), and the API's
-refusals of an alternative ("fallback[0] ...") put beside the fields of that alternative."""
+fields, the API body's `fallback` list made of them (exactly as the API takes it), and core's refusals
+of an alternative put beside the fields of that alternative."""
 from __future__ import annotations
 
 import re
@@ -14,13 +14,14 @@ from wtforms import SelectField, StringField
 from console.services.refusals import translated
 from models.service import Service
 from models.template import Template, TemplateVersion
+from pipeline.domain.errors import Refusal
 from pipeline.domain.rendering.address_names import LINES, SPEC_NAMES
 
 # Email before letter: the cheaper and quicker way first; never the channel the message itself takes.
 ORDER = ("email", "letter")
 ADDRESS_LINES = SPEC_NAMES[:LINES]
 EMAIL_ADDRESS = "fallback_email_address"
-_PLACE = re.compile(r"^fallback\[(\d+)\]\s*")
+_PLACE = re.compile(r"fallback\[(\d+)\]")
 
 
 def template_field(channel: str) -> str:
@@ -100,14 +101,14 @@ def body(form: FlaskForm) -> list[dict[str, Any]]:
 
 
 def add_refusal(form: FlaskForm, message: str) -> bool:
-    """Put a refusal of an alternative ("fallback[n] ...") beside that alternative's fields; False when
-    the refusal is not about an alternative."""
-    place = _PLACE.match(str(message))
+    """Put a refusal of an alternative beside that alternative's fields, found by the place core gives
+    it ("fallback[n]", among its values: its words are never read); False for any other refusal."""
+    values = message.values if isinstance(message, Refusal) else {}
+    place = _PLACE.fullmatch(str(values.get("place", "")))
     alternatives = chosen(form)
     if place is None or int(place.group(1)) >= len(alternatives):
         return False
     section = alternatives[int(place.group(1))]
-    values = getattr(message, "values", {})
     target = section["template"]
     if values.get("field") == "email_address" and section["channel"] == "email":
         target = section["recipient"][0]
