@@ -23,8 +23,6 @@ from pipeline.stages.jobs.checking import CheckedSheet, Problem, content_problem
 from pipeline.stages.jobs.columns import EMAIL, find_column, missing_columns, placeholder_columns
 from pipeline.stages.jobs.spreadsheet import Sheet
 
-ORDER = ("email", "letter")  # the cheaper and quicker way first
-
 
 def _own_values(version: TemplateVersion, header: list[str], cells: list[str]) -> dict[str, object]:
     """The row's values of this template's placeholders, and a letter's address cells under the spec's
@@ -72,8 +70,8 @@ def _letter(version: TemplateVersion, header: list[str], cells: list[str],
 
 def check_alternatives(sheet: Sheet, checked: CheckedSheet, versions: Sequence[TemplateVersion], *,
                        allowed_emails: set[str] | None, trial_message: Refusal) -> None:
-    """Check each row's alternatives (versions in ORDER) and keep them as the row's third item;
-    allowed_emails (comparison form) is given for a trial-mode service."""
+    """Check each row's alternatives (versions: the templates, in the order they are tried) and keep them
+    as the row's third item; allowed_emails (comparison form) is given for a trial-mode service."""
     if not versions or len(checked.rows) != len(sheet.rows):  # the file as a whole was refused
         return
     header = sheet.header
