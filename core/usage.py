@@ -9,9 +9,11 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 
-from core.daily_figures import billing_counts
+from core.daily_figures import BILLED_KEY_TYPES, billing_counts
+from models.notification import Notification
 from models.organisation import rate_table_of
 from pipeline.domain.prices import letter_cost, sms_cost
+from pipeline.stages.fallback import FALLS_BACK_ON
 
 
 @dataclass
@@ -76,3 +78,15 @@ def monthly_usage(service_id: object, year: int, month: int) -> MonthlyUsage:
             target.cost_in_pounds = round(target.cost_in_pounds + n * cost, 4)
     usage.total_cost_in_pounds = round(sms.cost_in_pounds + letter.cost_in_pounds, 4)
     return usage
+
+
+def fell_back(service_id: object, year: int, month: int) -> int:
+    """How many of the month's billed messages failed and had another sent instead (issue 44): each
+    of those is counted as itself above, this says how many of them fell back. Read from the messages
+    still held (a purged month counts none), through the list index's key types, channels and failures."""
+    start, end = _month(year, month)
+    return (Notification.select().where(
+        (Notification.service == service_id) & Notification.key_type.in_(BILLED_KEY_TYPES)
+        & Notification.notification_type.in_(("sms", "email")) & Notification.status.in_(sorted(FALLS_BACK_ON))
+        & (Notification.created_at >= start) & (Notification.created_at < end)
+        & Notification.fallback_sent_as.is_null(False)).count())

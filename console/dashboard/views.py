@@ -11,7 +11,7 @@ from flask_babel import format_currency, format_date, lazy_gettext as _l
 
 from console.auth import current_service, service_permission_required
 from core.dashboard import first_day, jobs_in_progress, latest_received_texts, recent_figures, upcoming
-from core.usage import monthly_usage
+from core.usage import fell_back, monthly_usage
 from models.db import utcnow
 
 bp = Blueprint("dashboard", __name__)
@@ -57,12 +57,13 @@ def usage(service_id: str) -> Any:
     year = int(chosen)
     last_month = now.month if year == now.year else 12
     months = [monthly_usage(service.id, year, month) for month in range(last_month, 0, -1)]
+    fallbacks = {m.month: fell_back(service.id, year, int(m.month[5:])) for m in months}
     totals = {"sms": sum(m.sms.notifications for m in months),
               "email": sum(m.email.notifications for m in months),
               "letter": sum(m.letter.notifications for m in months),
               "fragments": sum(m.sms.billable_units for m in months),
               "sheets": sum(m.letter.billable_sheets for m in months),
-              "cost": sum(m.total_cost_in_pounds for m in months)}
+              "cost": sum(m.total_cost_in_pounds for m in months), "fell_back": sum(fallbacks.values())}
     return render_template("dashboard/usage.html", service=service, years=years, year=year, months=months,
-                           totals=totals, money=_money, month_name=_month_name,
+                           totals=totals, money=_money, month_name=_month_name, fallbacks=fallbacks,
                            unpriced=sum(m.unpriced_notifications for m in months))

@@ -13,7 +13,7 @@ from pipeline.domain.recipients import validate_postal_address
 
 def first_message(service: Service, version: TemplateVersion, row: list) -> dict[str, Any]:
     """What _message_preview.html shows of a checked row ([recipient, values])."""
-    recipient, values = row
+    recipient, values = row[:2]  # a third item: the row's alternatives
     filled = preview(service, version, values)
     if filled.html:
         security_headers.shows_email_preview()

@@ -15,6 +15,7 @@ from models.job import WAITING, Job
 from models.notification import Notification
 from models.template import Template, TemplateVersion
 from pipeline.domain.errors import NoResultFound, ValidationError
+from pipeline.stages.jobs.chains import chains
 from pipeline.stages.jobs.progress import job_progress, outcome
 
 MESSAGES_PER_PAGE = 50
@@ -45,13 +46,16 @@ def job(service_id: str, job_id: str) -> Any:
     page = max(1, request.args.get("page", 1, type=int) or 1)
     first = (page - 1) * MESSAGES_PER_PAGE
     messages = list(Notification.select(Notification.id, Notification.to, Notification.status,
-                                        Notification.job_row_number)
+                                        Notification.job_row_number, Notification.fallback_sent_as,
+                                        Notification.fallback_refused)
                     .where((Notification.job_id == found.id)
                            & Notification.job_row_number.between(first, first + MESSAGES_PER_PAGE - 1))
                     .order_by(Notification.job_row_number))
+    fell_back = (Notification.select().where((Notification.job_id == found.id)
+                                             & Notification.fallback_sent_as.is_null(False)).count())
     return render_template(
         "jobs/job.html", service=current_service(), job=found, progress=job_progress(found),
-        template_name=job_template_name(found),
+        template_name=job_template_name(found), fell_back=fell_back, chains=chains(found.service_id, messages),
         messages=messages, outcome=outcome, page=page, first_row=first,
         has_next=first + MESSAGES_PER_PAGE < found.rows_processed, cancellable=found.status in WAITING,
     )

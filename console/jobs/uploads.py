@@ -18,6 +18,7 @@ class Upload:
     template_id: str
     template_version: int
     checked: CheckedSheet
+    fallback_templates: tuple[str, ...] = ()  # the ids of the templates its rows fall back to, in order
 
 
 def keep(service_id: object, upload: Upload) -> str:
@@ -26,7 +27,7 @@ def keep(service_id: object, upload: Upload) -> str:
     value = {"file_name": upload.file_name, "template_id": upload.template_id,
              "template_version": upload.template_version, "header": checked.header,
              "recipient_column": checked.recipient_column, "rows": checked.rows,
-             "international_rows": checked.international_rows}
+             "international_rows": checked.international_rows, "fallback_templates": upload.fallback_templates}
     redis_state.store(f"upload:{service_id}:{upload_id}", crypto.encrypt(json.dumps(value, separators=(",", ":"))),
                       ttl_seconds=KEEP_SECONDS)
     return upload_id
@@ -39,7 +40,8 @@ def fetch(service_id: object, upload_id: str) -> Upload | None:
     value = json.loads(crypto.decrypt(stored))
     checked = CheckedSheet(value["header"], value["recipient_column"], value["rows"],
                            international_rows=value["international_rows"])
-    return Upload(value["file_name"], value["template_id"], value["template_version"], checked)
+    return Upload(value["file_name"], value["template_id"], value["template_version"], checked,
+                  tuple(value.get("fallback_templates", ())))
 
 
 def claim(service_id: object, upload_id: str) -> bool:

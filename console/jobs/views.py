@@ -16,6 +16,7 @@ from console.acting import perform
 from console.auth import current_service, current_user, service_permission_required
 from console.found import template_or_404
 from console.jobs import (
+    alternatives,
     examples,  # noqa: F401  (its routes join bp)
     job_pages,  # noqa: F401  (its routes join bp)
     uploads,
@@ -36,6 +37,9 @@ SHOWN_PROBLEMS = 500  # kinds of problem: the first 500, and how many more there
 
 class UploadForm(FlaskForm):
     file = FileField(_l("Spreadsheet (CSV, XLSX or ODS)"), validators=[FileRequired(_l("Choose a file to upload"))])
+    # The alternatives (console/jobs/alternatives.py sets the choices, or drops those not offered).
+    fallback_email = SelectField(_l("Then send this email"), default="")
+    fallback_letter = SelectField(_l("Then send this letter"), default="")
 
 
 def schedule_choices(now: datetime.datetime) -> list[tuple[str, str]]:
@@ -84,19 +88,22 @@ def choose_template(service_id: str) -> Any:
 def upload(service_id: str, template_id: str) -> Any:
     version = _version(template_id)
     form = UploadForm()
+    offered = alternatives.offer(form, current_service(), version.template.template_type)
     checked = None
     if form.validate_on_submit():
         data = form.file.data.read()
         file_name = form.file.data.filename or "upload"
-        checked = check_upload(current_service(), version, file_name, data)
+        others = alternatives.chosen(form, offered)
+        checked = check_upload(current_service(), version, file_name, data, others)
         if not checked.problems:
-            upload_id = uploads.keep(service_id, uploads.Upload(file_name, str(version.template.id),
-                                                                version.version, checked))
+            upload_id = uploads.keep(service_id, uploads.Upload(file_name, str(version.template.id), version.version,
+                                                                checked, tuple(str(o.template.id) for o in others)))
             return redirect(url_for("jobs.check", service_id=service_id, template_id=template_id,
                                     upload_id=upload_id))
     problems = problem_kinds(checked.problems if checked else [])
     return render_template(
         "jobs/upload.html", service=current_service(), version=version, form=form, **_column_help(version),
+        alternatives=[form[alternatives.FIELDS[other]] for other in offered],
         problems=problems[:SHOWN_PROBLEMS], more_problems=max(0, len(problems) - SHOWN_PROBLEMS),
         preview=_preview(version, checked.rows) if checked and checked.rows else None,
     ), 400 if problems else 200
@@ -107,7 +114,7 @@ def _preview(version: TemplateVersion, rows: list[list]) -> dict[str, Any]:
     columns = template_columns(version)
     names = columns.recipient + columns.placeholders
     shown = []
-    for offset, (recipient, values) in enumerate(rows[:PREVIEW_ROWS]):
+    for offset, (recipient, values, *_) in enumerate(rows[:PREVIEW_ROWS]):
         by_key = {normalise_key(key): value for key, value in values.items()}
         by_key.setdefault(normalise_key(names[0]), recipient)
         shown.append([offset + 2, *(by_key.get(normalise_key(name), "") for name in names)])
@@ -138,6 +145,7 @@ def check(service_id: str, template_id: str, upload_id: str) -> Any:
         "jobs/check.html", service=current_service(), version=version, form=form, file_name=kept.file_name,
         columns=_columns(version), preview=_preview(version, kept.checked.rows),
         first=first_message(current_service(), version, kept.checked.rows[0]),
+        alternatives=alternatives.described(kept.fallback_templates, kept.checked.rows),
     )
 
 

@@ -10,6 +10,7 @@ from console import security_headers
 from console.auth import current_permissions, current_service, service_permission_required
 from console.messages import (
     cancelling,  # noqa: F401  (its routes join bp)
+    chain,
     labels,
     listing,  # noqa: F401  (its routes join bp)
     reports,  # noqa: F401  (its routes join bp)
@@ -33,7 +34,9 @@ def _status_context(notification: Notification) -> dict[str, Any]:
         "notification": notification,
         "status_text": labels.status_label(channel, notification.status),
         "steps": [(labels.step_label(channel, step.kind), step.at) for step in message_timeline.timeline(notification)],
-        "final": message_timeline.is_final(notification),
+        # A failed message whose next alternative is still to be sent is watched until it is.
+        "final": message_timeline.is_final(notification) and not chain.step_coming(notification),
+        **chain.chain(notification),
     }
 
 

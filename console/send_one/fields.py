@@ -44,11 +44,13 @@ def _recipient_fields(version: TemplateVersion) -> dict[str, StringField]:
     return {**lines, POSTCODE: StringField(_l("Postcode"))} if _uses_postcode(version) else lines
 
 
-def send_form(version: TemplateVersion, formdata: Any = None) -> FlaskForm:
-    """The form for this version: its fields are the recipient's, then placeholder_0.. in order."""
+def send_form(version: TemplateVersion, formdata: Any = None, extra: dict[str, Any] | None = None) -> FlaskForm:
+    """The form for this version: its fields are the recipient's, then placeholder_0.. in order, then
+    `extra` (the alternatives it may fall back to)."""
     fields: dict[str, Any] = _recipient_fields(version)
     for index, name in enumerate(placeholders(version)):
         fields[f"placeholder_{index}"] = StringField(name)
+    fields.update(extra or {})
     form_class = type("SendForm", (FlaskForm,), fields)
     return form_class(formdata=formdata)
 

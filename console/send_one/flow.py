@@ -11,7 +11,9 @@ from flask import render_template, request
 
 from console import security_headers
 from console.auth import current_user
+from console.send_one import alternatives
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
+from core.fallback import checked_alternatives
 from core.idempotency import answer_once
 from core.letters import checked_letter_address, send_letter
 from core.preview import Preview, preview
@@ -70,6 +72,7 @@ def _preview(service: Service, version: TemplateVersion, body: dict[str, Any]) -
         address = checked_letter_address(sender, body)
         return _shown(preview(service, version, body["personalisation"]), address.lines)
     checked_content(sender, version.template.template_type, body)
+    checked_alternatives(sender, version.template.template_type, body)
     return _shown(preview(service, version, body["personalisation"]))
 
 
@@ -78,13 +81,15 @@ def run(service: Service, version: TemplateVersion, done: Done, *, fixed_recipie
     """GET shows the form (?mine=1: with my own details); POST's `action` is preview, change or send.
     `fixed_recipient` (a reply's number) is not asked for; `page` goes to the templates as is."""
     channel = version.template.template_type
-    form = send_form(version, request.form if request.method == "POST" else None)
+    # A reply goes back where the text came from: it offers no alternatives.
+    extra = alternatives.fields(service, channel) if fixed_recipient is None else {}
+    form = send_form(version, request.form if request.method == "POST" else None, extra)
     if fixed_recipient is not None:
         recipient_fields(form, channel)[0].data = fixed_recipient
     own = own_details(service, current_user(), channel) if fixed_recipient is None else None
     context = {"service": service, "version": version, "form": form, "channel": channel, "own": own,
                "fixed_recipient": fixed_recipient, "placeholders": placeholder_fields(form),
-               "recipients": recipient_fields(form, channel), **page}
+               "recipients": recipient_fields(form, channel), "alternatives": alternatives.sections(form), **page}
     action = request.form.get("action")
     if request.method != "POST":
         if own and request.args.get("mine"):
@@ -92,12 +97,15 @@ def run(service: Service, version: TemplateVersion, done: Done, *, fixed_recipie
         return render_template("send_one/start.html", **context)
     if form.validate_on_submit() and action in ("preview", "send"):
         body = api_body(form, version)
+        if fallback := alternatives.body(form):
+            body["fallback"] = fallback
         try:
             if action == "send":
                 return done(_send_once(service, version, body, request.form.get("send_token")))
             shown = _preview(service, version, body)
         except ApiError as refusal:
-            add_refusal(form, channel, refusal.messages)
+            add_refusal(form, channel, [m for m in refusal.messages if not alternatives.add_refusal(form, m)])
             return render_template("send_one/start.html", **context)
-        return render_template("send_one/preview.html", preview=shown, send_token=uuid.uuid4(), **context)
+        return render_template("send_one/preview.html", preview=shown, send_token=uuid.uuid4(),
+                               chosen=alternatives.chosen(form), **context)
     return render_template("send_one/start.html", **context)

@@ -153,12 +153,32 @@ def test_the_usage_page_shows_each_month_of_the_year(console_app):
     page = client.get(f"/services/{service.id}/usage").get_data(as_text=True)
     row = re.search(rf'data-month="{now:%Y-%m}">(.*?)</tr>', page, re.S).group(1)
     cells = re.findall(r'notify-number">([^<]*)<', row)
-    # emails, texts, fragments, letters, sheets, cost: 2 fragments at 0.0227 and a letter of 2 sheets, 0.73: 0.7754
-    assert cells == ["0", "1", "2", "1", "2", "€\xa00,78"]
+    # emails, texts, fragments, letters, sheets, cost: 2 fragments at 0.0227 and a letter of 2 sheets, 0.73: 0.7754;
+    # then how many fell back
+    assert cells == ["0", "1", "2", "1", "2", "€\xa00,78", "0"]
     assert len(re.findall(r'<tr class="utrecht-table__row" data-month="\d{4}-\d\d">', page)) == now.month
     assert client.get(f"/services/{service.id}/usage?year={now.year}").status_code == 200
     for bad in ("1999", "abc", str(now.year + 1)):
         assert client.get(f"/services/{service.id}/usage?year={bad}").status_code == 404
+
+
+def test_the_usage_page_counts_each_message_of_a_chain_as_itself_and_how_many_fell_back(console_app):
+    service = create_service()
+    now = utcnow()
+    text = create_notification(service=service, status="permanent-failure", billable_units=1, rate_multiplier=1,
+                               created_at=now)
+    email = create_notification(service=service, notification_type="email", status="delivered", billable_units=0,
+                                fallback_for=text.id, created_at=now)
+    Notification.update(fallback_sent_as=email.id).where(Notification.id == text.id).execute()
+    create_notification(service=service, status="permanent-failure", key_type="test", created_at=now,
+                        fallback_sent_as=email.id)  # a test key's messages are never counted
+    member = create_console_user(service=service, permissions=["view_activity"])
+    page = signed_in_client(console_app, member.user).get(f"/services/{service.id}/usage").get_data(as_text=True)
+    row = re.search(rf'data-month="{now:%Y-%m}">(.*?)</tr>', page, re.S).group(1)
+    cells = re.findall(r'notify-number">([^<]*)<', row)
+    assert (cells[0], cells[1], cells[-1]) == ("1", "1", "1")  # the email, the text, and one fell back
+    total = re.search(r'data-month="total">(.*?)</tr>', page, re.S).group(1)
+    assert re.findall(r'notify-number">([^<]*)<', total)[-1] == "1"
 
 
 def test_another_services_pages_are_not_found_and_view_activity_is_required(console_app):

@@ -51,7 +51,7 @@ def test_the_report_holds_every_row_in_order_across_chunks(console_app, monkeypa
                         response.headers["Content-Disposition"])
     rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
     assert rows[0] == ["Row number", "Recipient", "Reference", "Template", "Type", "Status", "Time", "Sent at",
-                       "Completed at", "ID"]
+                       "Completed at", "ID", "Fell back to", "Fallback status", "Fallback ID", "Fallback refused"]
     assert [r[0] for r in rows[1:]] == [str(n + 2) for n in range(10)]
     assert rows[1][1:6] == [phone(0), "", "Herinnering", "sms", "permanent-failure"]
     assert rows[2][1:6] == [phone(1), "'=HYPERLINK(\"http://evil\")", "Herinnering", "sms", "delivered"]

@@ -10,6 +10,7 @@ import pytest
 from models.api_key import create_api_key
 from models.db import utcnow
 from models.job import Job
+from models.notification import Notification
 from pipeline.domain import statuses
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
 from pipeline.infrastructure.virus_scan import EicarScanner
@@ -164,3 +165,29 @@ def test_the_list_with_a_form_error_passes_axe_in_english(signed_in_member, serv
     page.goto(f"/services/{service.id}/notifications?date_from=2026-11-20&date_to=2026-11-10&status=nonsense")
     assert "The end date must be on or after the start date" in page.inner_text(".notify-error-summary")
     assert_accessible(page)
+
+
+def test_a_fallback_chain_is_shown_both_ways_with_links_and_a_refusal(viewer, service):
+    sms = create_notification(service=service, notification_type="sms", to="06 12345678",
+                              normalised_to="+31612345678", status=statuses.PERMANENT_FAILURE)
+    email = create_notification(service=service, notification_type="email", to="anna@example.nl",
+                                fallback_for=sms.id, status=statuses.PERMANENT_FAILURE,
+                                fallback_refused="Cannot send letters in trial mode")
+    sms.fallback_sent_as = email.id
+    sms.save()
+    sms_page = viewer.get(f"/services/{service.id}/notifications/{sms.id}").get_data(as_text=True)
+    assert f'href="/services/{service.id}/notifications/{email.id}"' in sms_page
+    assert "Niet afgeleverd, dus dit is in plaats daarvan verstuurd: E-mail naar anna@example.nl" in _text(sms_page)
+    email_text = _page(viewer, service, email)
+    assert "Verstuurd in plaats van Sms naar 06 12345678 , dat niet afgeleverd kon worden." in email_text
+    assert "Niet afgeleverd, en het volgende bericht is geweigerd: Cannot send letters in trial mode" in email_text
+
+
+def test_a_message_with_alternatives_left_says_what_comes_next_until_it_is_final(viewer, service):
+    sms = create_notification(service=service, notification_type="sms", to="06 12345678",
+                              normalised_to="+31612345678", status=statuses.SENDING,
+                              fallback=[{"type": "email", "template_id": "x", "email_address": "a@example.nl"},
+                                        {"type": "letter", "template_id": "y"}])
+    assert "Als dit bericht niet afgeleverd kan worden, hierna: E-mail, Brief" in _page(viewer, service, sms)
+    status_changes.transition(sms.id, statuses.DELIVERED, completed_at=utcnow())
+    assert "hierna" not in _page(viewer, service, Notification.get_by_id(sms.id))

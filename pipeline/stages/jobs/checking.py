@@ -62,7 +62,7 @@ def _texts(channel: str, version: TemplateVersion) -> list[str]:
     return letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
 
 
-def _content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, Refusal]]:
+def content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, Refusal]]:
     """(column or None for the whole row, problem) for each problem of the row's message."""
     missing = missing_personalisation(_texts(channel, version), values)
     if missing:
@@ -132,7 +132,7 @@ def check_sheet(sheet: Sheet, channel: str, version: TemplateVersion, *, interna
         problems, international = _recipient_problems(rules, raw, values)
         checked.international_rows += international
         checked.problems.extend(Problem(row_number, p.column, p.message) for p in problems)
-        for placeholder, message in _content_problems(channel, version, values):
+        for placeholder, message in content_problems(channel, version, values):
             column = None if placeholder is None else sheet.header[keys.index(normalise_key(placeholder))]
             checked.problems.append(Problem(row_number, column, message))
     return checked

@@ -2,7 +2,9 @@
 Notify's "download this report". Streamed a chunk of rows at a time along the (job_id, job_row_number)
 index, so a 100,000-row job is never held in memory nor read in one long query.
 
-Values are the v2 API's (public status names, wire date-times, the id), like the messages report.
+Values are the v2 API's (public status names, wire date-times, the id), like the messages report. A row
+whose message fell back (issue 44) names the channels sent instead, the last one's status and id, and
+the refusal that ended its chain.
 """
 from __future__ import annotations
 
@@ -13,21 +15,25 @@ from models.notification import Notification
 from pipeline.domain.csv_output import csv_text
 from pipeline.domain.formatting import iso
 from pipeline.domain.statuses import public_status
+from pipeline.stages.jobs.chains import chains, refusal
 from pipeline.stages.message_report import recipient
 
 HEADER = ["Row number", "Recipient", "Reference", "Template", "Type", "Status", "Time", "Sent at",
-          "Completed at", "ID"]
+          "Completed at", "ID", "Fell back to", "Fallback status", "Fallback ID", "Fallback refused"]
 CHUNK = 1000
 _COLUMNS = (Notification.id, Notification.to, Notification.reference, Notification.notification_type,
             Notification.status, Notification.created_at, Notification.sent_at, Notification.completed_at,
-            Notification.job_row_number)
+            Notification.job_row_number, Notification.fallback_sent_as, Notification.fallback_refused)
 
 
-def _row(n: Notification, template_name: str) -> list[object]:
+def _row(n: Notification, template_name: str, chain: list[Notification]) -> list[object]:
+    last = chain[-1] if chain else None
     return [(n.job_row_number or 0) + 2,  # as the spreadsheet numbers it: its header is row 1
             recipient(n), n.reference, template_name, n.notification_type,
             public_status(n.notification_type, n.status), iso(n.created_at), iso(n.sent_at),
-            iso(n.completed_at), str(n.id)]
+            iso(n.completed_at), str(n.id), ", ".join(step.notification_type for step in chain),
+            public_status(last.notification_type, last.status) if last else "", str(last.id) if last else "",
+            refusal(n, chain) or ""]
 
 
 def stream_job_report(job: Job, template_name: str) -> Iterator[str]:
@@ -39,7 +45,8 @@ def stream_job_report(job: Job, template_name: str) -> Iterator[str]:
                      .where((Notification.job_id == job.id) & (Notification.job_row_number > after))
                      .order_by(Notification.job_row_number).limit(CHUNK))
         if chunk:
-            yield csv_text(_row(n, template_name) for n in chunk)
+            fell_back = chains(job.service_id, chunk)
+            yield csv_text(_row(n, template_name, fell_back.get(n.id, [])) for n in chunk)
         if len(chunk) < CHUNK:
             return
         after = chunk[-1].job_row_number or 0

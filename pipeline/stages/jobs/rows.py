@@ -80,7 +80,8 @@ def _reply_to_text(service: Service, channel: str) -> str | None:
 def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_number: int, row: list,
                   now: datetime.datetime) -> Notification:
     channel = version.template.template_type
-    raw, values = row
+    raw, values, *rest = row
+    alternatives = rest[0] if rest else None  # what the row falls back to (pipeline/stages/jobs/alternatives.py)
     # Recipients and addresses were checked at upload (these raise otherwise), against the job's own version.
     if channel == "letter":
         address = validate_postal_address(values)
@@ -88,11 +89,12 @@ def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_
         return new_notification(
             job.service_id, channel, address, body=rendered.body, subject=rendered.subject, version=version,
             reply_to_text=contact, personalisation=values, postage=postage_of(address, version),
-            job_id=job.id, job_row_number=row_number, created_at=now)
+            job_id=job.id, job_row_number=row_number, created_at=now, fallback=alternatives)
     body, subject = filled(channel, version, values)
     return new_notification(
         job.service_id, channel, recipient_of(channel, raw), body=body, subject=subject, version=version,
-        reply_to_text=reply_to, personalisation=values, job_id=job.id, job_row_number=row_number, created_at=now)
+        reply_to_text=reply_to, personalisation=values, job_id=job.id, job_row_number=row_number, created_at=now,
+        fallback=alternatives)
 
 
 def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, enqueue_next: Callable[[], None],
