@@ -5,20 +5,26 @@ at chain time, recorded on the failed message; every message of the chain has it
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import time
 
 from notifications_python_client.notifications import NotificationsAPIClient
 
 import config
-from models.notification import Notification
+from config import get_settings
+from models.db import utcnow
+from models.notification import FALLS_BACK_ON, Notification
 from models.service import Service
+from pipeline.domain.errors import kept
 from pipeline.domain.trial import trial_mode_message
+from pipeline.stages import fallback
 from tests.conftest import status_of, wait_for
-from tests.factories import create_key, create_sample_template, create_service
+from tests.factories import create_key, create_notification, create_sample_template, create_service
 from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)
 from tests.test_email_events import dsn
 from tests.test_sftp_letters import ADDRESS, batch_folders, print_house, sftp_server  # noqa: F401  (fixtures)
 from workers import letters
+from workers.periodic import sweep_stuck_notifications
 
 SIMULATED_PERMANENT_FAILURE = "+4917700900002"  # ends 7700900002: the simulator fails it for good
 
@@ -127,7 +133,7 @@ def test_trial_mode_at_chain_time_refuses_the_step_and_ends_the_chain(live_serve
     wait_for(lambda: Notification.get_by_id(text).fallback_refused)
     stored = Notification.get_by_id(text)
     assert (stored.status, stored.fallback_refused, stored.fallback_sent_as) == (
-        "permanent-failure", str(trial_mode_message()), None)
+        "permanent-failure", [kept(trial_mode_message())], None)
     assert Notification.select().count() == 1
 
 
@@ -140,5 +146,34 @@ def test_todays_limit_reached_at_chain_time_refuses_the_step(live_server, worker
     fail_text(real_providers[1])
 
     wait_for(lambda: Notification.get_by_id(text).fallback_refused)
-    assert Notification.get_by_id(text).fallback_refused == "Exceeded send limits (email: 1) for today"
+    assert Notification.get_by_id(text).fallback_refused == [{
+        "code": "daily_limit_exceeded", "text": "Exceeded send limits (email: 1) for today",
+        "values": {"kind": "email", "limit": 1}}]
     assert Notification.select().count() == 2
+
+
+def test_a_step_whose_message_was_lost_is_sent_by_the_sweep_once_it_is_overdue(live_server, worker):
+    """The message that starts a step goes out after the failure's commit: lost there (Redis away, the
+    process killed), the sweep finds the failed message along its index and starts the step."""
+    service = create_service()
+    ids = templates(service)
+    alternatives = [{**email_to(ids), "personalisation": {"name": "Anna"}}]
+    long_ago = utcnow() - datetime.timedelta(seconds=get_settings().stuck_after_seconds + 60)
+    # Failed without its listener having run: as if the step's message never reached Redis.
+    lost = create_notification(service=service, status="permanent-failure", completed_at=long_ago,
+                               fallback=alternatives, reference="case-9")
+    just_now = create_notification(service=service, status="permanent-failure", completed_at=utcnow(),
+                                   fallback=alternatives)
+
+    sweep_stuck_notifications.fn()
+    email = sent_as(str(lost.id))
+    wait_for(lambda: status_of(email) == "delivered")
+    stored = Notification.get_by_id(email)
+    assert (stored.notification_type, stored.to, str(stored.fallback_for), stored.reference) == (
+        "email", "anna@example.nl", str(lost.id), "case-9")
+
+    sweep_stuck_notifications.fn()  # the step taken: nothing more; the recent failure is not overdue yet
+    time.sleep(1)
+    assert Notification.select().where(Notification.fallback_for == lost.id).count() == 1
+    assert Notification.get_by_id(just_now.id).fallback_sent_as is None
+    assert set(FALLS_BACK_ON) == fallback.FALLS_BACK_ON  # the index's statuses are the chain's

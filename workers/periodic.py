@@ -10,10 +10,11 @@ import dramatiq
 
 from config import get_settings
 from models.db import utcnow
-from pipeline.stages import stuck_sends
+from pipeline.stages import fallback, stuck_sends
 from pipeline.stages.receipts import sweep_held_receipts
 from pipeline.stages.sending_timeout import time_out_overdue
 from workers.actors import actor
+from workers.enqueue import enqueue_after_commit
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -21,11 +22,15 @@ _settings = get_settings()
 
 @actor(queue_name="periodic", max_retries=0)
 def sweep_stuck_notifications() -> None:
-    """Send again what lost its queue message; fail claims whose outcome stayed unknown."""
+    """Send again what lost its queue message (a send, or a fallback chain's next step); fail claims
+    whose outcome stayed unknown."""
+    from workers.fallback import send_fallback
     from workers.sending import enqueue_deliveries
 
     settings, now = get_settings(), utcnow()
     enqueue_deliveries(stuck_sends.lost_messages(now, settings))
+    for notification_id in fallback.steps_overdue(now, settings):
+        enqueue_after_commit(send_fallback, notification_id)
     stuck_sends.fail_abandoned_claims(now, settings)
 
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.messages import labels
+from console.services.refusals import translated
 from models.notification import Notification
+from pipeline.domain.errors import restored
 from pipeline.stages.fallback import FALLS_BACK_ON
 
 
@@ -42,6 +44,6 @@ def chain(notification: Notification) -> dict[str, Any]:
         "sent_instead": _link(notification.service_id, notification.fallback_sent_as),
         "next_channels": [str(labels.CHANNELS[alternative["type"]]) for alternative in notification.fallback or []
                           if alternative.get("type") in labels.CHANNELS],
-        "fallback_refused": notification.fallback_refused,
+        "fallback_refused": [translated(restored(record)) for record in notification.fallback_refused or []],
         "step_coming": step_coming(notification),
     }

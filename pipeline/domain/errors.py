@@ -36,6 +36,20 @@ class Refusal(str):
         return Refusal(self.code, f"{field} {self}", {**self.values, "field": field})
 
 
+def kept(message: str) -> dict[str, Any]:
+    """A refusal as stored (JSON): its code (None for a plain str), words and values."""
+    if isinstance(message, Refusal):
+        return {"code": message.code, "text": str(message), "values": dict(message.values)}
+    return {"code": None, "text": str(message), "values": {}}
+
+
+def restored(stored: Mapping[str, Any]) -> str:
+    """A refusal kept(): a Refusal again when it had a code, so each door words it from that."""
+    if stored.get("code") is None:
+        return str(stored["text"])
+    return Refusal(stored["code"], stored["text"], stored.get("values") or {})
+
+
 BLANK = Refusal("blank", "cannot be blank")  # "<field> cannot be blank": a text given with nothing but spaces
 
 

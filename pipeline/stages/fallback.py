@@ -9,15 +9,17 @@ killed half-way, finds the step taken (or rolled back whole) and sends nothing m
 """
 from __future__ import annotations
 
+import datetime
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from config import Settings
 from models.db import database
 from models.notification import Notification
 from models.service import Service
 from pipeline.domain import send_rules, statuses
-from pipeline.domain.errors import ApiError
+from pipeline.domain.errors import ApiError, kept
 from pipeline.domain.letters.content import filled_letter, postage_of
 from pipeline.domain.new_notification import new_notification
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
@@ -26,6 +28,7 @@ from pipeline.stages.documents import prepare_files
 
 # The final failures a chain goes on from; delivered, sent (international) and received end it.
 FALLS_BACK_ON = frozenset({statuses.PERMANENT_FAILURE, statuses.TEMPORARY_FAILURE, statuses.TECHNICAL_FAILURE})
+SWEPT_AT_ONCE = 10_000
 
 
 def _waiting() -> Any:
@@ -85,7 +88,7 @@ def _claim(failed_id: object, new_id: uuid.UUID) -> bool:
 
 
 def _refuse(failed_id: object, refused: ApiError) -> None:
-    Notification.update(fallback_refused="\n".join(refused.messages)).where(
+    Notification.update(fallback_refused=[kept(message) for message in refused.messages]).where(
         (Notification.id == failed_id) & _waiting()).execute()
 
 
@@ -108,3 +111,13 @@ def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notifi
         _refuse(failed.id, refused)
         return None
     return row
+
+
+def steps_overdue(now: datetime.datetime, settings: Settings) -> list[str]:
+    """Failed messages whose next step was due more than STUCK_AFTER_SECONDS ago and is neither taken
+    nor refused: the message that was to start it was lost (Redis away at the commit, a process
+    killed between the commit and the enqueue). Read along the partial index of such rows."""
+    due_before = now - datetime.timedelta(seconds=settings.stuck_after_seconds)
+    return [str(row.id) for row in Notification.select(Notification.id).where(
+        Notification.status.in_(FALLS_BACK_ON) & _waiting() & (Notification.completed_at < due_before)
+    ).limit(SWEPT_AT_ONCE)]

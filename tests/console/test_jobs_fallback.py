@@ -11,6 +11,8 @@ import pytest
 
 from models.job import Job
 from models.notification import Notification
+from pipeline.domain.errors import kept
+from pipeline.domain.trial import trial_letters_message
 from pipeline.stages.jobs import lifecycle, rows
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
@@ -107,7 +109,7 @@ def _job_that_fell_back(service, templates):
     email = create_notification(service=service, template=templates["email"], to="anna@example.nl",
                                 status="permanent-failure", fallback_for=texts[0].id, fallback_sent_as=letter.id)
     Notification.update(fallback_sent_as=email.id).where(Notification.id == texts[0].id).execute()
-    Notification.update(fallback_refused="Cannot send letters in trial mode").where(
+    Notification.update(fallback_refused=[kept(trial_letters_message())]).where(
         Notification.id == texts[1].id).execute()
     Job.update(rows_processed=3, status="finished").where(Job.id == job.id).execute()
     return job, email, letter
@@ -119,7 +121,7 @@ def test_the_job_report_and_page_show_each_rows_chain(client, service, templates
     rows = list(csv.reader(io.StringIO(report)))
     assert rows[0][10:] == ["Fell back to", "Fallback status", "Fallback ID", "Fallback refused"]
     assert rows[1][10:] == ["email, letter", "accepted", str(letter.id), ""]
-    assert rows[2][10:] == ["", "", "", "Cannot send letters in trial mode"]
+    assert rows[2][10:] == ["", "", "", str(trial_letters_message())]
     assert rows[3][10:] == ["", "", "", ""]
     page = client.get(f"/services/{service.id}/jobs/{job.id}").get_data(as_text=True)
     assert f'href="/services/{service.id}/notifications/{letter.id}"' in page

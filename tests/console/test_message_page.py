@@ -12,6 +12,8 @@ from models.db import utcnow
 from models.job import Job
 from models.notification import Notification
 from pipeline.domain import statuses
+from pipeline.domain.errors import kept
+from pipeline.domain.trial import trial_letters_message
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
 from pipeline.infrastructure.virus_scan import EicarScanner
 from pipeline.stages import status_changes
@@ -172,7 +174,7 @@ def test_a_fallback_chain_is_shown_both_ways_with_links_and_a_refusal(viewer, se
                               normalised_to="+31612345678", status=statuses.PERMANENT_FAILURE)
     email = create_notification(service=service, notification_type="email", to="anna@example.nl",
                                 fallback_for=sms.id, status=statuses.PERMANENT_FAILURE,
-                                fallback_refused="Cannot send letters in trial mode")
+                                fallback_refused=[kept(trial_letters_message())])
     sms.fallback_sent_as = email.id
     sms.save()
     sms_page = viewer.get(f"/services/{service.id}/notifications/{sms.id}").get_data(as_text=True)
@@ -180,7 +182,9 @@ def test_a_fallback_chain_is_shown_both_ways_with_links_and_a_refusal(viewer, se
     assert "Niet afgeleverd, dus dit is in plaats daarvan verstuurd: E-mail naar anna@example.nl" in _text(sms_page)
     email_text = _page(viewer, service, email)
     assert "Verstuurd in plaats van Sms naar 06 12345678 , dat niet afgeleverd kon worden." in email_text
-    assert "Niet afgeleverd, en het volgende bericht is geweigerd: Cannot send letters in trial mode" in email_text
+    # Worded in the page's language from the refusal's code, with its link to the trial mode page.
+    assert ("Niet afgeleverd, en het volgende bericht is geweigerd: In proefmodus kan deze dienst geen brieven "
+            "versturen. Wat proefmodus betekent") in email_text
 
 
 def test_a_message_with_alternatives_left_says_what_comes_next_until_it_is_final(viewer, service):

@@ -34,5 +34,7 @@ def chains(service_id: object, firsts: Iterable[Notification]) -> dict[uuid.UUID
 
 
 def refusal(first: Notification, chain: list[Notification]) -> str | None:
-    """The refusal that ended the chain (kept on the message whose next step it refused), if any."""
-    return next((m.fallback_refused for m in [first, *chain] if m.fallback_refused), None)
+    """The refusal that ended the chain (kept on the message whose next step it refused) in the API's
+    words, if any."""
+    stored = next((m.fallback_refused for m in [first, *chain] if m.fallback_refused), None)
+    return None if stored is None else "; ".join(record["text"] for record in stored)
