@@ -27,6 +27,7 @@ import config
 from config import get_settings
 from tests.console.browser import AXE, CHROMIUM, CHROMIUM_ARGS, sign_in
 from tests.console.users import ConsoleUser, create_console_user
+from tests.factories import create_sample_template
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,3 +148,13 @@ def local_mailbox(tmp_path) -> Iterator[Path]:
         config._settings = before
         catcher.terminate()
         catcher.wait(timeout=10)
+
+
+@pytest.fixture
+def templates(service):
+    """A text, an email and a letter template of the service, each with a ((naam)): a fallback chain's."""
+    return {"sms": create_sample_template(service=service, name="Afspraak", body="Hallo ((naam))"),
+            "email": create_sample_template(service=service, template_type="email", name="Afspraak per mail",
+                                            subject="Uw afspraak", body="Beste ((naam))"),
+            "letter": create_sample_template(service=service, template_type="letter", name="Afspraakbrief",
+                                             body="Beste ((naam))")}

@@ -28,15 +28,6 @@ def service():
 
 
 @pytest.fixture
-def templates(service):
-    return {"sms": create_sample_template(service=service, name="Afspraak", body="Hallo ((naam))"),
-            "email": create_sample_template(service=service, template_type="email", name="Afspraak per mail",
-                                            subject="Uw afspraak", body="Beste ((naam))"),
-            "letter": create_sample_template(service=service, template_type="letter", name="Afspraakbrief",
-                                             body="Beste ((naam))")}
-
-
-@pytest.fixture
 def client(console_app, service):
     member = create_console_user(service=service, permissions=["send_messages", "view_activity"])
     return signed_in_client(console_app, member.user)

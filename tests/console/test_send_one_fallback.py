@@ -26,15 +26,6 @@ def _text(response) -> str:
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
 
 
-@pytest.fixture
-def templates(service):
-    return {"sms": create_sample_template(service=service, name="Afspraak", body="Hallo ((naam))"),
-            "email": create_sample_template(service=service, template_type="email", name="Afspraak per mail",
-                                            subject="Uw afspraak", body="Beste ((naam))"),
-            "letter": create_sample_template(service=service, template_type="letter", name="Afspraakbrief",
-                                             body="Beste ((naam))")}
-
-
 def test_a_text_offers_an_email_then_a_letter_and_an_email_only_a_letter(console_app, service, sender, templates):
     client = signed_in_client(console_app, sender.user)
     text_form = client.get(_start(service, templates["sms"])).get_data(as_text=True)
