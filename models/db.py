@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import peewee
+import psycopg2
+import psycopg2.extensions
+from peewee import Psycopg2Adapter
 from playhouse import db_url
 from playhouse.pool import MaxConnectionsExceeded, PooledDatabase, PooledPostgresqlDatabase
 
@@ -94,13 +97,13 @@ def connect_url(url: str, shared_connections: int | None = None) -> peewee.Datab
     if not url.startswith(("postgresql://", "postgres://")):
         return db_url.connect(url)
     address = url.split("://", 1)[1]
-    # peewee's pool checks each connection it hands out (a SELECT 1): one the server dropped (it
-    # restarted, or ended the session) is closed and another taken, never handed out again.
+    # peewee's pool checks each connection it hands out (CheckedWithoutRoundTrip): one the server
+    # dropped (it restarted, or ended the session) is closed and another taken, never handed out.
     if _cooperate_with_gevent():
         # peewee keeps a connection per greenlet there, that is per request: requests borrow one
         # from the pool and give it back (leave_request). Threads keep theirs for life instead.
-        return PooledPostgresqlDatabase(max_connections=POOL_SIZE, timeout=10, stale_timeout=STALE_SECONDS,
-                                        **db_url.parse("postgresql://" + address))
+        return RequestConnections(max_connections=POOL_SIZE, timeout=10, stale_timeout=STALE_SECONDS,
+                                  **db_url.parse("postgresql://" + address))
     if shared_connections:
         # A worker thread holds one from its first query until it gives it back (at the end of
         # each message, and while it waits on a provider: give_back_connection()), so a worker's
@@ -132,8 +135,27 @@ def dropped(conn: Any) -> bool:
     return bool(readable)
 
 
+class CheckedWithoutRoundTrip(Psycopg2Adapter):
+    """peewee's psycopg2 adapter, whose check of an idle pooled connection before it is handed out
+    polls its socket (dropped()) instead of sending a SELECT 1: that round trip was paid by every
+    web request and every worker message that took a connection from a pool."""
+
+    def is_connection_closed(self, conn: Any) -> bool:
+        if conn.get_transaction_status() != psycopg2.extensions.TRANSACTION_STATUS_IDLE:
+            return super().is_connection_closed(conn)  # rolled back, or found lost, as peewee does
+        return dropped(conn)
+
+
+class RequestConnections(PooledPostgresqlDatabase):
+    """peewee's pool, lent to a gevent web worker's requests (connect_url)."""
+
+    psycopg2_adapter = CheckedWithoutRoundTrip
+
+
 class SharedConnections(PooledPostgresqlDatabase):
     """peewee's pool, shared by a worker process's threads (connect_url)."""
+
+    psycopg2_adapter = CheckedWithoutRoundTrip
 
     def connect(self, reuse_if_open: bool = False) -> bool:
         try:
@@ -163,7 +185,6 @@ def _cooperate_with_gevent() -> bool:
         return False
     if not monkey.is_module_patched("socket"):
         return False
-    import psycopg2.extensions
 
     def wait(connection: Any, timeout: float | None = None) -> None:
         while True:
