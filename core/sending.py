@@ -15,13 +15,14 @@ from core.sender import Sender
 from models.notification import Notification
 from pipeline.domain import send_rules
 from pipeline.domain.errors import BadRequestError
-from pipeline.domain.new_notification import new_notification
+from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.domain.recipients import Recipient
 from pipeline.domain.refusals import INTERNATIONAL_SMS_NOT_ALLOWED
 from pipeline.domain.rendering import Rendered, sanitise_values, sanitised_content
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages.documents import is_prepared_file, prepare_files
+from pipeline.stages.fallback import saving_links
 
 
 @dataclass
@@ -102,9 +103,10 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         # Stored sanitised: the HTML email rendered at dispatch must honour sanitise_content_for too.
         personalisation=sanitise_values(files.personalisation, _sanitise_keys(body)),
         one_click_unsubscribe_url=body.get("one_click_unsubscribe_url"), notification_id=notification_id,
-        fallback=alternatives,
     )
-    # A send with files commits their rows with its own, in one transaction.
-    record([row], enqueue, daily, with_row=files.save if files.pending else None)
+    chain = new_chain(row, alternatives)
+    # A send with files, or alternatives, commits them with its row, in one transaction.
+    record([row], enqueue, daily, with_row=saving_links({row.id: chain} if chain is not None else {},
+                                                        files.save if files.pending else None))
     sanitised = sanitised_content(files.personalisation, _sanitise_keys(body)) if channel == "email" else {}
     return Accepted(row, body, rendered, sanitised)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from core.daily_figures import BILLED_KEY_TYPES, billing_counts
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.organisation import rate_table_of
 from pipeline.domain.prices import letter_cost, sms_cost
 from pipeline.stages.fallback import FALLS_BACK_ON
@@ -83,10 +84,10 @@ def monthly_usage(service_id: object, year: int, month: int) -> MonthlyUsage:
 def fell_back(service_id: object, year: int, month: int) -> int:
     """How many of the month's billed messages failed and had another sent instead (issue 44): each
     of those is counted as itself above, this says how many of them fell back. Read from the messages
-    still held (a purged month counts none), through the list index's key types, channels and failures."""
+    still held (a purged month counts none), from the chains' links joined to their messages."""
     start, end = _month(year, month)
-    return (Notification.select().where(
-        (Notification.service == service_id) & Notification.key_type.in_(BILLED_KEY_TYPES)
+    return (NotificationFallback.select().join(Notification).where(
+        NotificationFallback.sent_as.is_null(False)
+        & (Notification.service == service_id) & Notification.key_type.in_(BILLED_KEY_TYPES)
         & Notification.notification_type.in_(("sms", "email")) & Notification.status.in_(sorted(FALLS_BACK_ON))
-        & (Notification.created_at >= start) & (Notification.created_at < end)
-        & Notification.fallback_sent_as.is_null(False)).count())
+        & (Notification.created_at >= start) & (Notification.created_at < end)).count())

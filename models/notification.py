@@ -58,14 +58,6 @@ class Notification(BaseModel):
     # Why a letter is validation-failed (e.g. "content outside the printable area on page 2"), as the
     # letter stage found it: set in the same UPDATE that moves it there, so it costs no write of its own.
     validation_failure = peewee.TextField(null=True)
-    # A fallback chain (issue 44): the message this one stands in for, the one sent instead of this one,
-    # the alternatives still to try if this one fails (personal data, so sealed as personalisation is),
-    # and the refusal (its code, words and values) that ended the chain instead of sending the next one.
-    fallback_for = peewee.UUIDField(null=True)
-    fallback_sent_as = peewee.UUIDField(null=True)
-    fallback = EncryptedJSONField(null=True)
-    fallback_refused = EncryptedJSONField(null=True)  # pipeline.domain.errors.kept() of each refusal
-
     class Meta:
         indexes = (
             # Paging a service's notifications newest first, per key type: the list query's index.
@@ -110,15 +102,6 @@ SCHEDULED_INDEX = "notification_service_id_scheduled_for"
 Notification.add_index(Notification.index(Notification.service, Notification.scheduled_for, name=SCHEDULED_INDEX,
                                           where=(Notification.status == "created")
                                           & Notification.scheduled_for.is_null(False)))
-# Failed messages whose fallback step is still to be taken (issue 44): the sweep finds a chain whose
-# message to start that step was lost. Few at any time: a row leaves once its step is taken or refused.
-FALLBACK_DUE_INDEX = "notification_fallback_due"
-FALLS_BACK_ON = ("permanent-failure", "temporary-failure", "technical-failure")  # pipeline.stages.fallback's
-Notification.add_index(Notification.index(Notification.completed_at, name=FALLBACK_DUE_INDEX,
-                                          where=Notification.status.in_(FALLS_BACK_ON)
-                                          & Notification.fallback.is_null(False)
-                                          & Notification.fallback_sent_as.is_null()
-                                          & Notification.fallback_refused.is_null()))
 # Receipts find their notification by the provider's reference, which is set only once it is sent:
 # indexing the rows that have one spares every accepted send an index entry.
 Notification.add_index(Notification.index(Notification.provider_reference,

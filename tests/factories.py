@@ -1,6 +1,7 @@
 """Keyword-only factories for test data, built with the same functions the admin API uses."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
 
 from models.api_key import create_api_key
@@ -49,8 +50,12 @@ from models.notification import Notification  # noqa: E402  (appended: the impor
 def create_notification(*, service: Service, template: Template | None = None, notification_type: str | None = None,
                         key_type: str = "live", status: str = "created", to: str | None = None,
                         **fields: object) -> Notification:
-    """A notification row as the send path records it; any column can be overridden (created_at, ...)."""
+    """A notification row as the send path records it; any column can be overridden (created_at, ...).
+    Its place in a fallback chain too: fallback (the alternatives), fallback_for, fallback_sent_as,
+    fallback_refused (kept beside the row, models.notification_fallback)."""
     import uuid
+
+    chain = {name: fields.pop(name) for name in CHAIN_FIELDS if name in fields}
 
     kind = notification_type or (template.template_type if template is not None else "sms")
     defaults: dict[str, object] = {
@@ -68,8 +73,44 @@ def create_notification(*, service: Service, template: Template | None = None, n
         defaults.update(to="\n".join(lines), subject="Letter heading", postage="second",
                         address={"lines": lines, "postcode": None})
     defaults.update(fields)
-    return Notification.create(service=service, key_type=key_type, notification_type=kind, status=status,
-                               **defaults)
+    row = Notification.create(service=service, key_type=key_type, notification_type=kind, status=status,
+                              **defaults)
+    if chain:
+        set_chain(row.id, **chain)
+    return row
+
+
+# A test's names of a notification's chain link fields (models.notification_fallback), as the API reads them.
+CHAIN_FIELDS = {"fallback": "alternatives", "fallback_for": "fallback_for", "fallback_sent_as": "sent_as",
+                "fallback_refused": "refused", "fallback_failed_at": "failed_at"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Chain:
+    fallback: list | None = None
+    fallback_for: object = None
+    fallback_sent_as: object = None
+    fallback_refused: list | None = None
+    fallback_failed_at: object = None
+
+
+def chain_of(notification_id: object) -> Chain:
+    """A notification's chain link, by the test's names; every field None without one."""
+    from models.notification_fallback import NotificationFallback
+
+    link = NotificationFallback.get_or_none(NotificationFallback.notification == notification_id)
+    if link is None:
+        return Chain()
+    return Chain(**{name: getattr(link, field) for name, field in CHAIN_FIELDS.items()})
+
+
+def set_chain(notification_id: object, **fields: object) -> None:
+    """Set fields of a notification's chain link (by the test's names), making the link if it has none."""
+    from models.notification_fallback import NotificationFallback
+
+    values = {CHAIN_FIELDS[name]: value for name, value in fields.items()}
+    if not NotificationFallback.update(values).where(NotificationFallback.notification == notification_id).execute():
+        NotificationFallback.create(notification=notification_id, **values)
 
 
 # The rate card a fresh install is given (migration step 110, release 0.8.0's): what a test's emptied

@@ -9,12 +9,14 @@ import pytest
 
 from models import crypto
 from models.db import utcnow
+from models.migrations import migrate
 from models.notification import Notification
 from pipeline.infrastructure.throughput.fast import dispatch as fast_dispatch
 from pipeline.stages import dispatch
 from tests.batching_helpers import fast_only, taken_together
-from tests.factories import create_notification
+from tests.factories import create_notification, create_service
 from tests.faults import make_unreadable
+from tests.private_databases import private_database, using
 
 
 @pytest.fixture(autouse=True)
@@ -76,3 +78,16 @@ def test_sends_claimed_together_each_get_their_own_row_and_only_the_claimable_ar
     rows = {row.id: row for row in Notification.select()}
     assert all(rows[n.id].dispatch_started_at is not None for n in waiting)
     assert rows[test_key.id].dispatch_started_at is None and rows[delivered.id].dispatch_started_at is None
+
+
+def test_a_column_a_later_release_adds_does_not_stop_the_reads():
+    """During a rolling upgrade the next release's migration may add a column to `notification`; the
+    reads that take rows whole (`SELECT *`) skip what they do not know, and the send goes on."""
+    with private_database("added_column") as db, using(db):
+        migrate()
+        service = create_service()
+        send = create_notification(service=service, body="Your code is 7")
+        db.execute_sql('ALTER TABLE "notification" ADD COLUMN "added_by_a_later_release" TEXT')
+        db.execute_sql("UPDATE \"notification\" SET \"added_by_a_later_release\" = 'x'")
+        assert dispatch.awaiting_dispatch(str(send.id)).body == "Your code is 7"
+        assert dispatch.claim_awaiting(str(send.id)).body == "Your code is 7"

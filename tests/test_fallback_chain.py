@@ -13,13 +13,13 @@ from notifications_python_client.notifications import NotificationsAPIClient
 import config
 from config import get_settings
 from models.db import utcnow
-from models.notification import FALLS_BACK_ON, Notification
+from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.service import Service
 from pipeline.domain.errors import kept
 from pipeline.domain.trial import trial_mode_message
-from pipeline.stages import fallback
 from tests.conftest import status_of, wait_for
-from tests.factories import create_key, create_notification, create_sample_template, create_service
+from tests.factories import chain_of, create_key, create_notification, create_sample_template, create_service
 from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)
 from tests.test_email_events import dsn
 from tests.test_sftp_letters import ADDRESS, batch_folders, print_house, sftp_server  # noqa: F401  (fixtures)
@@ -50,7 +50,7 @@ def by_letter(template_ids: dict[str, str]) -> dict:
 
 def sent_as(notification_id: str) -> str:
     """The id of the message sent instead of this one, once there is one."""
-    return str(wait_for(lambda: Notification.get_by_id(notification_id).fallback_sent_as))
+    return str(wait_for(lambda: chain_of(notification_id).fallback_sent_as))
 
 
 def test_a_failed_text_goes_by_email_and_a_bounced_email_by_letter_to_the_print_house(
@@ -99,7 +99,7 @@ def test_a_live_key_on_the_simulator_falls_back_and_each_message_has_its_callbac
     wanted = {(text, "permanent-failure"), (email, "delivered")}
     wait_for(lambda: wanted <= {(r.json["id"], r.json["status"]) for r in receiver.requests})
     assert api.get_notification_by_id(email)["fallback_for"] == text
-    assert Notification.get_by_id(email).fallback is None
+    assert chain_of(email).fallback is None
 
 
 def test_a_delivered_text_sends_nothing_more_and_a_test_key_never_falls_back(live_server, worker):
@@ -112,7 +112,7 @@ def test_a_delivered_text_sends_nothing_more_and_a_test_key_never_falls_back(liv
     wait_for(lambda: (status_of(delivered), status_of(failed)) == ("delivered", "permanent-failure"))
     time.sleep(1)
     assert Notification.select().count() == 2
-    assert [Notification.get_by_id(n).fallback_sent_as for n in (delivered, failed)] == [None, None]
+    assert [chain_of(n).fallback_sent_as for n in (delivered, failed)] == [None, None]
 
 
 def fail_text(gateway) -> None:
@@ -130,9 +130,8 @@ def test_trial_mode_at_chain_time_refuses_the_step_and_ends_the_chain(live_serve
     Service.update(trial_mode=True).where(Service.id == service.id).execute()  # between accept and failure
     fail_text(real_providers[1])
 
-    wait_for(lambda: Notification.get_by_id(text).fallback_refused)
-    stored = Notification.get_by_id(text)
-    assert (stored.status, stored.fallback_refused, stored.fallback_sent_as) == (
+    wait_for(lambda: chain_of(text).fallback_refused)
+    assert (status_of(text), chain_of(text).fallback_refused, chain_of(text).fallback_sent_as) == (
         "permanent-failure", [kept(trial_mode_message())], None)
     assert Notification.select().count() == 1
 
@@ -145,8 +144,8 @@ def test_todays_limit_reached_at_chain_time_refuses_the_step(live_server, worker
     api.send_email_notification("someone@example.nl", ids["email"], {"name": "x"})  # today's one email
     fail_text(real_providers[1])
 
-    wait_for(lambda: Notification.get_by_id(text).fallback_refused)
-    assert Notification.get_by_id(text).fallback_refused == [{
+    wait_for(lambda: chain_of(text).fallback_refused)
+    assert chain_of(text).fallback_refused == [{
         "code": "daily_limit_exceeded", "text": "Exceeded send limits (email: 1) for today",
         "values": {"kind": "email", "limit": 1}}]
     assert Notification.select().count() == 2
@@ -159,21 +158,20 @@ def test_a_step_whose_message_was_lost_is_sent_by_the_sweep_once_it_is_overdue(l
     ids = templates(service)
     alternatives = [{**email_to(ids), "personalisation": {"name": "Anna"}}]
     long_ago = utcnow() - datetime.timedelta(seconds=get_settings().stuck_after_seconds + 60)
-    # Failed without its listener having run: as if the step's message never reached Redis.
+    # Failed and marked so by its listener, but the step's message never reached Redis.
     lost = create_notification(service=service, status="permanent-failure", completed_at=long_ago,
-                               fallback=alternatives, reference="case-9")
+                               fallback=alternatives, fallback_failed_at=long_ago, reference="case-9")
     just_now = create_notification(service=service, status="permanent-failure", completed_at=utcnow(),
-                                   fallback=alternatives)
+                                   fallback=alternatives, fallback_failed_at=utcnow())
 
     sweep_stuck_notifications.fn()
     email = sent_as(str(lost.id))
     wait_for(lambda: status_of(email) == "delivered")
     stored = Notification.get_by_id(email)
-    assert (stored.notification_type, stored.to, str(stored.fallback_for), stored.reference) == (
+    assert (stored.notification_type, stored.to, str(chain_of(email).fallback_for), stored.reference) == (
         "email", "anna@example.nl", str(lost.id), "case-9")
 
     sweep_stuck_notifications.fn()  # the step taken: nothing more; the recent failure is not overdue yet
     time.sleep(1)
-    assert Notification.select().where(Notification.fallback_for == lost.id).count() == 1
-    assert Notification.get_by_id(just_now.id).fallback_sent_as is None
-    assert set(FALLS_BACK_ON) == fallback.FALLS_BACK_ON  # the index's statuses are the chain's
+    assert NotificationFallback.select().where(NotificationFallback.fallback_for == lost.id).count() == 1
+    assert chain_of(just_now.id).fallback_sent_as is None

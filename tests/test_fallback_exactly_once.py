@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from pipeline.stages import status_changes
 from tests.conftest import running_worker, wait_for
 from tests.factories import create_notification, create_sample_template, create_service
@@ -20,7 +21,8 @@ CHAINS = 150
 
 
 def _stepped(ids: list[str]) -> int:
-    return Notification.select().where(Notification.id.in_(ids) & Notification.fallback_sent_as.is_null(False)).count()
+    return NotificationFallback.select().where(NotificationFallback.notification.in_(ids)
+                                               & NotificationFallback.sent_as.is_null(False)).count()
 
 
 def test_a_worker_killed_in_the_middle_of_the_chains_sends_each_step_once(live_server):
@@ -49,7 +51,9 @@ def test_a_worker_killed_in_the_middle_of_the_chains_sends_each_step_once(live_s
             send_fallback.send(notification_id)
         current_broker().join("fallbacks", timeout=20_000)
 
-    steps = list(Notification.select().where(Notification.fallback_for.in_(ids)))
+    steps = list(NotificationFallback.select().where(NotificationFallback.fallback_for.in_(ids)))
     assert len(steps) == CHAINS and {str(s.fallback_for) for s in steps} == set(ids)
-    sent_as = {str(n.id): str(n.fallback_sent_as) for n in Notification.select().where(Notification.id.in_(ids))}
-    assert {str(s.fallback_for): str(s.id) for s in steps} == sent_as
+    assert Notification.select().where(Notification.id.in_([s.notification_id for s in steps])).count() == CHAINS
+    sent_as = {str(link.notification_id): str(link.sent_as)
+               for link in NotificationFallback.select().where(NotificationFallback.notification.in_(ids))}
+    assert {str(s.fallback_for): str(s.notification_id) for s in steps} == sent_as

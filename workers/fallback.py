@@ -26,5 +26,5 @@ def send_fallback(notification_id: str) -> None:
 
 def status_changed(notification_id: str, new_status: str) -> None:
     """The status-change listener: a final failure of a message with an alternative left starts the next step."""
-    if new_status in fallback.FALLS_BACK_ON and fallback.has_next_step(notification_id):
+    if new_status in fallback.FALLS_BACK_ON and fallback.mark_failed(notification_id):
         enqueue_after_commit(send_fallback, notification_id)

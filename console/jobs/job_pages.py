@@ -13,6 +13,7 @@ from console.jobs.blueprint import bp
 from core.jobs import cancel_job, find_job, job_report, job_template_name, list_jobs
 from models.job import WAITING, Job
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.template import Template, TemplateVersion
 from pipeline.domain.errors import NoResultFound, ValidationError
 from pipeline.stages.jobs.chains import chains
@@ -46,16 +47,17 @@ def job(service_id: str, job_id: str) -> Any:
     page = max(1, request.args.get("page", 1, type=int) or 1)
     first = (page - 1) * MESSAGES_PER_PAGE
     messages = list(Notification.select(Notification.id, Notification.to, Notification.status,
-                                        Notification.job_row_number, Notification.fallback_sent_as,
-                                        Notification.fallback_refused)
+                                        Notification.job_row_number)
                     .where((Notification.job_id == found.id)
                            & Notification.job_row_number.between(first, first + MESSAGES_PER_PAGE - 1))
                     .order_by(Notification.job_row_number))
-    fell_back = (Notification.select().where((Notification.job_id == found.id)
-                                             & Notification.fallback_sent_as.is_null(False)).count())
+    fell_back = (NotificationFallback.select().join(Notification).where(
+        (Notification.job_id == found.id) & NotificationFallback.sent_as.is_null(False)).count())
+    chained = chains(found.service_id, [message.id for message in messages])
     return render_template(
         "jobs/job.html", service=current_service(), job=found, progress=job_progress(found),
-        template_name=job_template_name(found), fell_back=fell_back, chains=chains(found.service_id, messages),
+        template_name=job_template_name(found), fell_back=fell_back, chains=chained,
+        chained=bool(chained.steps) or any(chained.refused(message.id) for message in messages),
         messages=messages, outcome=outcome, page=page, first_row=first,
         has_next=first + MESSAGES_PER_PAGE < found.rows_processed, cancellable=found.status in WAITING,
     )

@@ -9,8 +9,9 @@ from typing import Any
 from console.messages import labels
 from console.services.refusals import translated
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from pipeline.domain.errors import restored
-from pipeline.stages.fallback import FALLS_BACK_ON
+from pipeline.stages.fallback import FALLS_BACK_ON, link_of
 
 
 @dataclass(frozen=True)
@@ -31,19 +32,23 @@ def _link(service_id: object, notification_id: uuid.UUID | None) -> Link | None:
     return Link(found.id, str(labels.CHANNELS[found.notification_type]), (found.to or "").split("\n")[0])
 
 
-def step_coming(notification: Notification) -> bool:
+def step_coming(notification: Notification, link: NotificationFallback | None) -> bool:
     """Whether the message failed and its next alternative is still to be sent: its page keeps watching."""
-    return (notification.status in FALLS_BACK_ON and bool(notification.fallback) and notification.key_type != "test"
-            and notification.fallback_sent_as is None and notification.fallback_refused is None)
+    return (link is not None and notification.status in FALLS_BACK_ON and bool(link.alternatives)
+            and notification.key_type != "test" and link.sent_as is None and link.refused is None)
 
 
 def chain(notification: Notification) -> dict[str, Any]:
     """What the page says of the chain; every value is empty for a message sent without alternatives."""
+    link = link_of(notification.id)
+    if link is None:
+        return {"stands_in_for": None, "sent_instead": None, "next_channels": [], "fallback_refused": [],
+                "step_coming": False}
     return {
-        "stands_in_for": _link(notification.service_id, notification.fallback_for),
-        "sent_instead": _link(notification.service_id, notification.fallback_sent_as),
-        "next_channels": [str(labels.CHANNELS[alternative["type"]]) for alternative in notification.fallback or []
+        "stands_in_for": _link(notification.service_id, link.fallback_for),
+        "sent_instead": _link(notification.service_id, link.sent_as),
+        "next_channels": [str(labels.CHANNELS[alternative["type"]]) for alternative in link.alternatives or []
                           if alternative.get("type") in labels.CHANNELS],
-        "fallback_refused": [translated(restored(record)) for record in notification.fallback_refused or []],
-        "step_coming": step_coming(notification),
+        "fallback_refused": [translated(restored(record)) for record in link.refused or []],
+        "step_coming": step_coming(notification, link),
     }

@@ -30,13 +30,14 @@ from pipeline.stages import cancel
 
 def _status_context(notification: Notification) -> dict[str, Any]:
     channel = notification.notification_type
+    its_chain = chain.chain(notification)
     return {
         "notification": notification,
         "status_text": labels.status_label(channel, notification.status),
         "steps": [(labels.step_label(channel, step.kind), step.at) for step in message_timeline.timeline(notification)],
         # A failed message whose next alternative is still to be sent is watched until it is.
-        "final": message_timeline.is_final(notification) and not chain.step_coming(notification),
-        **chain.chain(notification),
+        "final": message_timeline.is_final(notification) and not its_chain["step_coming"],
+        **its_chain,
     }
 
 

@@ -101,6 +101,5 @@ MIGRATIONS: list[Step] = [
     Step(190, "each sms gateway's pace: messages a second and requests in flight"),
     Step(195, "a bulk job's rows kept in parts, each taken by the chunk that sends it"),
     Step(200, "the lists' indexes per channel, for a channel filter alone and for failed rows", transaction=False),
-    Step(205, "a fallback chain: the message stood in for, the one sent instead, the alternatives left, a refusal"),
-    Step(210, "failed messages whose fallback step is still to be taken, for the sweep", transaction=False),
+    Step(205, "a fallback chain beside each message: the one stood in for, the one sent instead, what is left"),
 ]

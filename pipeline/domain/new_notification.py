@@ -1,6 +1,7 @@
 """The one way a notification row is made, for every sender: the API's and the console's sends, a
 job's rows and the platform's own emails. What every new row has in common (its id, its first
-status, when it was made, what an sms will cost) is filled in here, so no sender spells it itself."""
+status, when it was made, what an sms will cost) is filled in here, so no sender spells it itself;
+and its place in a fallback chain, kept beside it (new_chain)."""
 from __future__ import annotations
 
 import datetime
@@ -8,6 +9,7 @@ import uuid
 
 from models.db import utcnow
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.service import Service
 from models.template import TemplateVersion
 from pipeline.domain import statuses
@@ -25,12 +27,10 @@ def new_notification(
     one_click_unsubscribe_url: str | None = None, job_id: uuid.UUID | None = None,
     job_row_number: int | None = None, precompiled: bool = False, status: str = statuses.CREATED,
     notification_id: uuid.UUID | None = None, created_at: datetime.datetime | None = None,
-    fallback: list[dict] | None = None, fallback_for: uuid.UUID | None = None,
 ) -> Notification:
     """A new, unsaved notification of channel to `to`: a checked sms or email recipient, a checked
     postal address, or (a precompiled letter's) the text shown as its recipient. `version` is the
-    template version it was made from; created_at is now unless a batch gives one time to all its rows.
-    `fallback` is the alternatives to send if it fails; `fallback_for` the failed message it stands in for."""
+    template version it was made from; created_at is now unless a batch gives one time to all its rows."""
     row = Notification(
         id=notification_id or uuid.uuid4(), service=service, api_key_id=api_key_id, key_type=key_type,
         created_by_user_id=created_by_user_id, notification_type=channel,
@@ -39,7 +39,7 @@ def new_notification(
         reference=reference, status=status, body=body, subject=subject, reply_to_text=reply_to_text,
         created_at=created_at or utcnow(), scheduled_for=scheduled_for, personalisation=personalisation,
         one_click_unsubscribe_url=one_click_unsubscribe_url, job_id=job_id, job_row_number=job_row_number,
-        postage=postage, precompiled=precompiled, fallback=fallback or None, fallback_for=fallback_for,
+        postage=postage, precompiled=precompiled,
         # What it will cost is known now: a simulated send records it in the statement that moves it on.
         fragment_count=sms_fragments(body).fragments if channel == "sms" else 0 if channel == "email" else None,
     )
@@ -53,3 +53,14 @@ def new_notification(
     else:
         row.to = to
     return row
+
+
+def new_chain(notification: Notification, alternatives: list[dict] | None,
+              fallback_for: uuid.UUID | None = None) -> NotificationFallback | None:
+    """A new notification's place in a fallback chain (issue 44), to be saved with it: the alternatives
+    to send if it fails, and the failed message it stands in for; None when it has neither. A test
+    key's alternatives are not kept: its messages are always delivered, so it never falls back."""
+    kept = alternatives if notification.key_type != "test" else None
+    if not kept and fallback_for is None:
+        return None
+    return NotificationFallback(notification=notification.id, fallback_for=fallback_for, alternatives=kept or None)

@@ -1,27 +1,29 @@
 """The next step of a fallback chain (issue 44): when a message with alternatives left reaches a final
 failure, its first alternative is sent as a notification of its own, under the same service and key
 type and by the same rules as any send (pipeline.domain.send_rules, today's limits); the rest of the
-alternatives go with it. A refusal is kept on the failed message (`fallback_refused`) and ends the chain.
+alternatives go with it. A refusal is kept beside the failed message and ends the chain.
 
-Exactly once: the failed row is claimed by a compare-and-set of `fallback_sent_as` from NULL in the
-transaction that records the new notification, so a redelivered message, or one whose worker was
-killed half-way, finds the step taken (or rolled back whole) and sends nothing more.
+A chain's links live beside each message (models.notification_fallback). Exactly once: the failed
+message's link is claimed by a compare-and-set of `sent_as` from NULL in the transaction that
+records the new notification, so a redelivered message, or one whose worker was killed half-way,
+finds the step taken (or rolled back whole) and sends nothing more.
 """
 from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from config import Settings
-from models.db import database
+from models.db import database, utcnow
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.service import Service
 from pipeline.domain import send_rules, statuses
 from pipeline.domain.errors import ApiError, kept
 from pipeline.domain.letters.content import filled_letter, postage_of
-from pipeline.domain.new_notification import new_notification
+from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, WithRow, record
 from pipeline.stages.documents import prepare_files
@@ -31,15 +33,45 @@ FALLS_BACK_ON = frozenset({statuses.PERMANENT_FAILURE, statuses.TEMPORARY_FAILUR
 SWEPT_AT_ONCE = 10_000
 
 
-def _waiting() -> Any:
-    """The condition of a row whose chain has its next step still to take."""
-    return (Notification.fallback.is_null(False) & Notification.fallback_sent_as.is_null()
-            & Notification.fallback_refused.is_null() & (Notification.key_type != "test"))
+def _open() -> Any:
+    """A link whose next step is neither taken nor refused."""
+    return NotificationFallback.sent_as.is_null() & NotificationFallback.refused.is_null()
 
 
-def has_next_step(notification_id: object) -> bool:
-    """Whether a message that just failed has an alternative to send (one primary-key read)."""
-    return Notification.select(Notification.id).where((Notification.id == notification_id) & _waiting()).exists()
+def mark_failed(notification_id: object) -> bool:
+    """A message failed for good: whether it has an alternative to send, its link then marked failed
+    (what the sweep reads should the step's message be lost). One statement by the primary key."""
+    return NotificationFallback.update(failed_at=utcnow()).where(
+        (NotificationFallback.notification == notification_id) & NotificationFallback.alternatives.is_null(False)
+        & NotificationFallback.failed_at.is_null() & _open()).execute() == 1
+
+
+def links(notification_ids: Iterable[object]) -> dict[uuid.UUID, NotificationFallback]:
+    """The chain links of these messages, by id (one query); a message without one is left out."""
+    wanted = list(notification_ids)
+    if not wanted:
+        return {}
+    return {link.notification_id: link for link in NotificationFallback.select().where(
+        NotificationFallback.notification.in_(wanted))}
+
+
+def link_of(notification_id: object) -> NotificationFallback | None:
+    return NotificationFallback.get_or_none(NotificationFallback.notification == notification_id)
+
+
+def saving_links(chains: Mapping[uuid.UUID, NotificationFallback], also: WithRow | None = None) -> WithRow | None:
+    """What record() saves with each row (throughput.WithRow): its chain link, if it has one, and
+    `also` (a send's files); None when there is nothing to save."""
+    if not chains:
+        return also
+
+    def save(row: Notification) -> None:
+        if also is not None:
+            also(row)
+        link = chains.get(row.id)
+        if link is not None:
+            link.save(force_insert=True)
+    return save
 
 
 def _daily(service: Service, channel: str) -> tuple[DailyCount, ...]:
@@ -78,35 +110,38 @@ def _letter(failed: Notification, alternative: dict, new_id: uuid.UUID) -> tuple
 def _chained(failed: Notification) -> dict[str, Any]:
     """What a step takes over from the message it stands in for."""
     return {"key_type": failed.key_type, "api_key_id": failed.api_key_id,
-            "created_by_user_id": failed.created_by_user_id, "reference": failed.reference,
-            "fallback": failed.fallback[1:], "fallback_for": failed.id}
+            "created_by_user_id": failed.created_by_user_id, "reference": failed.reference}
 
 
 def _claim(failed_id: object, new_id: uuid.UUID) -> bool:
-    return Notification.update(fallback_sent_as=new_id).where(
-        (Notification.id == failed_id) & _waiting()).execute() == 1
+    return NotificationFallback.update(sent_as=new_id).where(
+        (NotificationFallback.notification == failed_id) & _open()).execute() == 1
 
 
 def _refuse(failed_id: object, refused: ApiError) -> None:
-    Notification.update(fallback_refused=[kept(message) for message in refused.messages]).where(
-        (Notification.id == failed_id) & _waiting()).execute()
+    NotificationFallback.update(refused=[kept(message) for message in refused.messages]).where(
+        (NotificationFallback.notification == failed_id) & _open()).execute()
 
 
 def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notification | None:
     """Send the failed message's next alternative, enqueued by enqueue[its channel] once committed;
     the new notification, or None when there is none to send (delivered, no alternatives left, the
-    step taken already, or refused: the refusal is kept on the failed message)."""
-    failed = Notification.get_or_none((Notification.id == notification_id) & _waiting())
-    if failed is None or failed.status not in FALLS_BACK_ON:
+    step taken already, or refused: the refusal is kept beside the failed message)."""
+    link = NotificationFallback.get_or_none((NotificationFallback.notification == notification_id) & _open()
+                                            & NotificationFallback.alternatives.is_null(False))
+    failed = Notification.get_or_none(Notification.id == notification_id) if link is not None else None
+    if link is None or failed is None or failed.status not in FALLS_BACK_ON or failed.key_type == "test":
         return None
-    alternative = failed.fallback[0]
+    alternative, rest = link.alternatives[0], link.alternatives[1:]
     make = _email if alternative["type"] == "email" else _letter
     try:
         row, with_row = make(failed, alternative, uuid.uuid4())
+        chain = new_chain(row, rest, fallback_for=failed.id)
         with database.atomic():
             if not _claim(failed.id, row.id):
                 return None  # another delivery of this message took the step
-            record([row], enqueue[row.notification_type], _daily(failed.service, row.notification_type), with_row)
+            record([row], enqueue[row.notification_type], _daily(failed.service, row.notification_type),
+                   saving_links({row.id: chain} if chain is not None else {}, with_row))
     except ApiError as refused:
         _refuse(failed.id, refused)
         return None
@@ -114,10 +149,10 @@ def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notifi
 
 
 def steps_overdue(now: datetime.datetime, settings: Settings) -> list[str]:
-    """Failed messages whose next step was due more than STUCK_AFTER_SECONDS ago and is neither taken
-    nor refused: the message that was to start it was lost (Redis away at the commit, a process
-    killed between the commit and the enqueue). Read along the partial index of such rows."""
+    """Messages that failed more than STUCK_AFTER_SECONDS ago with their next step neither taken nor
+    refused: the message that was to start it was lost (Redis away at the commit, a process killed
+    between the commit and the enqueue). Read along the partial index of such links."""
     due_before = now - datetime.timedelta(seconds=settings.stuck_after_seconds)
-    return [str(row.id) for row in Notification.select(Notification.id).where(
-        Notification.status.in_(FALLS_BACK_ON) & _waiting() & (Notification.completed_at < due_before)
+    return [str(link.notification_id) for link in NotificationFallback.select(NotificationFallback.notification).where(
+        NotificationFallback.failed_at.is_null(False) & _open() & (NotificationFallback.failed_at < due_before)
     ).limit(SWEPT_AT_ONCE)]

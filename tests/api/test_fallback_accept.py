@@ -8,7 +8,16 @@ import pytest
 from config import get_settings
 from models.notification import Notification
 from models.service import Service, TeamMember
-from tests.factories import auth_headers, create_key, create_notification, create_sample_template, create_service
+from tests.factories import (
+    Chain,
+    auth_headers,
+    chain_of,
+    create_key,
+    create_notification,
+    create_sample_template,
+    create_service,
+    set_chain,
+)
 from tests.responses import errors
 
 ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234 AB  AMSTERDAM"}
@@ -44,7 +53,7 @@ def sender(client, service):
 def test_a_text_with_two_alternatives_is_accepted_and_stores_them_merged(sender):
     response = sender.sms([sender.email(personalisation={"name": "Ann"}), sender.letter()], {"name": "Anna", "code": 1})
     assert response.status_code == 201
-    stored = Notification.get_by_id(response.get_json()["id"])
+    stored = chain_of(response.get_json()["id"])
     assert stored.fallback == [
         {"type": "email", "template_id": sender.templates["email"], "email_address": "anna@example.nl",
          "personalisation": {"name": "Ann", "code": 1}},
@@ -58,7 +67,7 @@ def test_a_send_without_fallback_stores_none(sender):
     response = sender.client.post("/v2/notifications/sms", headers=auth_headers(sender.key), json={
         "phone_number": "0612345678", "template_id": sender.templates["sms"], "personalisation": {"name": "A"}})
     assert response.status_code == 201
-    assert Notification.get_by_id(response.get_json()["id"]).fallback is None
+    assert chain_of(response.get_json()["id"]) == Chain()  # no link beside it at all
 
 
 def test_each_check_of_an_alternative_refuses_the_send_with_its_place(sender):
@@ -138,7 +147,7 @@ def test_trial_mode_refuses_an_alternative_to_someone_outside_the_team(client):
 def test_reads_carry_the_chains_links(client, service, key):
     first = create_notification(service=service, status="permanent-failure")
     second = create_notification(service=service, notification_type="email", fallback_for=first.id)
-    Notification.update(fallback_sent_as=second.id).where(Notification.id == first.id).execute()
+    set_chain(first.id, fallback_sent_as=second.id)
     read = client.get(f"/v2/notifications/{first.id}", headers=auth_headers(key)).get_json()
     assert (read["fallback_for"], read["fallback_sent_as"]) == (None, str(second.id))
     listed = client.get("/v2/notifications", headers=auth_headers(key)).get_json()["notifications"]

@@ -16,7 +16,7 @@ from pipeline.stages import daily_rollup
 from tests.conftest import wait_for
 from tests.console.service_pages import signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_key, create_notification, create_sample_template, create_service
+from tests.factories import create_key, create_notification, create_sample_template, create_service, set_chain
 
 # The API's statuses (as its clients read them) in the dashboard's groups, written out here on their own.
 API_GROUPS = {"created": "sending", "sending": "sending", "pending": "sending", "accepted": "sending",
@@ -169,7 +169,7 @@ def test_the_usage_page_counts_each_message_of_a_chain_as_itself_and_how_many_fe
                                created_at=now)
     email = create_notification(service=service, notification_type="email", status="delivered", billable_units=0,
                                 fallback_for=text.id, created_at=now)
-    Notification.update(fallback_sent_as=email.id).where(Notification.id == text.id).execute()
+    set_chain(text.id, fallback_sent_as=email.id)
     create_notification(service=service, status="permanent-failure", key_type="test", created_at=now,
                         fallback_sent_as=email.id)  # a test key's messages are never counted
     member = create_console_user(service=service, permissions=["view_activity"])

@@ -8,9 +8,8 @@ import re
 
 from config import get_settings
 from models.job import Job
-from models.notification import Notification
 from tests.console.browser import assert_accessible
-from tests.factories import create_notification, create_sample_template
+from tests.factories import create_notification, create_sample_template, set_chain
 from tests.jobs.helpers import csv_file, phone
 
 
@@ -85,7 +84,7 @@ def test_the_spreadsheet_pages_offer_the_alternatives_and_show_the_chain(signed_
     first = create_notification(service=service, template=text, to=phone(0), job_id=job.id, job_row_number=0,
                                 status="permanent-failure")
     sent = create_notification(service=service, template=email, to="anna@example.nl", fallback_for=first.id)
-    Notification.update(fallback_sent_as=sent.id).where(Notification.id == first.id).execute()
+    set_chain(first.id, fallback_sent_as=sent.id)
     Job.update(rows_processed=1, status="finished").where(Job.id == job.id).execute()
     page.reload()
     assert page.inner_text("#count-fell-back") == "1"

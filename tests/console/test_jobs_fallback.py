@@ -16,7 +16,7 @@ from pipeline.domain.trial import trial_letters_message
 from pipeline.stages.jobs import lifecycle, rows
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_notification, create_sample_template, create_service
+from tests.factories import chain_of, create_notification, create_sample_template, create_service, set_chain
 from tests.jobs.helpers import csv_file, make_job, phone
 
 HEADER = ["telefoonnummer", "e-mailadres", "adresregel 1", "adresregel 2", "adresregel 3", "naam"]
@@ -72,13 +72,13 @@ def test_rows_are_checked_for_their_alternatives_and_blank_ones_get_none(client,
     assert lifecycle.start_job(job.id)
     rows.create_chunk(job.id, 0, lambda new: None, lambda: None)
     anna, bob = Notification.select().where(Notification.job_id == job.id).order_by(Notification.job_row_number)
-    assert anna.fallback == [  # each as core/fallback.py stores the API's: personalisation merged
+    assert chain_of(anna.id).fallback == [  # each as core/fallback.py stores the API's: personalisation merged
         {"type": "email", "template_id": str(templates["email"].id), "email_address": "anna@example.nl",
          "personalisation": {"naam": "Anna"}},
         {"type": "letter", "template_id": str(templates["letter"].id),
          "personalisation": {"naam": "Anna", "address_line_1": "A. Jansen", "address_line_2": "Kerkstraat 1",
                              "address_line_3": "1234 AB Utrecht"}}]
-    assert bob.fallback is None
+    assert chain_of(bob.id).fallback is None
 
 
 def test_a_chosen_alternative_needs_its_columns(client, service, templates):
@@ -99,9 +99,8 @@ def _job_that_fell_back(service, templates):
                                  fallback_for=texts[0].id)
     email = create_notification(service=service, template=templates["email"], to="anna@example.nl",
                                 status="permanent-failure", fallback_for=texts[0].id, fallback_sent_as=letter.id)
-    Notification.update(fallback_sent_as=email.id).where(Notification.id == texts[0].id).execute()
-    Notification.update(fallback_refused=[kept(trial_letters_message())]).where(
-        Notification.id == texts[1].id).execute()
+    set_chain(texts[0].id, fallback_sent_as=email.id)
+    set_chain(texts[1].id, fallback_refused=[kept(trial_letters_message())])
     Job.update(rows_processed=3, status="finished").where(Job.id == job.id).execute()
     return job, email, letter
 

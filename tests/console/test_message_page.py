@@ -21,7 +21,7 @@ from pipeline.stages.letters import stages
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_notification, create_sample_template, create_service
+from tests.factories import create_notification, create_sample_template, create_service, set_chain
 from tests.pipeline.test_precompiled import make_pdf
 
 
@@ -175,8 +175,7 @@ def test_a_fallback_chain_is_shown_both_ways_with_links_and_a_refusal(viewer, se
     email = create_notification(service=service, notification_type="email", to="anna@example.nl",
                                 fallback_for=sms.id, status=statuses.PERMANENT_FAILURE,
                                 fallback_refused=[kept(trial_letters_message())])
-    sms.fallback_sent_as = email.id
-    sms.save()
+    set_chain(sms.id, fallback_sent_as=email.id)
     sms_page = viewer.get(f"/services/{service.id}/notifications/{sms.id}").get_data(as_text=True)
     assert f'href="/services/{service.id}/notifications/{email.id}"' in sms_page
     assert "Niet afgeleverd, dus dit is in plaats daarvan verstuurd: E-mail naar anna@example.nl" in _text(sms_page)

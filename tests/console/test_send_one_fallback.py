@@ -10,7 +10,7 @@ import pytest
 from models.notification import Notification
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_sample_template, create_service
+from tests.factories import chain_of, create_sample_template, create_service
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_a_text_sent_with_both_alternatives_carries_them_as_the_apis_fallback(co
     assert "dan de e-mail Afspraak per mail naar anna@example.nl" in preview
     assert "dan de brief Afspraakbrief naar A. Jansen, Kerkstraat 1, 1234 AB Utrecht" in preview
     client.post(url, data={**fields, "action": "send"})
-    stored = Notification.get()
+    stored = chain_of(Notification.get().id)
     assert stored.fallback == [  # as core stores the API's: each personalisation merged over the first's
         {"type": "email", "template_id": str(templates["email"].id), "email_address": "anna@example.nl",
          "personalisation": {"naam": "Anna"}},
@@ -78,7 +78,7 @@ def test_no_alternative_chosen_sends_without_fallback(console_app, service, send
     client.post(url, data={"csrf_token": csrf_token(client, url), "phone_number": "06 12345678",
                            "placeholder_0": "Anna", "fallback_email_address": "anna@example.nl",
                            "action": "send"})
-    assert Notification.get().fallback is None
+    assert chain_of(Notification.get().id).fallback is None
 
 
 def test_a_trial_services_letter_alternative_is_refused_beside_its_template(console_app):

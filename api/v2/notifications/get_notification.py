@@ -12,6 +12,7 @@ from api.v2.notifications.notification_schemas import notification_path, notific
 from api.v2.notifications.serialise import notification_json
 from models.notification import Notification
 from models.queries import find_notification
+from pipeline.stages.fallback import link_of
 
 
 def callers_notification(notification_id: str) -> Notification:
@@ -29,4 +30,5 @@ def callers_notification(notification_id: str) -> Notification:
 @documented("One notification of the caller's service, by id.", {200: notification_response},
             path={"notification_id": notification_path["properties"]["id"]})
 def get_notification_by_id(notification_id: str) -> Response:
-    return jsonify(notification_json(callers_notification(notification_id)))
+    notification = callers_notification(notification_id)
+    return jsonify(notification_json(notification, link_of(notification.id)))

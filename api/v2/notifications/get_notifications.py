@@ -13,6 +13,7 @@ from api.v2.notifications.notification_schemas import get_notifications_query, n
 from api.v2.notifications.serialise import notification_json, page_links
 from models.queries import NotificationFilters, notifications_page
 from pipeline.domain.statuses import FILTER_VALUES, LETTER_PUBLIC
+from pipeline.stages.fallback import links
 
 REPEATABLE = ("status", "template_type")
 # "accepted" and "received" are names only letters are shown with, so only letters match them: an email
@@ -66,7 +67,8 @@ def get_notifications() -> Response:
     )
     caller = g.caller
     rows = notifications_page(caller.service, caller.key_type, filters, cursor(data))
+    chained = links(row.id for row in rows)
     return jsonify({
-        "notifications": [notification_json(row) for row in rows],
+        "notifications": [notification_json(row, chained.get(row.id)) for row in rows],
         "links": page_links("/v2/notifications", pairs, rows[-1].id if rows else None),
     })

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from config import get_settings
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.organisation import rate_table_of
 from pipeline.domain.formatting import iso
 from pipeline.domain.prices import letter_cost, sms_cost
@@ -25,7 +26,8 @@ def template_uri(template_id: uuid.UUID | str, version: int) -> str:
     return f"{get_settings().base_url}/v2/template/{template_id}/{version}"
 
 
-def notification_json(notification: Notification) -> dict[str, Any]:
+def notification_json(notification: Notification, link: NotificationFallback | None = None) -> dict[str, Any]:
+    """The resource; link: the notification's place in a fallback chain (pipeline.stages.fallback.links)."""
     kind = notification.notification_type
     lines, postcode = _address(notification)
     template_id = notification.template_id or PRECOMPILED_TEMPLATE_ID
@@ -54,8 +56,8 @@ def notification_json(notification: Notification) -> dict[str, Any]:
         "cost_in_pounds": cost,
         "cost_details": details,
         # Extensions (issue 44): the message this one stands in for, the one sent instead of this one.
-        "fallback_for": str(notification.fallback_for) if notification.fallback_for else None,
-        "fallback_sent_as": str(notification.fallback_sent_as) if notification.fallback_sent_as else None,
+        "fallback_for": str(link.fallback_for) if link is not None and link.fallback_for else None,
+        "fallback_sent_as": str(link.sent_as) if link is not None and link.sent_as else None,
     }
 
 

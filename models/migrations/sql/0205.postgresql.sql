@@ -1,7 +1,8 @@
--- Step 205: a notification's fallback chain (issue 44): the message it stands in for, the one sent
--- instead of it, the alternatives still to try (encrypted, as personalisation) and the refusal that
--- ended the chain; postgresql.
-ALTER TABLE "notification" ADD COLUMN "fallback_for" UUID;
-ALTER TABLE "notification" ADD COLUMN "fallback_sent_as" UUID;
-ALTER TABLE "notification" ADD COLUMN "fallback" TEXT;
-ALTER TABLE "notification" ADD COLUMN "fallback_refused" TEXT;
+-- Step 205: a notification's place in a fallback chain (issue 44), in a table beside `notification`
+-- (the previous release's workers read `notification` rows whole, so a column added there would stop
+-- them): the message it stands in for, the one sent instead, the alternatives left (encrypted, as
+-- personalisation), when it failed with one left, and the refusal that ended the chain; postgresql.
+CREATE TABLE IF NOT EXISTS "notification_fallback" ("notification_id" UUID NOT NULL PRIMARY KEY, "fallback_for" UUID, "sent_as" UUID, "alternatives" TEXT, "failed_at" TIMESTAMP, "refused" TEXT, FOREIGN KEY ("notification_id") REFERENCES "notification" ("id") ON DELETE CASCADE);
+-- Failed messages whose step is neither taken nor refused, for the sweep (the table is new: no
+-- concurrent build needed).
+CREATE INDEX IF NOT EXISTS "notification_fallback_step_due" ON "notification_fallback" ("failed_at") WHERE "failed_at" IS NOT NULL AND "sent_as" IS NULL AND "refused" IS NULL;

@@ -38,7 +38,7 @@ def _email(version: TemplateVersion, header: list[str], cells: list[str], values
            allowed: set[str] | None, trial_message: Refusal) -> tuple[dict | None, list[Problem]]:
     column = find_column(header, EMAIL)
     raw = cells[column].strip() if column is not None else ""
-    if not raw:
+    if column is None or not raw:
         return None, []
     try:
         recipient = recipient_of("email", raw)

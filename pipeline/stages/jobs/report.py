@@ -15,7 +15,7 @@ from models.notification import Notification
 from pipeline.domain.csv_output import csv_text
 from pipeline.domain.formatting import iso
 from pipeline.domain.statuses import public_status
-from pipeline.stages.jobs.chains import chains, refusal
+from pipeline.stages.jobs.chains import Chains, chains
 from pipeline.stages.message_report import recipient
 
 HEADER = ["Row number", "Recipient", "Reference", "Template", "Type", "Status", "Time", "Sent at",
@@ -23,17 +23,18 @@ HEADER = ["Row number", "Recipient", "Reference", "Template", "Type", "Status", 
 CHUNK = 1000
 _COLUMNS = (Notification.id, Notification.to, Notification.reference, Notification.notification_type,
             Notification.status, Notification.created_at, Notification.sent_at, Notification.completed_at,
-            Notification.job_row_number, Notification.fallback_sent_as, Notification.fallback_refused)
+            Notification.job_row_number)
 
 
-def _row(n: Notification, template_name: str, chain: list[Notification]) -> list[object]:
+def _row(n: Notification, template_name: str, fell_back: Chains) -> list[object]:
+    chain = fell_back.of(n.id)
     last = chain[-1] if chain else None
     return [(n.job_row_number or 0) + 2,  # as the spreadsheet numbers it: its header is row 1
             recipient(n), n.reference, template_name, n.notification_type,
             public_status(n.notification_type, n.status), iso(n.created_at), iso(n.sent_at),
             iso(n.completed_at), str(n.id), ", ".join(step.notification_type for step in chain),
             public_status(last.notification_type, last.status) if last else "", str(last.id) if last else "",
-            refusal(n, chain) or ""]
+            fell_back.refusal(n.id) or ""]
 
 
 def stream_job_report(job: Job, template_name: str) -> Iterator[str]:
@@ -45,8 +46,8 @@ def stream_job_report(job: Job, template_name: str) -> Iterator[str]:
                      .where((Notification.job_id == job.id) & (Notification.job_row_number > after))
                      .order_by(Notification.job_row_number).limit(CHUNK))
         if chunk:
-            fell_back = chains(job.service_id, chunk)
-            yield csv_text(_row(n, template_name, fell_back.get(n.id, [])) for n in chunk)
+            fell_back = chains(job.service_id, [n.id for n in chunk])
+            yield csv_text(_row(n, template_name, fell_back) for n in chunk)
         if len(chunk) < CHUNK:
             return
         after = chunk[-1].job_row_number or 0

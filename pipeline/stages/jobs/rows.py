@@ -11,18 +11,21 @@ next chunk after the commit.
 from __future__ import annotations
 
 import datetime
+import uuid
 from collections.abc import Callable, Sequence
 
 from config import get_settings
 from models.db import database, utcnow
 from models.job import FINISHED, IN_PROGRESS, Job, JobRows
 from models.notification import Notification
+from models.notification_fallback import NotificationFallback
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion, contact_block_of
 from pipeline.domain.letters.content import filled_letter, postage_of
-from pipeline.domain.new_notification import new_notification
+from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.domain.recipients import recipient_of, validate_postal_address
 from pipeline.infrastructure.throughput import Enqueue, record
+from pipeline.stages.fallback import saving_links
 from pipeline.stages.jobs.checking import filled
 
 CHUNK_ROWS = 1000
@@ -77,11 +80,9 @@ def _reply_to_text(service: Service, channel: str) -> str | None:
     return address.email_address if address else None
 
 
-def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_number: int, row: list,
-                  now: datetime.datetime) -> Notification:
+def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_number: int, values: dict,
+                  raw: str, now: datetime.datetime) -> Notification:
     channel = version.template.template_type
-    raw, values, *rest = row
-    alternatives = rest[0] if rest else None  # what the row falls back to (pipeline/stages/jobs/alternatives.py)
     # Recipients and addresses were checked at upload (these raise otherwise), against the job's own version.
     if channel == "letter":
         address = validate_postal_address(values)
@@ -89,12 +90,25 @@ def _notification(job: Job, version: TemplateVersion, reply_to: str | None, row_
         return new_notification(
             job.service_id, channel, address, body=rendered.body, subject=rendered.subject, version=version,
             reply_to_text=contact, personalisation=values, postage=postage_of(address, version),
-            job_id=job.id, job_row_number=row_number, created_at=now, fallback=alternatives)
+            job_id=job.id, job_row_number=row_number, created_at=now)
     body, subject = filled(channel, version, values)
     return new_notification(
         job.service_id, channel, recipient_of(channel, raw), body=body, subject=subject, version=version,
-        reply_to_text=reply_to, personalisation=values, job_id=job.id, job_row_number=row_number, created_at=now,
-        fallback=alternatives)
+        reply_to_text=reply_to, personalisation=values, job_id=job.id, job_row_number=row_number, created_at=now)
+
+
+def _made(job: Job, version: TemplateVersion, reply_to: str | None, first: int, rows: list[list],
+          now: datetime.datetime) -> tuple[list[Notification], dict[uuid.UUID, NotificationFallback]]:
+    """A part's notifications, and the chain links of those whose row falls back
+    (pipeline/stages/jobs/alternatives.py)."""
+    made, chains = [], {}
+    for n, (raw, values, *rest) in enumerate(rows):
+        row = _notification(job, version, reply_to, first + n, values, raw, now)
+        chain = new_chain(row, rest[0] if rest else None)
+        if chain is not None:
+            chains[row.id] = chain
+        made.append(row)
+    return made, chains
 
 
 def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, enqueue_next: Callable[[], None],
@@ -119,14 +133,14 @@ def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, enqueue_next: Cal
     version = (TemplateVersion.select(TemplateVersion, Template).join(Template)
                .where((Template.id == job.template_id) & (TemplateVersion.version == job.template_version)).get())
     reply_to = _reply_to_text(service, version.template.template_type)
-    new = [_notification(job, version, reply_to, first + n, row, now) for n, row in enumerate(rows)]
+    new, chains = _made(job, version, reply_to, first, rows, now)
     with database.atomic():
         # Taking the part is the transaction's first statement, a write: a second run of this chunk
         # waits for the first to commit, then takes nothing (and SQLite, asked for the write lock
         # first, waits its turn instead of failing a read transaction that another writer overtook).
         if not JobRows.delete().where((JobRows.job == job.id) & (JobRows.part == chunk)).execute():
             return 0
-        record(new, enqueue)  # counted against today's limits when the job started
+        record(new, enqueue, with_row=saving_links(chains))  # counted against today's limits when the job started
         (Job.update(rows_processed=Job.rows_processed + len(new), progressed_at=now)
          .where(Job.id == job.id).execute())
         processed = Job.select(Job.rows_processed).where(Job.id == job.id).scalar()

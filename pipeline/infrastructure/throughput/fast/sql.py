@@ -39,7 +39,11 @@ def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
     columns = model._meta.columns
     data = {}
     for name, value in zip(names, row, strict=True):
-        field = columns[name]
+        field = columns.get(name)
+        if field is None:
+            # A column a later release added (`SELECT *` returns it): this release keeps working
+            # beside that release's schema during a rolling upgrade (architecture rule 14).
+            continue
         data[field.name] = None if value is None else field.python_value(value)
     # As peewee loads a row, without a setattr per field: the values are the row's, nothing is dirty.
     instance = model(__no_default__=1)
