@@ -7,7 +7,9 @@
         link.reset_new(3)     # then, for 3 s, every new connection is reset (RST) before anything on
                               # it reaches the gateway, and idle kept-alive connections are reset too
 
-`counts` says how many connections were reset, closed without an answer, and forwarded.
+`counts` says how many connections were reset, had their answer dropped by a silence, were closed
+without an answer (still open when it ended: a client that gave up first closed its own), and
+forwarded.
 """
 from __future__ import annotations
 
@@ -129,7 +131,9 @@ class FaultLink:
                     self._close(connection)
                     return
                 if self._silent():
-                    connection.held = True  # dropped: the gateway took the text, its answer never comes
+                    if not connection.held:  # dropped: the gateway took the text, its answer never comes
+                        self.counts["answer dropped"] += 1
+                    connection.held = True
                     continue
                 connection.waiting = False
                 with contextlib.suppress(OSError):

@@ -46,7 +46,9 @@ def test_a_gateway_silent_for_30_seconds_then_resetting_connections_delivers_eve
             worker_log = processes.log("worker")
             assert "Traceback" not in worker_log and "technical-failure" not in worker_log
             # Both faults happened, and each was taken for what it is.
-            assert link.counts["closed without an answer"] > 0
+            # (Whether a connection was still waiting when the silence ended, to be closed without its
+            # answer, depends on when the client gave up: not a fault of the service.)
+            assert link.counts["answer dropped"] > 0
             assert "outcome of the send of" in worker_log  # the silence: unknown, settled by receipts
             assert link.counts["reset new"] + link.counts["reset idle"] > 0
             assert "before reading the request" in worker_log or "before the request was sent" in worker_log
