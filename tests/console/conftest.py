@@ -158,3 +158,9 @@ def templates(service):
                                             subject="Uw afspraak", body="Beste ((naam))"),
             "letter": create_sample_template(service=service, template_type="letter", name="Afspraakbrief",
                                              body="Beste ((naam))")}
+
+
+@pytest.fixture
+def sender(service):
+    """A member of the service who may send messages."""
+    return create_console_user(service=service, permissions=["send_messages"])

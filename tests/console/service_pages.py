@@ -2,6 +2,7 @@
 the CSRF token its forms carry."""
 from __future__ import annotations
 
+import html
 import re
 
 from console.auth import SESSION_TOKEN
@@ -37,3 +38,13 @@ def amsterdam(value, seconds: bool = False, locale: str = "nl") -> str:
     shown = value.replace(tzinfo=datetime.UTC).astimezone(zoneinfo.ZoneInfo("Europe/Amsterdam"))
     pattern = "d MMM y HH:mm:ss" if seconds else "d MMM y HH:mm"
     return f"{format_datetime(shown, pattern, locale=locale)} {shown.tzname()}"
+
+
+def send_one_url(service, template) -> str:
+    """The send-one form of a template."""
+    return f"/services/{service.id}/send/{template.id}/one"
+
+
+def page_text(response) -> str:
+    """A response's page as the reader sees its words: tags dropped, spaces folded, entities read."""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))

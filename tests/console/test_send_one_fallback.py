@@ -2,51 +2,33 @@
 service's templates; the preview lists them; the send records them as the API's `fallback` would."""
 from __future__ import annotations
 
-import html
-import re
-
-import pytest
-
 from models.notification import Notification
-from tests.console.service_pages import csrf_token, signed_in_client
+from tests.console.service_pages import csrf_token, page_text, send_one_url, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import chain_of, create_sample_template, create_service
 
 
-@pytest.fixture
-def sender(service):
-    return create_console_user(service=service, permissions=["send_messages"])
-
-
-def _start(service, template) -> str:
-    return f"/services/{service.id}/send/{template.id}/one"
-
-
-def _text(response) -> str:
-    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
-
-
 def test_a_text_offers_an_email_then_a_letter_and_an_email_only_a_letter(console_app, service, sender, templates):
     client = signed_in_client(console_app, sender.user)
-    text_form = client.get(_start(service, templates["sms"])).get_data(as_text=True)
+    text_form = client.get(send_one_url(service, templates["sms"])).get_data(as_text=True)
     assert 'name="fallback_email_template"' in text_form and 'name="fallback_letter_template"' in text_form
     assert text_form.index("fallback_email_template") < text_form.index("fallback_letter_template")
     assert "Afspraak per mail" in text_form and "Afspraakbrief" in text_form
-    email_form = client.get(_start(service, templates["email"])).get_data(as_text=True)
+    email_form = client.get(send_one_url(service, templates["email"])).get_data(as_text=True)
     assert 'name="fallback_email_template"' not in email_form and 'name="fallback_letter_template"' in email_form
-    letter_form = client.get(_start(service, templates["letter"])).get_data(as_text=True)
+    letter_form = client.get(send_one_url(service, templates["letter"])).get_data(as_text=True)
     assert "fallback_" not in letter_form
 
 
 def test_a_text_sent_with_both_alternatives_carries_them_as_the_apis_fallback(console_app, service, sender,
                                                                             templates):
     client = signed_in_client(console_app, sender.user)
-    url = _start(service, templates["sms"])
+    url = send_one_url(service, templates["sms"])
     fields = {"csrf_token": csrf_token(client, url), "phone_number": "06 12345678", "placeholder_0": "Anna",
               "fallback_email_template": str(templates["email"].id), "fallback_email_address": "anna@example.nl",
               "fallback_letter_template": str(templates["letter"].id), "fallback_address_line_1": "A. Jansen",
               "fallback_address_line_2": "Kerkstraat 1", "fallback_address_line_3": "1234 AB Utrecht"}
-    preview = _text(client.post(url, data={**fields, "action": "preview"}))
+    preview = page_text(client.post(url, data={**fields, "action": "preview"}))
     assert "Als het niet aankomt" in preview
     assert "dan de e-mail Afspraak per mail naar anna@example.nl" in preview
     assert "dan de brief Afspraakbrief naar A. Jansen, Kerkstraat 1, 1234 AB Utrecht" in preview
@@ -63,7 +45,7 @@ def test_a_text_sent_with_both_alternatives_carries_them_as_the_apis_fallback(co
 def test_a_refused_alternative_is_shown_by_its_fields_and_nothing_is_sent(console_app, service, sender,
                                                                          templates):
     client = signed_in_client(console_app, sender.user)
-    url = _start(service, templates["sms"])
+    url = send_one_url(service, templates["sms"])
     fields = {"csrf_token": csrf_token(client, url), "phone_number": "06 12345678", "placeholder_0": "Anna",
               "fallback_email_template": str(templates["email"].id), "fallback_email_address": "geen-adres"}
     for action in ("preview", "send"):  # the preview refuses what the send would
@@ -74,7 +56,7 @@ def test_a_refused_alternative_is_shown_by_its_fields_and_nothing_is_sent(consol
 
 def test_no_alternative_chosen_sends_without_fallback(console_app, service, sender, templates):
     client = signed_in_client(console_app, sender.user)
-    url = _start(service, templates["sms"])
+    url = send_one_url(service, templates["sms"])
     client.post(url, data={"csrf_token": csrf_token(client, url), "phone_number": "06 12345678",
                            "placeholder_0": "Anna", "fallback_email_address": "anna@example.nl",
                            "action": "send"})
@@ -87,7 +69,7 @@ def test_a_trial_services_letter_alternative_is_refused_beside_its_template(cons
     letter = create_sample_template(service=service, template_type="letter", name="Brief", body="Beste ((naam))")
     member = create_console_user(service=service, permissions=["send_messages"])
     client = signed_in_client(console_app, member.user)
-    url = _start(service, email)
+    url = send_one_url(service, email)
     page = client.post(url, data={
         "csrf_token": csrf_token(client, url), "email_address": member.email_address, "placeholder_0": "Anna",
         "fallback_letter_template": str(letter.id), "fallback_address_line_1": "A. Jansen",
