@@ -5,6 +5,7 @@ both move it, and an illegal move is refused and logged. The writes go through t
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -115,8 +116,8 @@ def _moved(moved_rows: list[tuple[Any, str]], new_status: str, wanted: set[str])
     """The ids a batch move's RETURNING gave (id, notification type), counted and announced; those
     of `wanted` that did not move are logged where refused."""
     moved = [str(Notification.id.python_value(row_id)) for row_id, _ in moved_rows]
-    for _, notification_type in moved_rows:
-        status_transitions.labels(notification_type, new_status).inc()
+    for notification_type, count in Counter(notification_type for _, notification_type in moved_rows).items():
+        status_transitions.labels(notification_type, new_status).inc(count)  # once per type: each is a lock and a write
     for notification_id in moved:
         _notify(notification_id, new_status)
     if len(moved) < len(wanted):

@@ -28,14 +28,19 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 _cache: dict[tuple, object] = {}
 _lock = threading.Lock()
+# A forked child builds its own (its parent's hold connections it must not share); looked up on
+# every send, so without a system call or a lock once built.
+os.register_at_fork(after_in_child=_cache.clear)
 
 
 def _cached(key: tuple, build: Callable[[], T]) -> T:
-    key = (os.getpid(), *key)
-    with _lock:
-        if key not in _cache:
-            _cache[key] = build()
-        return _cache[key]  # type: ignore[return-value]
+    found = _cache.get(key)
+    if found is None:
+        with _lock:
+            found = _cache.get(key)
+            if found is None:
+                found = _cache[key] = build()
+    return found  # type: ignore[return-value]
 
 
 def email_provider(settings: Settings, *, simulated: bool = False) -> EmailProvider:

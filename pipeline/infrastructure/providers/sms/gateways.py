@@ -51,6 +51,7 @@ _OPTIONAL = ("token", "account_sid", "messaging_service_sid", "max_per_second", 
 _synced: set[tuple] = set()
 _parsed: dict[tuple, list[dict[str, Any]]] = {}
 _lock = threading.Lock()
+os.register_at_fork(after_in_child=_synced.clear)  # a forked process syncs once of its own
 
 
 # A gateway's name is part of its webhook addresses (/providers/<name>/...).
@@ -238,7 +239,7 @@ def in_use(settings: Settings) -> list[SmsGateway]:
         return list(SmsGateway.select().order_by(SmsGateway.name))
 
     rows = cache.cached(("sms-gateways",), load)
-    key = (os.getpid(), settings.sms_gateway_url, settings.sms_gateway_token, settings.sms_gateways)
+    key = (settings.sms_gateway_url, settings.sms_gateway_token, settings.sms_gateways)
     names = {row.name for row in rows}
     if key not in _synced or any(entry["name"] not in names for entry in _configured(key, settings)):
         with _lock:
