@@ -11,13 +11,21 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.infrastructure.throughput.fast import dispatch as fast_dispatch
-from tests.batching_helpers import fast_only
+from pipeline.stages import delivery
+from tests.batching_helpers import batcher_of, fast_only, taken_together
 from tests.conftest import running_worker, status_of, wait_for
 from tests.factories import create_notification, create_sample_template
 from tests.faults import make_unreadable
 from workers.broker import current_broker
 from workers.receipts import simulated_outbox
-from workers.sending import SENDS_PER_MESSAGE, deliver_sms_group, enqueue_deliveries, enqueue_job_deliveries
+from workers.sending import (
+    GATEWAYS,
+    SENDS_PER_MESSAGE,
+    deliver_sms,
+    deliver_sms_group,
+    enqueue_deliveries,
+    enqueue_job_deliveries,
+)
 
 broker = current_broker()  # conftest built it through the web app's factory
 
@@ -143,3 +151,36 @@ def test_an_error_in_a_group_bound_for_the_simulator_leaves_its_sends_to_message
             wait_for(lambda: status_of(first.id) == "delivered" and status_of(last.id) == "delivered")
     assert any(r.getMessage().startswith(f"sending {first.id} together failed") and "3 sends of its group" in
                r.getMessage() for r in caplog.records)
+
+
+def test_the_simulators_sends_of_several_threads_share_one_round_and_a_broken_group_fails_only_itself(
+        service, live_server):
+    """Messages that a worker's threads hold at the same moment (groups and lone sends) are read,
+    recorded and their receipts queued in one round; a group naming no notification breaks that
+    round, and then only its own thread sees the error, the others' sends going on."""
+    first, second, third, plug = _created(service, 4)
+    rounds: list[int] = []
+    batcher = batcher_of(delivery._simulated_together)
+    original = batcher.process
+    batcher.process = lambda groups: rounds.append(len(groups)) or original(groups)
+    errors: list[BaseException] = []
+
+    def broken() -> None:
+        try:
+            deliver_sms_group([str(third.id), "not a notification id"])
+        except ValueError as exc:
+            errors.append(exc)
+
+    try:
+        taken_together(batcher, ((str(plug.id),), GATEWAYS), [
+            lambda: deliver_sms_group([str(first.id), str(second.id)]), broken])
+    finally:
+        batcher.process = original
+
+    assert rounds == [1, 2]  # the plug's, then both groups' together (which broke, and went again group by group)
+    assert errors == []  # the broken group's error was its own thread's, which handed its sends to lone messages
+    assert {status_of(n.id) for n in (first, second, plug)} == {"sending"}
+    assert status_of(third.id) == "created"  # its group went on to messages of one send each
+    queued = {tuple(message.args) for message in _queued("send-sms.DQ")  # after the backoff a retry waits
+              if message.actor_name == deliver_sms.actor_name}
+    assert {(str(third.id),), ("not a notification id",)} <= queued

@@ -19,6 +19,7 @@ from config import get_settings
 from models import crypto
 from models.db import utcnow
 from models.notification import Notification
+from models.outages import UNAVAILABLE
 from observability import logs, metrics
 from pipeline.domain import retry_window, statuses
 from pipeline.infrastructure import throughput
@@ -68,6 +69,8 @@ def deliver(notification_id: str, channel: str | None, gateways: Gateways) -> No
     # A send bound for a real provider is claimed as it is read, in one statement. One bound for the
     # simulator is not claimed (see dispatch), nor is a test key's, which is read apart.
     claim_first = channel is not None and not failover.only_simulated(channel, get_settings())
+    if channel is not None and not claim_first and not simulate_together([notification_id], gateways):
+        return  # sent with the other threads' sends of this moment (or no longer awaiting dispatch)
     try:
         notification = dispatch.claim_awaiting(notification_id) if claim_first else None
         if notification is None:
@@ -140,13 +143,35 @@ def simulate_together(notification_ids: Sequence[str], gateways: Gateways) -> li
 Group = tuple[tuple[str, ...], Gateways]
 
 
-def _simulate_groups(groups: list[Group]) -> list[tuple[list[str], list[str]]]:
-    """simulate_together() for the groups of several threads: each group's ids to send one by one,
-    and those no longer awaiting dispatch. A thread waits once for all of it, where a round for the
-    read and another for the record each cost its threads a hand-over (some 15 µs of CPU each)."""
+Outcome = tuple[list[str], list[str]]  # a group's ids to send one by one, and those no longer awaiting dispatch
+
+
+def _simulate_groups(groups: list[Group]) -> list[Outcome | BaseException]:
+    """simulate_together() for the groups of several threads. A thread waits once for all of it,
+    where a round for the read and another for the record each cost its threads a hand-over (some
+    15 µs of CPU each). A group that breaks the round (an id that is none) must not fail the
+    others: then each group goes again on its own, and only its own error is raised in its thread;
+    nothing was recorded (one transaction), and a simulated send has no effect elsewhere."""
+    try:
+        return list(_simulate(groups))
+    except UNAVAILABLE:
+        raise  # an outage: every group's thread retries as it would alone
+    except Exception:
+        if len(groups) == 1:
+            raise
+    outcomes: list[Outcome | BaseException] = []
+    for group in groups:
+        try:
+            outcomes.extend(_simulate([group]))
+        except Exception as exc:
+            outcomes.append(exc)
+    return outcomes
+
+
+def _simulate(groups: list[Group]) -> list[Outcome]:
     ids = [notification_id for notification_ids, _ in groups for notification_id in notification_ids]
     found = iter(dispatch.awaiting_all(ids))
-    outcomes: list[tuple[list[str], list[str]]] = []
+    outcomes: list[Outcome] = []
     sends: dict[Gateways, list[tuple[Notification, dispatch.Dispatched]]] = {}
     for notification_ids, gateways in groups:
         one_by_one: list[str] = []
