@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import shlex
 import statistics
@@ -54,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.harness import ROOT, database, free_port, gunicorn, provision, remove_sends, service_env, vacuum  # noqa: E402
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
 from core.tokens import create_token  # noqa: E402
+from pipeline.infrastructure.providers.sms.pacing import MAX_IN_FLIGHT, MAX_PER_SECOND  # noqa: E402
 
 
 def procfile_worker_args() -> list[str]:
@@ -181,16 +183,21 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
         gateway_process = subprocess.Popen(
             [sys.executable, "bench/gateway.py", "--port", str(gateway_port), "--webhook-token", webhook_token,
              "--delay-ms", str(gateway.gateway_delay_ms), "--receipt-batch", str(gateway.receipt_batch)], cwd=ROOT)
+        gateway_url = f"http://127.0.0.1:{gateway_port}"
         # The benchmark's gateway listens on this machine over plain HTTP, which the service refuses
-        # for a gateway unless loopback is allowed (pipeline/infrastructure/outbound.py).
-        extra.update(SMS_GATEWAY_URL=f"http://127.0.0.1:{gateway_port}", CALLBACKS_ALLOW_HTTP_LOOPBACK="1")
-        _wait_for(f"{extra['SMS_GATEWAY_URL']}/stats")
+        # for a gateway unless loopback is allowed (pipeline/infrastructure/outbound.py). Its pace is
+        # set as high as the service takes: R5 measures what a worker process sends, not the pace a
+        # gateway of unknown limits gets by default (50 a second, pipeline/infrastructure/providers/sms/pacing.py).
+        extra.update(SMS_GATEWAYS=json.dumps([{"name": "bench", "type": "json", "url": gateway_url,
+                                               "max_per_second": MAX_PER_SECOND, "max_in_flight": MAX_IN_FLIGHT}]),
+                     CALLBACKS_ALLOW_HTTP_LOOPBACK="1")
+        _wait_for(f"{gateway_url}/stats")
     # A namespace per run: circuit breaker and outboxes start empty.
     env = service_env(instance, REDIS_URL=redis_url, BASE_URL=f"http://127.0.0.1:{port}",
                       PROVIDER_WEBHOOK_TOKEN=webhook_token, QUEUE_NAMESPACE=f"bench-{uuid.uuid4().hex[:8]}", **extra)
     try:
         run = _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
-                            gateway_process and extra["SMS_GATEWAY_URL"], gateway_process and gateway_process.pid)
+                            gateway_process and gateway_url, gateway_process and gateway_process.pid)
         run.gateway_delay_ms = gateway.gateway_delay_ms if gateway is not None else 0.0
         return run
     finally:
