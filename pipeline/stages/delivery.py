@@ -8,7 +8,6 @@ how it queues a simulated receipt come in as a Gateways value, so this stage nev
 from __future__ import annotations
 
 import datetime
-import functools
 import logging
 import random
 import time
@@ -232,8 +231,7 @@ def _route(notification: Notification,
                                     draw=random.random())
 
 
-@functools.cache  # one queuer per Gateways: the sends recorded together queue their receipts in one call
-def _receipts_queuer(gateways: Gateways) -> dispatch.QueueReceipts:
+def _receipts_queuer(gateways: Gateways) -> Callable[[list[tuple[Notification, dispatch.Dispatched]]], None]:
     def queue(sends: list[tuple[Notification, dispatch.Dispatched]]) -> None:
         gateways.queue_receipts([_receipt_of(notification, sent) for notification, sent in sends])
     return queue

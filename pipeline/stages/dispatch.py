@@ -236,11 +236,8 @@ def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bo
     return moved
 
 
-Send = tuple[Notification, Dispatched]
-QueueReceipts = Callable[[list[Send]], None]
-
-
-def record_simulated(sends: Sequence[Send], queue_receipts: QueueReceipts) -> None:
+def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
+                     queue_receipts: Callable[[list[tuple[Notification, Dispatched]]], None]) -> None:
     """record_all_sent() for sends the simulator took; queue_receipts(the sends this record moved out
     of `created`) queues their receipts inside the record's transaction, after its UPDATE.
 
@@ -253,36 +250,16 @@ def record_simulated(sends: Sequence[Send], queue_receipts: QueueReceipts) -> No
     """
     now = utcnow()
     asked = _asked(sends, now)
-    moved = _simulated_together.submit_all(
-        [(send, record, queue_receipts) for send, record in zip(sends, asked, strict=True)])
-    _fill_in_details(sends, asked, moved, now)
-
-
-SimulatedRecord = tuple[Send, tuple[str, Any, dict[str, Any]], QueueReceipts]
-
-
-def _record_simulated_together(records: list[SimulatedRecord]) -> list[bool]:
-    """The simulated sends that a worker's threads record at the same moment, in one transaction:
-    a statement per new status and the receipts of those moved queued before the commit, where a
-    transaction per message cost the database a commit and a statement for two or three sends."""
-    asked = [record for _, record, _ in records]
-    moved = [False] * len(records)
     with database.atomic():
+        moved = [False] * len(asked)
         for new_status, indexes in _by_status(asked).items():
             each = status_changes.transition_each(new_status, [asked[index][1:] for index in indexes])
             for index, was_moved in zip(indexes, each, strict=True):
                 moved[index] = was_moved
-        taken: dict[QueueReceipts, list[Send]] = {}
-        for (send, _, queue), was_moved in zip(records, moved, strict=True):
-            if was_moved:
-                taken.setdefault(queue, []).append(send)
-        for queue, sends in taken.items():
-            queue(sends)
-    return moved
-
-
-# No wait: a round gathers the sends of the threads that came while the one before ran.
-_simulated_together = throughput.grouped("record-simulated", _record_simulated_together)
+        _fill_in_details(sends, asked, moved, now)
+        taken = [send for send, was_moved in zip(sends, moved, strict=True) if was_moved]
+        if taken:
+            queue_receipts(taken)
 
 
 def _asked(sends: Sequence[tuple[Notification, Dispatched]],
