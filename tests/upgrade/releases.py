@@ -19,8 +19,9 @@ class Release:
 RELEASES = (
     # The oldest supported release: the frozen migrations' baseline step reproduces its schema.
     Release("0.8.0", "3650bb4", organisations=False),
-    # The release before the current one: a rolling deploy runs it beside the current release's schema.
     Release("0.9.0", "5b216cf", organisations=True),
+    # The release before the current one: a rolling deploy runs it beside the current release's schema.
+    Release("1.0.0", "56709e3", organisations=True),
 )
 OLDEST_SUPPORTED = RELEASES[0]
 PREVIOUS = RELEASES[-1]
