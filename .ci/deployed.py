@@ -100,8 +100,9 @@ def import_everything(python: Path, instance: Path) -> None:
                           capture_output=True, text=True)
     if done.returncode != 0:
         print(done.stdout + done.stderr, flush=True)
+        failed = re.findall(r"^cannot import (\S+?): (.*?)(?: \(/.*)?$", done.stdout, re.MULTILINE)
         raise StepFailed("modules that do not import from requirements.txt alone: "
-                         + ", ".join(re.findall(r"^cannot import (\S+?):", done.stdout, re.MULTILINE)))
+                         + "; ".join(f"{module} ({why})" for module, why in failed))
     say("every module of the application imports")
 
 
