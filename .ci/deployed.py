@@ -170,13 +170,14 @@ class Processes:
                                            start_new_session=True)
 
     def check(self) -> None:
-        said = self.log.read_text(errors="replace")
-        if self.honcho.poll() is not None:
-            raise StepFailed(f"honcho stopped (rc={self.honcho.returncode}): a process exited early")
-        if found := TROUBLE.search(said):
-            raise StepFailed(f"a process logged {found.group()!r}")
-        if "stopped (rc=" in said or re.search(r"worker process \d+ exited", said):
-            raise StepFailed("a process exited early")
+        """Fails, naming the line, on an import error or traceback logged, or a process that stopped."""
+        lines = self.log.read_text(errors="replace").splitlines()
+        if trouble := [line for line in lines if TROUBLE.search(line)]:
+            named = next((line for line in trouble if "Error" in line), trouble[0])
+            raise StepFailed(f"a process logged: {' '.join(named.split())}")
+        stopped = [line for line in lines if re.search(r"stopped \(rc=|worker process \d+ exited", line)]
+        if stopped or self.honcho.poll() is not None:
+            raise StepFailed(f"a process exited early: {' '.join((stopped or ['honcho stopped'])[0].split())}")
 
     def wait_ready(self, web: str, console: str) -> None:
         deadline = time.monotonic() + READY_SECONDS
