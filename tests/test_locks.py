@@ -17,9 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"pytest", "playwright", "schemathesis", "mypy", "ruff", "hypothesis", "notifications-python-client",
          "odfpy", "uv"}
-# Code that runs in production or under `dev.py run`: everything but the tests, the benchmarks and dev.py
-# itself (which needs nothing but Python).
-NOT_RUNTIME = {"tests", "bench", ".venv", "node_modules", ".git", "docs"}
+# Code that runs in production or under `dev.py run`: everything but the tests, the benchmarks, CI's
+# scripts (.ci: the deployed step's client runs in the dev environment) and dev.py itself (which needs
+# nothing but Python).
+NOT_RUNTIME = {"tests", "bench", ".ci", ".venv", "node_modules", ".git", "docs"}
 # Loaded by a library of the runtime lock when installed, which works without it: the lock need not hold it.
 LOADED_WHEN_PRESENT = {"pyyaml": "invoke (paramiko's) imports PyYAML when it is installed, its own copy otherwise"}
 
