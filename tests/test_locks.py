@@ -130,7 +130,7 @@ def test_every_distribution_the_application_loads_its_libraries_imports_included
     dev environment, so every test passed while a deployment from requirements.txt never served on
     PostgreSQL. Every module of the application is imported here (tools/import_everything.py) and each
     module then loaded is traced to its distribution. An import made only when a function runs is
-    not seen: CI's deployed step (.ci/deployed) runs the processes in a venv of requirements.txt alone."""
+    not seen: CI's deployed step (.ci/deployed.py) runs the processes in a venv of requirements.txt alone."""
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "import_everything.py"), "--loaded"], cwd=ROOT,
                           env={**os.environ, "INSTANCE_DIR": str(tmp_path)}, capture_output=True, text=True,
                           timeout=300)

@@ -1,6 +1,6 @@
 """Import every module of the application in the python that runs this, as its processes would.
 
-CI's deployed step (.ci/deployed) runs it in a virtual environment made from requirements.txt alone,
+CI's deployed step (.ci/deployed.py) runs it in a virtual environment made from requirements.txt alone,
 so a module that needs a package the runtime lock lacks fails there, named; tests/test_locks.py runs it
 in the dev environment to learn which distributions the application loads, its libraries' own imports
 included (gunicorn's gevent worker imported `packaging`, which only the test tools brought in).
