@@ -32,7 +32,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,47 +239,59 @@ def operator_setup(env: dict[str, str]) -> dict[str, str]:
                                                           for kind, template in templates.items()}}
 
 
+def deployment_env(venv: Path, work: Path, broker_url: str | None, mark: str) -> dict[str, str]:
+    """What an operator sets, with secrets of the run's own; letters handed over and answered every
+    second, failed callbacks retried after half a second."""
+    web_port, console_port = _free_port(), _free_port()
+    (work / "print").mkdir(parents=True)
+    (work / "worker-metrics").mkdir()
+    return _clean_env(
+        venv, DATABASE_URL=DATABASE_URL, REDIS_URL=REDIS_URL, QUEUE_NAMESPACE=mark, PORT=str(web_port),
+        INSTANCE_DIR=str(work / "instance"), LISTEN_ADDRESS="127.0.0.1", WEB_CONCURRENCY="1",
+        **{name: secrets.token_urlsafe(32) for name in ("SECRET_KEY", "ADMIN_CLIENT_SECRET", "PROVIDER_WEBHOOK_TOKEN")},
+        BASE_URL=f"http://127.0.0.1:{web_port}", CONSOLE_PORT=str(console_port),
+        ADMIN_URL=f"http://127.0.0.1:{console_port}", SMTP_URL=f"smtp://127.0.0.1:{_free_port()}",
+        PRINT_PROVIDER="directory", PRINT_DROP_DIR=str(work / "print"), PRINT_BATCH_SECONDS="1",
+        CALLBACKS_ALLOW_HTTP_LOOPBACK="1", CALLBACK_MIN_BACKOFF_MS="500", dramatiq_prom_host="127.0.0.1",
+        dramatiq_prom_port=str(_free_port()), dramatiq_prom_db=str(work / "worker-metrics"),
+        **({"BROKER_URL": broker_url} if broker_url else {}), **{MARK: mark})
+
+
+def drive(env: dict[str, str], work: Path) -> None:
+    """The operator CLI's service, key and templates, then the official client's checks."""
+    given = {**operator_setup(env), "base_url": env["BASE_URL"], "admin_client_secret": env["ADMIN_CLIENT_SECRET"],
+             "provider_webhook_token": env["PROVIDER_WEBHOOK_TOKEN"], "print_dir": env["PRINT_DROP_DIR"],
+             "mailbox_dir": str(work / "mailbox"), "inbound_number": INBOUND_NUMBER}
+    client = subprocess.run([str(DEV_PYTHON), str(ROOT / ".ci" / "deployed_client.py"), json.dumps(given)],
+                            cwd=ROOT, timeout=600)
+    if client.returncode != 0:
+        raise StepFailed("the official client's checks failed (above)")
+
+
 def run_deployment(python: Path, broker: str, work: Path) -> None:
     """One deployment on a fresh database: release step, every process, driven by the client."""
     started = time.monotonic()
-    venv = python.parent.parent
-    namespace = mark = f"deployed-{secrets.token_hex(4)}"
-    web_port, console_port, mailbox_port = _free_port(), _free_port(), _free_port()
-    (work / "print").mkdir(parents=True)
-    secrets_ = {name: secrets.token_urlsafe(32) for name in ("SECRET_KEY", "ADMIN_CLIENT_SECRET",
-                                                             "PROVIDER_WEBHOOK_TOKEN")}
-    with rabbitmq_vhost() if broker == "rabbitmq" else _nothing() as broker_url:
-        env = _clean_env(
-            venv, DATABASE_URL=DATABASE_URL, REDIS_URL=REDIS_URL, QUEUE_NAMESPACE=namespace,
-            INSTANCE_DIR=str(work / "instance"), **secrets_, LISTEN_ADDRESS="127.0.0.1",
-            BASE_URL=f"http://127.0.0.1:{web_port}", CONSOLE_PORT=str(console_port),
-            ADMIN_URL=f"http://127.0.0.1:{console_port}", SMTP_URL=f"smtp://127.0.0.1:{mailbox_port}",
-            PRINT_PROVIDER="directory", PRINT_DROP_DIR=str(work / "print"), PRINT_BATCH_SECONDS="1",
-            CALLBACKS_ALLOW_HTTP_LOOPBACK="1", CALLBACK_MIN_BACKOFF_MS="500", WEB_CONCURRENCY="1",
-            dramatiq_prom_host="127.0.0.1", dramatiq_prom_port=str(_free_port()),
-            dramatiq_prom_db=str(work / "worker-metrics"), **({"BROKER_URL": broker_url} if broker_url else {}),
-            **{MARK: mark})
-        (work / "worker-metrics").mkdir()
+    venv, mark = python.parent.parent, f"deployed-{secrets.token_hex(4)}"
+    with rabbitmq_vhost() if broker == "rabbitmq" else nullcontext() as broker_url:
+        env = deployment_env(venv, work, broker_url, mark)
         _run([str(python), "-c", PSQL_ADMIN, DATABASE_URL, "create"], env, "making the database")
-        mailbox = subprocess.Popen([str(python), "-m", "local_mailbox", "--port", str(mailbox_port), "--dir",
-                                    str(work / "mailbox")], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        subprocess.Popen([str(python), "-m", "local_mailbox", "--port", env["SMTP_URL"].rsplit(":", 1)[1], "--dir",
+                          str(work / "mailbox")], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.STDOUT, start_new_session=True)
         processes = None
         try:
             release = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
                            if line.startswith("release:"))
             say(f"{broker}: {_run(['sh', '-c', release], env, 'the release step').strip()}")
-            processes = Processes(venv, env, work / "processes.log", web_port)
+            processes = Processes(venv, env, work / "processes.log", int(env["PORT"]))
             processes.wait_ready(env["BASE_URL"], env["ADMIN_URL"])
             say(f"{broker}: {', '.join(processes.kinds)} answer ({time.monotonic() - started:.0f} s)")
-            setup = operator_setup(env)
-            drive = subprocess.run([str(DEV_PYTHON), str(ROOT / ".ci" / "deployed_client.py"), json.dumps({
-                **setup, "base_url": env["BASE_URL"], "admin_client_secret": env["ADMIN_CLIENT_SECRET"],
-                "provider_webhook_token": env["PROVIDER_WEBHOOK_TOKEN"], "print_dir": env["PRINT_DROP_DIR"],
-                "mailbox_dir": str(work / "mailbox"), "inbound_number": INBOUND_NUMBER})], cwd=ROOT, timeout=600)
+            try:
+                drive(env, work)
+            except StepFailed:
+                processes.check()  # a process that failed says more than the client's symptom of it
+                raise
             processes.check()
-            if drive.returncode != 0:
-                raise StepFailed(f"{broker}: the client's checks failed (above)")
             say(f"{broker}: passed ({time.monotonic() - started:.0f} s)")
         except BaseException:
             if processes is not None:
@@ -288,16 +300,9 @@ def run_deployment(python: Path, broker: str, work: Path) -> None:
         finally:
             if processes is not None:
                 processes.stop()
-            mailbox.terminate()
-            mailbox.wait()
-            stop_marked(mark)
-            subprocess.run([str(python), "-c", FORGET_REDIS, REDIS_URL, namespace], env=env, capture_output=True)
+            stop_marked(mark)  # the local mailbox, and anything honcho's stop left
+            subprocess.run([str(python), "-c", FORGET_REDIS, REDIS_URL, mark], env=env, capture_output=True)
             subprocess.run([str(python), "-c", PSQL_ADMIN, DATABASE_URL, "drop"], env=env, capture_output=True)
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield None
 
 
 def check_servers() -> None:
