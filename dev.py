@@ -11,7 +11,8 @@
                           from PyPI); `lock --upgrade` takes the newest versions pyproject.toml allows
 
 DATABASE_URL and REDIS_URL choose PostgreSQL and a Redis server; unset, a SQLite file and an
-embedded Redis under instance/ are used. CLAMD_URL (tcp://host:3310 or unix:///run/clamav/clamd.ctl)
+embedded Redis under instance/ are used. `run` listens on 127.0.0.1 only; LISTEN_ADDRESS=0.0.0.0 opens
+the API and the console to the network. CLAMD_URL (tcp://host:3310 or unix:///run/clamav/clamd.ctl)
 makes uploads and precompiled letters go to clamd; `run` says which scanner is in use.
 """
 from __future__ import annotations
@@ -219,6 +220,10 @@ def run() -> int:
         if not env.get("SMTP_URL"):
             _say("starting the local mailbox (SMTP_URL is not set)")
             catcher = _start_local_mailbox(env)
+        # Only this machine reaches the web, the console (and its one-time set-up link) and the workers'
+        # metrics unless LISTEN_ADDRESS opens the first two (gunicorn.conf.py and the Procfile read it).
+        env["LISTEN_ADDRESS"] = env.get("LISTEN_ADDRESS") or "127.0.0.1"
+        env["dramatiq_prom_host"] = env.get("dramatiq_prom_host") or "127.0.0.1"
         # honcho gives each process its own PORT; every process must agree on the web's address.
         port = env.get("PORT", "6011")
         env.setdefault("BASE_URL", f"http://127.0.0.1:{port}")

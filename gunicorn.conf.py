@@ -6,9 +6,25 @@ between them, and the requests waiting together share one INSERT and one Redis r
 (pipeline.infrastructure.throughput.fast.batching). The sqlite3 driver cannot yield to an event
 loop, so with SQLite the workers run threads. WEB_CONCURRENCY, WEB_THREADS and WEB_CONNECTIONS size them.
 """
+import ipaddress
 import os
+import sys
 
-bind = f"0.0.0.0:{os.environ.get('PORT', '6011')}"
+# Where the web process listens (the Procfile's console line reads the same setting): every interface
+# unless LISTEN_ADDRESS says otherwise, as a container or a platform's router reaches the process from
+# outside its own host; `python3 dev.py run` sets 127.0.0.1 (docs/decisions/operations.md).
+listen_address = os.environ.get("LISTEN_ADDRESS", "").strip() or "0.0.0.0"
+_bracketed = listen_address.startswith("[") and listen_address.endswith("]")
+try:
+    _ip = ipaddress.ip_address(listen_address[1:-1] if _bracketed else listen_address)
+except ValueError:
+    _ip = None
+if _ip is None or (_ip.version == 6) != _bracketed:
+    # The exit status gunicorn's master stops on, as for every other setting that cannot work.
+    print("refusing to start: LISTEN_ADDRESS: must be an IPv4 address or an IPv6 one in brackets, e.g. 127.0.0.1,"
+          " 0.0.0.0 or [::]", file=sys.stderr)
+    raise SystemExit(4)
+bind = f"{listen_address}:{os.environ.get('PORT', '6011')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
     worker_class = "api.gevent_worker.GeventWorker"

@@ -1,10 +1,12 @@
 """`python3 dev.py run` as a newcomer runs it: a SQLite file, the embedded Redis and the local mailbox,
 all under its instance directory; a line for each phase, the console's address and set-up link again
-as its last lines once everything answers, and nothing of it left running after Ctrl-C. Deployed
+as its last lines once everything answers, every port it opens on 127.0.0.1 only (LISTEN_ADDRESS opens
+the API and the console), and nothing of it left running after Ctrl-C. Deployed
 without SMTP_URL (no dev.py), the processes say at start-up that email goes nowhere. `python3 dev.py
 test` leaves nothing running either, even when pytest dies in the middle of a test."""
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -53,6 +55,48 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _listening_on(pids: set[int]) -> set[tuple[str, int]]:
+    """The (address, port) of every TCP socket these processes listen on, from Linux's /proc."""
+    inodes = set()
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").glob("*"):
+            try:
+                target = os.readlink(fd)
+            except OSError:  # closed meanwhile, or the process is gone
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target.removeprefix("socket:[").removesuffix("]"))
+    found = set()
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            local, state, inode = line.split()[1], line.split()[3], line.split()[9]
+            if state == "0A" and inode in inodes:  # 0A: LISTEN
+                host, port = local.split(":")
+                # The kernel prints each 32-bit word of the address in the host's (little-endian) order.
+                raw = b"".join(bytes.fromhex(host)[i:i + 4][::-1] for i in range(0, len(host) // 2, 4))
+                found.add((str(ipaddress.ip_address(raw)), int(port, 16)))
+    return found
+
+
+def _network_address() -> str | None:
+    """This machine's address on its network (the one its default route leaves from), if it has one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # a UDP socket's connect sends nothing: it only picks the route
+        except OSError:
+            return None
+        address = probe.getsockname()[0]
+    return None if ipaddress.ip_address(address).is_loopback else address
+
+
+def _answers_on(address: str, port: int) -> bool:
+    try:
+        socket.create_connection((address, port), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
 PHASES = ["dev.py: starting the embedded Redis (REDIS_URL is not set)",
           "dev.py: starting the local mailbox (SMTP_URL is not set)",
           "dev.py: migrating the database",
@@ -68,7 +112,8 @@ def _lines_of(process_type: str, log: str) -> list[str]:
 
 def test_run_says_each_phase_and_ends_with_the_console_and_its_link_then_ctrl_c_stops_everything(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SMTP_URL", "ADMIN_URL",
-                                                            "BASE_URL", "LOCAL_MAILBOX_DIR")}
+                                                            "BASE_URL", "LOCAL_MAILBOX_DIR", "LISTEN_ADDRESS",
+                                                            "dramatiq_prom_host")}
     web_port, console_port = _free_port(), _free_port()
     env.update(INSTANCE_DIR=str(tmp_path), PORT=str(web_port), CONSOLE_PORT=str(console_port),
                WEB_CONCURRENCY="1", PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"))
@@ -103,6 +148,13 @@ def test_run_says_each_phase_and_ends_with_the_console_and_its_link_then_ctrl_c_
         mailbox_port = int(output.split("local mailbox at      smtp://127.0.0.1:")[1].split()[0])
         started = _descendants(run.pid) | {redis_pid}
         assert _running(redis_pid) and _listening(mailbox_port) and len(started) > 10
+        # Only this machine reaches any of it: the one-time set-up link above is not open to the network.
+        listening = _listening_on(started)
+        assert {(address, port) for address, port in listening if port in (web_port, console_port, mailbox_port)} \
+            == {("127.0.0.1", web_port), ("127.0.0.1", console_port), ("127.0.0.1", mailbox_port)}
+        assert {address for address, port in listening} == {"127.0.0.1"}, listening
+        if network := _network_address():
+            assert not _answers_on(network, web_port) and not _answers_on(network, console_port)
 
         os.killpg(run.pid, signal.SIGINT)
         assert run.wait(timeout=60) is not None
@@ -115,6 +167,44 @@ def test_run_says_each_phase_and_ends_with_the_console_and_its_link_then_ctrl_c_
         time.sleep(0.1)
     assert not _running(redis_pid), "the embedded Redis outlived dev.py run"
     assert not _listening(mailbox_port), "the local mailbox outlived dev.py run"
+    assert [pid for pid in started if _running(pid)] == []
+    assert not (tmp_path / "embedded-redis.url").exists()
+
+
+def test_listen_address_opens_the_api_and_the_console_to_the_network_and_not_the_mailbox(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SMTP_URL", "ADMIN_URL",
+                                                            "BASE_URL", "LOCAL_MAILBOX_DIR")}
+    web_port, console_port = _free_port(), _free_port()
+    env.update(INSTANCE_DIR=str(tmp_path), PORT=str(web_port), CONSOLE_PORT=str(console_port), WEB_CONCURRENCY="1",
+               PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"), LISTEN_ADDRESS="0.0.0.0")
+    (tmp_path / "metrics").mkdir()
+    log_path = tmp_path / "dev.log"
+    with log_path.open("w") as log:
+        run = subprocess.Popen([sys.executable, "dev.py", "run"], cwd=ROOT, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    started: set[int] = set()
+    try:
+        # Listening is enough: the sockets are the servers' first act, before their apps are loaded.
+        deadline = time.monotonic() + 240
+        while not (_listening(web_port) and _listening(console_port)):
+            assert run.poll() is None and time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.5)
+        mailbox_port = int(log_path.read_text().split("local mailbox at      smtp://127.0.0.1:")[1].split()[0])
+        started = _descendants(run.pid)
+        listening = _listening_on(started)
+        assert {("0.0.0.0", web_port), ("0.0.0.0", console_port), ("127.0.0.1", mailbox_port)} <= listening
+        if network := _network_address():
+            assert _answers_on(network, web_port) and _answers_on(network, console_port)
+            assert not _answers_on(network, mailbox_port)
+        os.killpg(run.pid, signal.SIGINT)
+        assert run.wait(timeout=60) is not None
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGTERM)
+            run.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_running, started)) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert [pid for pid in started if _running(pid)] == []
     assert not (tmp_path / "embedded-redis.url").exists()
 

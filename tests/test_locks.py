@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import json
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -14,9 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"pytest", "playwright", "schemathesis", "mypy", "ruff", "hypothesis", "notifications-python-client",
          "odfpy", "uv"}
-# Code that runs in production or under `dev.py run`: everything but the tests, the benchmarks and dev.py
-# itself (which needs nothing but Python).
-NOT_RUNTIME = {"tests", "bench", ".venv", "node_modules", ".git", "docs"}
+# Code that runs in production or under `dev.py run`: everything but the tests, the benchmarks, CI's
+# scripts (.ci: the deployed step's client runs in the dev environment) and dev.py itself (which needs
+# nothing but Python).
+NOT_RUNTIME = {"tests", "bench", ".ci", ".venv", "node_modules", ".git", "docs"}
+# Loaded by a library of the runtime lock when installed, which works without it: the lock need not hold it.
+LOADED_WHEN_PRESENT = {"pyyaml": "invoke (paramiko's) imports PyYAML when it is installed, its own copy otherwise"}
 
 
 @dataclass(frozen=True)
@@ -116,3 +122,23 @@ def test_every_package_the_service_imports_is_declared_and_in_the_runtime_lock()
         assert names & set(runtime), f"{module} (imported by {sorted(where)}) is not in requirements.txt"
     # Declared packages are imported by name or pulled in for a reason pyproject.toml's comment gives.
     assert {"flask", "peewee", "dramatiq"} <= {_name(d) for m in modules for d in distributions.get(m, [])} & needed
+
+
+def test_every_distribution_the_application_loads_its_libraries_imports_included_is_in_the_runtime_lock(tmp_path):
+    """What the test above cannot see: a library's own import. gunicorn's gevent worker imports
+    `packaging`, which gunicorn declares only in its `gevent` extra; the test tools brought it into the
+    dev environment, so every test passed while a deployment from requirements.txt never served on
+    PostgreSQL. Every module of the application is imported here (tools/import_everything.py) and each
+    module then loaded is traced to its distribution. An import made only when a function runs is
+    not seen: CI's deployed step (.ci/deployed.py) runs the processes in a venv of requirements.txt alone."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "import_everything.py"), "--loaded"], cwd=ROOT,
+                          env={**os.environ, "INSTANCE_DIR": str(tmp_path)}, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert {"flask", "gunicorn", "gevent", "dramatiq", "peewee"} <= set(loaded)
+    distributions = importlib.metadata.packages_distributions()
+    runtime = set(locked("requirements.txt")) | set(LOADED_WHEN_PRESENT)
+    outside = {module: sorted(names) for module in loaded
+               if (names := {_name(each) for each in distributions.get(module, [])}) and not names & runtime}
+    assert outside == {}, "loaded by the application, not in requirements.txt (declare it in pyproject.toml)"

@@ -3,7 +3,10 @@ every step keeps every row and ends with the schema of a fresh install (SQLite o
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import peewee
@@ -12,15 +15,16 @@ from playhouse.migrate import SchemaMigrator, migrate as apply
 
 from config import get_settings
 from models import migrations
-from models.db import database, is_postgres
+from models.db import connect_url, database, is_postgres
 from models.migrations import SchemaVersion, Step, UnsupportedDatabase, migrate
 from models.migrations.steps import BASELINE, PLATFORM_SERVICE_ID
 from tests.generic_rows import fill_every_table, rows_per_table
-from tests.private_databases import private_database, using
+from tests.private_databases import private_database, private_database_url, using
 from tests.schema_shape import differences, schema_shape
 
 # Step 120 moved the purge's daily tallies into the rollup's tables, row for row, and dropped theirs.
 MOVED = {"daily_count": "daily_status_count", "daily_billing": "daily_usage"}
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_database_of_the_oldest_release_full_of_rows_upgrades_with_every_row_kept():
@@ -65,10 +69,28 @@ def test_a_database_from_before_the_oldest_supported_release_is_refused_with_how
         with pytest.raises(UnsupportedDatabase) as refusal:
             migrate()
 
-        assert str(refusal.value) == (
-            "this database's last migration step is 100, from a release older than 0.8.0: upgrade it with"
-            " release 0.8.0's release step first, then with this one")
+        assert str(refusal.value) == REFUSAL
         assert old.get_tables() == ["schema_version"]
+
+
+REFUSAL = ("this database's last migration step is 100, from a release older than 0.8.0: upgrade it with release"
+           " 0.8.0's release step first (git checkout v0.8.0, install its requirements.txt, run python -m"
+           " models.migrations), then with this one")
+
+
+def test_the_release_step_refuses_a_database_too_old_to_upgrade_in_one_line_without_a_traceback(tmp_path):
+    with private_database_url("ancient") as url:
+        with contextlib.closing(connect_url(url)) as old, using(old):
+            old.create_tables([SchemaVersion])
+            SchemaVersion.create(version=100, name="bulk jobs: when a job last progressed, its international rows")
+        env = {**os.environ, "DATABASE_URL": url, "INSTANCE_DIR": str(tmp_path)}
+
+        done = subprocess.run([sys.executable, "-m", "models.migrations"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+
+        assert (done.returncode, done.stdout, done.stderr) == (1, "", f"refusing to migrate: {REFUSAL}\n")
+        with contextlib.closing(connect_url(url)) as old:
+            assert old.get_tables() == ["schema_version"]
 
 
 def test_a_current_database_is_left_alone():

@@ -47,7 +47,8 @@ def migrate(until: int | None = None) -> list[int]:
         if done and BASELINE not in done:
             raise UnsupportedDatabase(
                 f"this database's last migration step is {max(done)}, from a release older than {OLDEST_RELEASE}:"
-                f" upgrade it with release {OLDEST_RELEASE}'s release step first, then with this one")
+                f" upgrade it with release {OLDEST_RELEASE}'s release step first (git checkout v{OLDEST_RELEASE},"
+                " install its requirements.txt, run python -m models.migrations), then with this one")
         for step in MIGRATIONS:
             if step.version in done or (until is not None and step.version > until):
                 continue

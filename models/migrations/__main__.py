@@ -1,8 +1,16 @@
-"""The release step: `python -m models.migrations` creates or upgrades the schema in place."""
+"""The release step: `python -m models.migrations` creates or upgrades the schema in place. A database
+it cannot upgrade is refused in one line on stderr (exit 1): the operator reads what to do, not a
+traceback."""
+import sys
+
 from config import get_settings
 from models.db import init_database
-from models.migrations import release
+from models.migrations import UnsupportedDatabase, release
 
 database_url = get_settings().database_url
 init_database(database_url)
-print(f"schema migrations applied: {release(database_url) or 'none (up to date)'}")
+try:
+    applied = release(database_url)
+except UnsupportedDatabase as refusal:
+    sys.exit(f"refusing to migrate: {refusal}")
+print(f"schema migrations applied: {applied or 'none (up to date)'}")

@@ -50,12 +50,13 @@ def extract_tree(commit: str, into: Path) -> Path:
     return into
 
 
-def release_python(commit: str) -> Path:
-    """The python of the release's own venv, built from its requirements.txt unless the cache holds it."""
+def release_python(commit: str, beside_lock: tuple[str, ...] = ()) -> Path:
+    """The python of the release's own venv, built from its requirements.txt (and what its operators
+    install beside it, tests/upgrade/releases.py) unless the cache holds it."""
     commit = full_commit(commit)
     requirements = _git("show", f"{commit}:requirements.txt")
     # A venv is bound to the interpreter it was made from: another one (a Python upgrade) builds anew.
-    wanted = hashlib.sha256(requirements + f"{sys.base_prefix} {sys.version}".encode()).hexdigest()
+    wanted = hashlib.sha256(requirements + f"{sys.base_prefix} {sys.version} {beside_lock}".encode()).hexdigest()
     home = CACHE / commit
     python, marker = home / "venv" / "bin" / "python", home / "requirements.sha256"
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -66,15 +67,18 @@ def release_python(commit: str) -> Path:
         shutil.rmtree(home, ignore_errors=True)
         home.mkdir(parents=True)
         (home / "requirements.txt").write_bytes(requirements)
-        _build(home, python)
+        _build(home, python, beside_lock)
         marker.write_text(wanted)
     return python
 
 
-def _build(home: Path, python: Path) -> None:
-    # pip as this machine configures it (its index, find-links and constraints apply).
-    steps = ([sys.executable, "-m", "venv", str(home / "venv")],
-             [str(python), "-m", "pip", "install", "-q", "-r", str(home / "requirements.txt")])
+def _build(home: Path, python: Path, beside_lock: tuple[str, ...]) -> None:
+    # pip as this machine configures it (its index, find-links and constraints apply). What is installed
+    # beside a lock with hashes is a command of its own: pip wants a hash for every line of such a file.
+    steps = [[sys.executable, "-m", "venv", str(home / "venv")],
+             [str(python), "-m", "pip", "install", "-q", "-r", str(home / "requirements.txt")]]
+    if beside_lock:
+        steps.append([str(python), "-m", "pip", "install", "-q", *beside_lock])
     for step in steps:
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=PIP_TIMEOUT_SECONDS)

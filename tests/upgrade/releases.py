@@ -14,13 +14,19 @@ class Release:
     version: str
     commit: str
     organisations: bool  # whether its API has organisations (0.9.0 brought them)
+    # What its operators install beside its requirements.txt (pip requirements): none, but where the
+    # release's own lock was short of what its processes import, as a later release's upgrade notes say.
+    beside_lock: tuple[str, ...] = ()
 
 
 RELEASES = (
     # The oldest supported release: the frozen migrations' baseline step reproduces its schema.
     Release("0.8.0", "3650bb4", organisations=False),
-    # The release before the current one: a rolling deploy runs it beside the current release's schema.
     Release("0.9.0", "5b216cf", organisations=True),
+    # The release before the current one: a rolling deploy runs it beside the current release's schema.
+    # Its lock lacks packaging, which its web process imports on PostgreSQL (gunicorn's gevent worker;
+    # issue 50): an installation on PostgreSQL served only once packaging was installed by hand.
+    Release("1.0.0", "56709e3", organisations=True, beside_lock=("packaging==26.4",)),
 )
 OLDEST_SUPPORTED = RELEASES[0]
 PREVIOUS = RELEASES[-1]

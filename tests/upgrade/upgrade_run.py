@@ -52,7 +52,8 @@ def fresh_install_shape(directory: Path, stack: contextlib.ExitStack) -> Shape:
 
 
 def upgrade_from(release: Release, directory: Path, stack: contextlib.ExitStack) -> Upgrade:
-    tree = Tree(release.version, extract_tree(release.commit, directory / "tree"), release_python(release.commit))
+    tree = Tree(release.version, extract_tree(release.commit, directory / "tree"),
+                release_python(release.commit, release.beside_lock))
     label = release.version.replace(".", "")
     install = Install(directory, stack.enter_context(private_database_url(f"upgrade_from_{label}")),
                       redis_url(get_settings()))
