@@ -204,8 +204,8 @@ def test_over_tls_the_checked_address_is_connected_to_and_the_name_verified(monk
 
 
 def test_a_name_whose_first_address_does_not_answer_is_connected_at_the_next(monkeypatch):
-    echo = _Echo()  # on 127.0.0.1 only: at 127.0.0.2 the connection is refused
-    monkeypatch.setattr(outbound, "system_resolver", lambda host, port: ["127.0.0.2", "127.0.0.1"])
+    echo = _Echo()  # on 127.0.0.1 only: at 127.0.0.2 and 127.0.0.3 the connection is refused
+    monkeypatch.setattr(outbound, "system_resolver", lambda host, port: ["127.0.0.2", "127.0.0.1", "127.0.0.3"])
     pool = outbound.checked_pool_manager(retries=False)
     try:
         assert pool.request("GET", f"http://two.example.nl:{echo.port}/").status == 204
