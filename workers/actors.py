@@ -22,9 +22,9 @@ R = TypeVar("R")
 class Actor(Generic[P, R]):
     """An actor as declared; once bound, the Dramatiq actor made from the declaration."""
 
-    def __init__(self, fn: Callable[P, R], **declaration: Any) -> None:
-        self.fn = fn
-        self.declaration = declaration
+    def __init__(self, fn: Callable[P, R], *, actor_name: str, queue_name: str, **declaration: Any) -> None:
+        self.fn, self.actor_name, self.queue_name = fn, actor_name, queue_name  # known before it is bound
+        self.declaration = {"actor_name": actor_name, "queue_name": queue_name, **declaration}
         self.bound: dramatiq.Actor[P, R] | None = None
 
     def bind(self, broker: dramatiq.Broker) -> None:
