@@ -1,8 +1,15 @@
-"""The release step: `python -m models.migrations` creates or upgrades the schema in place."""
+"""The release step: `python -m models.migrations` creates or upgrades the schema in place. A database
+it cannot upgrade, or a step's missing SQL file, stops it with one line saying which."""
+import sys
+
 from config import get_settings
 from models.db import init_database
-from models.migrations import release
+from models.migrations import MissingStepFile, UnsupportedDatabase, release
 
 database_url = get_settings().database_url
 init_database(database_url)
-print(f"schema migrations applied: {release(database_url) or 'none (up to date)'}")
+try:
+    applied = release(database_url)
+except (MissingStepFile, UnsupportedDatabase) as refusal:
+    sys.exit(f"release step stopped: {refusal}")
+print(f"schema migrations applied: {applied or 'none (up to date)'}")
