@@ -73,8 +73,8 @@ def test_a_receipt_out_of_order_is_counted_quietly_and_one_contradicting_the_out
     bounced = create_notification(service=service, status="permanent-failure")  # a bounce after acceptance
     pending = create_notification(service=service, status="delivered")
     failed = create_notification(service=service, status="technical-failure")
-    before = {move: out_of_order_count(*move) for move in (("permanent-failure", "delivered"),
-                                                            ("delivered", "pending"), ("technical-failure", "delivered"))}
+    moves = (("permanent-failure", "delivered"), ("delivered", "pending"), ("technical-failure", "delivered"))
+    before = {move: out_of_order_count(*move) for move in moves}
 
     with caplog.at_level(logging.DEBUG, logger="pipeline.stages.status_changes"):
         moved = apply_receipts("http-gateway", [
