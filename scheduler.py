@@ -21,6 +21,7 @@ import redis
 import workers
 from config import get_settings, redis_url
 from observability import logs
+from workers.actors import Actor
 
 log = logging.getLogger("scheduler")
 MAX_BACKOFF_SECONDS = 10.0
@@ -31,7 +32,7 @@ OUTAGE_ERRORS = (redis.RedisError, dramatiq.errors.BrokerError)
 class Job:
     name: str
     every_seconds: int
-    actor: dramatiq.Actor
+    actor: Actor
 
 
 def jobs() -> list[Job]:

@@ -37,6 +37,10 @@ notifications_accepted = prom.Counter(
     "notify_notifications_accepted_total", "Notifications accepted by the API.", ["channel", "key_type"])
 status_transitions = prom.Counter(
     "notify_status_transitions_total", "Status changes applied, by channel and new status.", ["channel", "status"])
+status_transitions_out_of_order = prom.Counter(
+    "notify_status_transitions_out_of_order_total",
+    "Status changes refused because the notification was already past them (a receipt before the send's own"
+    " record), by the status it had and the one refused.", ["from", "to"])
 provider_calls = prom.Histogram(
     "notify_provider_call_duration_seconds", "Provider calls by provider, channel and outcome (seconds).",
     ["provider", "channel", "outcome"], buckets=SECONDS)

@@ -9,6 +9,7 @@ from pipeline.stages import status_changes
 from pipeline.stages.receipts import apply_receipts
 from tests.conftest import status_of, wait_for
 from tests.factories import create_notification
+from tests.test_dispatch_records import out_of_order_count
 
 URL = "/providers/http-gateway/delivery-receipts"
 
@@ -66,6 +67,28 @@ def test_a_late_receipt_is_refused_without_failing_the_rest_of_its_batch(service
                                                                     "temporary-failure"]
     refused = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert refused == [f"refused status change of {done.id} from delivered to temporary-failure"]
+
+
+def test_a_receipt_out_of_order_is_counted_quietly_and_one_contradicting_the_outcome_warns(service, caplog):
+    bounced = create_notification(service=service, status="permanent-failure")  # a bounce after acceptance
+    pending = create_notification(service=service, status="delivered")
+    failed = create_notification(service=service, status="technical-failure")
+    moves = (("permanent-failure", "delivered"), ("delivered", "pending"), ("technical-failure", "delivered"))
+    before = {move: out_of_order_count(*move) for move in moves}
+
+    with caplog.at_level(logging.DEBUG, logger="pipeline.stages.status_changes"):
+        moved = apply_receipts("http-gateway", [
+            {"id": "a", "reference": str(bounced.id), "status": "delivered"},  # the acceptance's, late
+            {"id": "b", "reference": str(pending.id), "status": "buffered"},  # a pending after delivered
+            {"id": "c", "reference": str(failed.id), "status": "delivered"},  # told the service it failed
+        ])
+
+    assert moved == 0
+    logged = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "pipeline.stages.status_changes"]
+    assert [message for level, message in logged if level == "WARNING"] == [
+        f"refused status change of {failed.id} from technical-failure to delivered"]
+    assert {move: out_of_order_count(*move) - count for move, count in before.items()} == {
+        ("permanent-failure", "delivered"): 1, ("delivered", "pending"): 1, ("technical-failure", "delivered"): 0}
 
 
 def test_a_batch_move_tells_the_listeners_once_per_notification(service):

@@ -3,10 +3,13 @@ moment share one statement, and each notification still gets its own details and
 from __future__ import annotations
 
 import functools
+import logging
 
 import peewee
+from prometheus_client.parser import text_string_to_metric_families
 
 from models.notification import Notification
+from observability import metrics
 from pipeline.domain import statuses
 from pipeline.stages import dispatch, status_changes
 from tests.batching_helpers import batcher_of, taken_together
@@ -46,6 +49,40 @@ def test_sends_recorded_together_each_keep_their_own_details(service):
     assert all(rows[n.id].sent_by == "mmg" and rows[n.id].sent_at is not None for n, _ in sends[:5])
     # The receipt's status stands; the send's own details are filled in beside it.
     assert (rows[overtaken.id].status, rows[overtaken.id].provider_reference) == ("delivered", "ref-5")
+
+
+def out_of_order_count(current: str, refused: str) -> float:
+    """notify_status_transitions_out_of_order_total{from=current, to=refused}, as this process exposes it."""
+    text = metrics.exposition()[0].decode()
+    return sum(sample.value for family in text_string_to_metric_families(text) for sample in family.samples
+               if sample.name == "notify_status_transitions_out_of_order_total"
+               and sample.labels == {"from": current, "to": refused})
+
+
+def test_a_send_recorded_after_its_receipt_is_counted_quietly(service, caplog):
+    overtaken = create_notification(service=service, status="delivered")  # its receipt came first
+    before = out_of_order_count("delivered", "sending")
+
+    with caplog.at_level(logging.DEBUG, logger="pipeline.stages.status_changes"):
+        assert dispatch.record_sent(overtaken, dispatch.Dispatched("mmg", "ref-1")) is False
+
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "pipeline.stages.status_changes"] == [
+        ("DEBUG", f"status change of {overtaken.id} from delivered to sending out of order: already further on")]
+    assert out_of_order_count("delivered", "sending") - before == 1
+    row = Notification.get_by_id(overtaken.id)
+    assert (row.status, row.provider_reference) == ("delivered", "ref-1")
+
+
+def test_a_send_recorded_for_a_cancelled_message_still_warns(service, caplog):
+    cancelled = create_notification(service=service, status="cancelled")
+    before = out_of_order_count("cancelled", "sending")
+
+    with caplog.at_level(logging.DEBUG, logger="pipeline.stages.status_changes"):
+        assert dispatch.record_sent(cancelled, dispatch.Dispatched("mmg", "ref-2")) is False
+
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "pipeline.stages.status_changes"] == [
+        ("WARNING", f"refused status change of {cancelled.id} from cancelled to sending")]
+    assert out_of_order_count("cancelled", "sending") == before
 
 
 def test_a_send_recorded_twice_at_once_moves_once(service):

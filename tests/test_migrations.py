@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from playhouse.migrate import SchemaMigrator, migrate as apply
 from config import get_settings
 from models import migrations
 from models.db import connect_url, database, is_postgres
-from models.migrations import SchemaVersion, Step, UnsupportedDatabase, migrate
+from models.migrations import MissingStepFile, SchemaVersion, Step, UnsupportedDatabase, migrate
 from models.migrations.steps import BASELINE, PLATFORM_SERVICE_ID
 from tests.generic_rows import fill_every_table, rows_per_table
 from tests.private_databases import private_database, private_database_url, using
@@ -25,6 +26,25 @@ from tests.schema_shape import differences, schema_shape
 # Step 120 moved the purge's daily tallies into the rollup's tables, row for row, and dropped theirs.
 MOVED = {"daily_count": "daily_status_count", "daily_billing": "daily_usage"}
 ROOT = Path(__file__).resolve().parent.parent
+DIALECTS = ("sqlite", "postgresql")
+
+
+def _dialect() -> str:
+    return "postgresql" if is_postgres() else "sqlite"
+
+
+@pytest.fixture
+def sql_dir(tmp_path, monkeypatch) -> Path:
+    """A copy of the steps' SQL files the runner reads instead, for a test to add to or take from."""
+    copy = tmp_path / "sql"
+    shutil.copytree(migrations.SQL_DIR, copy)
+    monkeypatch.setattr(migrations, "SQL_DIR", copy)
+    return copy
+
+
+def _a_step_without_ddl(sql_dir: Path, version: int) -> None:
+    for dialect in DIALECTS:
+        (sql_dir / f"{version:04d}.{dialect}.sql").write_text(f"-- Step {version}: no DDL; {dialect}.\n")
 
 
 def test_a_database_of_the_oldest_release_full_of_rows_upgrades_with_every_row_kept():
@@ -128,7 +148,7 @@ def _a_service_with_a_row_in_every_table_that_refers_to_it():
     return service
 
 
-def test_a_step_that_rebuilds_a_table_on_sqlite_keeps_the_rows_that_refer_to_it(monkeypatch):
+def test_a_step_that_rebuilds_a_table_on_sqlite_keeps_the_rows_that_refer_to_it(monkeypatch, sql_dir):
     """peewee's SqliteMigrator makes a column NOT NULL by copying the table, dropping it and renaming
     the copy: the rebuild SQLite's documentation describes, safe only with foreign keys off. With them
     on, release 0.9.0's step 150 deleted every key, template and message of a SQLite install."""
@@ -140,6 +160,7 @@ def test_a_step_that_rebuilds_a_table_on_sqlite_keeps_the_rows_that_refer_to_it(
         apply(SchemaMigrator.from_database(db).add_not_null("service", "motto"))
 
     monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, Step(9999, "motto required", rebuild)])
+    _a_step_without_ddl(sql_dir, 9999)
     before = rows_per_table(database)
     for table in ("apikey", "template", "notification", "receivedtext", "smssender", "servicecallback"):
         assert before[table], f"{table} holds no row to lose: the test would prove nothing"
@@ -154,12 +175,13 @@ def test_a_step_that_rebuilds_a_table_on_sqlite_keeps_the_rows_that_refer_to_it(
     database.execute_sql('ALTER TABLE "service" DROP COLUMN "motto"')
 
 
-def test_the_release_step_copies_a_sqlite_database_before_it_migrates_it(monkeypatch):
+def test_the_release_step_copies_a_sqlite_database_before_it_migrates_it(monkeypatch, sql_dir):
     if is_postgres():
         assert migrations.release(get_settings().database_url) == []  # nothing to copy, nothing pending
         return
     _a_service_with_a_row_in_every_table_that_refers_to_it()
     monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, Step(9999, "a later step")])
+    _a_step_without_ddl(sql_dir, 9999)
     before = rows_per_table(database)
     database_file = Path(get_settings().database_url.removeprefix("sqlite:///"))
 
@@ -171,3 +193,36 @@ def test_the_release_step_copies_a_sqlite_database_before_it_migrates_it(monkeyp
         assert {table: copy.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0] for table in before} == before
     copies[0].unlink()
     SchemaVersion.delete().where(SchemaVersion.version == 9999).execute()
+
+
+def test_every_step_has_its_two_sql_files_and_every_file_its_step():
+    expected = {f"{step.version:04d}.{dialect}.sql" for step in migrations.MIGRATIONS for dialect in DIALECTS}
+    assert {path.name for path in migrations.SQL_DIR.iterdir()} == expected
+
+
+# Stops the release step as `python -m models.migrations` runs it, its steps' files read from the folder given.
+RELEASE_STEP_READING = """
+import runpy, sys
+from pathlib import Path
+import models.migrations
+models.migrations.SQL_DIR = Path(sys.argv[1])
+runpy.run_module("models.migrations", run_name="__main__")
+"""
+
+
+def test_a_missing_step_file_stops_the_release_step_with_one_line_naming_it(sql_dir):
+    last = migrations.MIGRATIONS[-1].version
+    missing = sql_dir / f"{last:04d}.{_dialect()}.sql"
+    missing.rename(sql_dir / f"{last:04d}.{_dialect()}.sq")  # misnamed: once recorded as applied, nothing run
+    refusal = f"migration step {last}'s SQL file is missing: {missing}"
+
+    with private_database("misnamed") as fresh, using(fresh):
+        with pytest.raises(MissingStepFile) as raised:
+            migrate()
+        assert str(raised.value) == refusal
+        assert fresh.get_tables() == ["schema_version"]  # every file is read before the first step runs
+
+    with private_database_url("misnamed-release") as url:
+        done = subprocess.run([sys.executable, "-c", RELEASE_STEP_READING, str(sql_dir)], cwd=ROOT,
+                              env={**os.environ, "DATABASE_URL": url}, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"release step stopped: {refusal}\n")

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 import config
 from models.crypto import encrypt
@@ -22,6 +25,7 @@ from pipeline.stages import callbacks
 from tests.admin_helpers import admin_headers, errors
 from tests.conftest import wait_for
 from tests.fake_gateway import FakeGateway
+from tests.fake_sns import issue, pem, self_signed
 from tests.test_callbacks import Receiver, attempts, send_sms
 
 NOT_HTTPS = "url is not a valid https url"
@@ -107,10 +111,12 @@ def test_a_public_name_connects_to_the_addresses_it_resolved_to():
 
 
 class _Echo:
-    """An HTTP server on 127.0.0.1 counting the connections made to it and recording each request's Host."""
+    """An HTTP server on 127.0.0.1 counting the connections made to it and recording each request's Host;
+    over TLS with `tls` (a server context), recording the name each handshake asked for (SNI) too."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.hosts: list[str] = []
+        self.server_names: list[str | None] = []
         self.connections = 0
         echo = self
 
@@ -131,6 +137,9 @@ class _Echo:
                 return super().get_request()
 
         self.server = Server(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            tls.sni_callback = lambda _socket, name, _context: echo.server_names.append(name)
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
         self.port = self.server.server_port
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
@@ -154,6 +163,53 @@ def test_the_connection_goes_to_the_checked_address_under_the_name(monkeypatch):
         with pytest.raises(outbound.RefusedAddress):
             pool.request("GET", f"http://rebound.example.nl:{echo.port}/")
         assert len(echo.hosts) == 1 and echo.connections == 1
+    finally:
+        echo.close()
+
+
+@pytest.fixture
+def tls_for_a_name(tmp_path):
+    """A server context with a certificate for rebound.example.nl, and the file of the CA that issued it."""
+    ca_key, server_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca = self_signed(ca_key, "Test CA", ca=True)
+    (tmp_path / "server.pem").write_bytes(pem(issue(ca_key, ca, server_key, "rebound.example.nl")))
+    (tmp_path / "server.key").write_bytes(server_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    (tmp_path / "ca.pem").write_bytes(pem(ca))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "server.pem", tmp_path / "server.key")
+    return context, str(tmp_path / "ca.pem")
+
+
+def test_over_tls_the_checked_address_is_connected_to_and_the_name_verified(monkeypatch, tls_for_a_name):
+    context, ca_file = tls_for_a_name
+    echo = _Echo(context)
+    names = {"rebound.example.nl": ["127.0.0.1"]}
+    monkeypatch.setattr(outbound, "system_resolver", lambda host, port: names[host])
+    pool = outbound.checked_pool_manager(retries=False, ca_certs=ca_file)
+    try:
+        assert pool.request("GET", f"https://rebound.example.nl:{echo.port}/").status == 204
+        # The handshake named the host (SNI), its certificate was checked against the name, the Host header kept it.
+        assert echo.server_names == ["rebound.example.nl"]
+        assert echo.hosts == [f"rebound.example.nl:{echo.port}"]
+        # Re-pointed inside (rebinding), with loopback not allowed: refused where the connection is made.
+        monkeypatch.setattr(config, "_settings", dataclasses.replace(config.get_settings(),
+                                                                     callbacks_allow_http_loopback=False))
+        pool.clear()
+        with pytest.raises(outbound.RefusedAddress):
+            pool.request("GET", f"https://rebound.example.nl:{echo.port}/")
+        assert echo.connections == 1
+    finally:
+        echo.close()
+
+
+def test_a_name_whose_first_address_does_not_answer_is_connected_at_the_next(monkeypatch):
+    echo = _Echo()  # on 127.0.0.1 only: at 127.0.0.2 and 127.0.0.3 the connection is refused
+    monkeypatch.setattr(outbound, "system_resolver", lambda host, port: ["127.0.0.2", "127.0.0.1", "127.0.0.3"])
+    pool = outbound.checked_pool_manager(retries=False)
+    try:
+        assert pool.request("GET", f"http://two.example.nl:{echo.port}/").status == 204
+        assert echo.hosts == [f"two.example.nl:{echo.port}"] and echo.connections == 1
     finally:
         echo.close()
 

@@ -1,4 +1,4 @@
-"""Dead-lettered messages (Dramatiq's `<queue>.XQ`): inspect them, re-queue or drop them.
+"""Dead-lettered messages (Dramatiq's dead-letter queue of a queue, `xq_name`): inspect them, re-queue or drop them.
 
 Redis broker only: RabbitMQ keeps its dead letters in queues that can be counted (queue_stats) but
 not read without consuming them; use RabbitMQ's own management tools there.
@@ -12,9 +12,11 @@ from typing import Any
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
+from dramatiq.common import xq_name
 
 from workers import registry
 from workers.broker import current_broker, ops_redis
+from workers.queue_stats import redis_key
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,7 @@ def supported() -> bool:
 
 
 def _keys(queue: str) -> tuple[str, str]:
-    base = f"{current_broker().namespace}:{queue}.XQ"
-    return base, f"{base}.msgs"
+    return redis_key(xq_name(queue)), redis_key(xq_name(queue), messages=True)
 
 
 def _utc(ms: float) -> datetime.datetime:
@@ -71,13 +72,6 @@ def list_dead(queue: str, limit: int = 50) -> list[DeadLetter]:
     errors = ops_redis().mget([registry.dead_error_key(current_broker().namespace, message_id) for message_id in ids])
     return [_decode(queue, message_id, data, died, error)
             for message_id, (_, died), data, error in zip(ids, entries, datas, errors, strict=True) if data is not None]
-
-
-def get_dead(queue: str, message_id: str) -> DeadLetter | None:
-    index, messages = _keys(queue)
-    died, data = current_broker().client.zscore(index, message_id), current_broker().client.hget(messages, message_id)
-    error = ops_redis().get(registry.dead_error_key(current_broker().namespace, message_id))
-    return None if died is None or data is None else _decode(queue, message_id, data, died, error)
 
 
 def _take(queue: str, message_id: str) -> bytes | None:

@@ -12,11 +12,10 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import dramatiq
-
 from models.db import database
 from models.outages import REDIS_UNAVAILABLE
 from pipeline.infrastructure.outbox import Outbox
+from workers.actors import Actor
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +29,7 @@ def left_to_the_sweeps(what: object) -> Iterator[None]:
         log.warning("could not queue %r, Redis unavailable (the sweeps will): %r", what, exc)
 
 
-def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | None = None) -> None:
+def enqueue_after_commit(actor: Actor, *args: object, delay_ms: int | None = None) -> None:
     """Send actor(*args) once the current transaction commits (at once outside a transaction)."""
     def send() -> None:
         with left_to_the_sweeps(actor):
@@ -38,12 +37,12 @@ def enqueue_after_commit(actor: dramatiq.Actor, *args: object, delay_ms: int | N
     database.after_commit(send)
 
 
-def start_flush(flush: dramatiq.Actor) -> None:
+def start_flush(flush: Actor) -> None:
     """Send flush(<new id>): a flush's id names the batch it holds (pipeline/infrastructure/outbox.py)."""
     flush.send(uuid.uuid4().hex)
 
 
-def add_now(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) -> None:
+def add_now(outbox: Outbox, items: list[Any], flush: Actor) -> None:
     """Queue items in a Redis outbox at once, and start a flush when none of that outbox is under
     way. An outage while adding raises; once the items are in, a lost flush message is the sweep's."""
     if outbox.add(*items):
@@ -51,7 +50,7 @@ def add_now(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) -> None:
             start_flush(flush)
 
 
-def add_after_commit(outbox: Outbox, items: list[Any], flush: dramatiq.Actor) -> None:
+def add_after_commit(outbox: Outbox, items: list[Any], flush: Actor) -> None:
     """add_now once the current transaction commits (at once outside one); the row has committed,
     so an outage is logged and left to the sweeps."""
     def add() -> None:

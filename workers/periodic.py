@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import logging
 
-import dramatiq
-
 from config import get_settings
 from models.db import utcnow
 from pipeline.stages import fallback, stuck_sends
 from pipeline.stages.receipts import sweep_held_receipts
 from pipeline.stages.sending_timeout import time_out_overdue
-from workers.actors import actor
+from workers.actors import Actor, actor
 from workers.enqueue import enqueue_after_commit
 
 log = logging.getLogger(__name__)
@@ -48,7 +46,7 @@ def sweep_held_receipts_job() -> None:
 
 
 # (name, interval in seconds, actor)
-SCHEDULE: list[tuple[str, int, dramatiq.Actor]] = [
+SCHEDULE: list[tuple[str, int, Actor]] = [
     ("sweep-stuck-notifications", _settings.sweep_interval_seconds, sweep_stuck_notifications),
     ("time-out-sending", _settings.slow_sweep_interval_seconds, time_out_sending),
     ("sweep-held-receipts", _settings.sweep_interval_seconds, sweep_held_receipts_job),

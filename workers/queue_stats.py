@@ -1,8 +1,9 @@
 """What the worker dashboard, /_status and the queue metrics show, read from Dramatiq's own layout.
 
-Redis broker: `<ns>:<queue>` is the list of ready message ids, `<ns>:<queue>.msgs` the hash of every
-message not yet acked (ready or held by a worker), `.DQ`/`.DQ.msgs` the delayed messages and
-`.XQ`/`.XQ.msgs` the dead-lettered ones (a sorted set by the time they died). RabbitMQ: its own
+Redis broker (`redis_key`): `<ns>:<queue>` is the list of ready message ids, `<ns>:<queue>.msgs` the hash
+of every message not yet acked (ready or held by a worker), the same of the delay queue (Dramatiq's
+`dq_name`) the delayed messages and of the dead-letter queue (`xq_name`) the dead-lettered ones (a
+sorted set by the time they died). RabbitMQ: its own
 message counts per queue; the age of the oldest message is then unknown. Worker processes and
 per-minute counts come from workers.registry, which Dramatiq does not keep.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dramatiq.brokers.redis import RedisBroker
+from dramatiq.common import dq_name, q_name, xq_name
 
 from config import get_settings
 from models.db import utcnow
@@ -66,8 +68,15 @@ class WorkerProcess:
         return time.time() - self.heartbeat < registry.ALIVE_SECONDS
 
 
+def redis_key(queue_name: str, *, messages: bool = False) -> str:
+    """A queue's key in the Redis broker's layout: its ready message ids, or with `messages` the hash of
+    its messages. Dramatiq's Redis script keeps them so and offers no function that names them."""
+    return f"{current_broker().namespace}:{queue_name}{'.msgs' if messages else ''}"
+
+
 def queue_names() -> list[str]:
-    return sorted(q for q in current_broker().get_declared_queues() if not q.endswith((".DQ", ".XQ")))
+    """The declared queues, without their delay and dead-letter queues."""
+    return sorted(q for q in current_broker().get_declared_queues() if q_name(q) == q)
 
 
 def worker_processes() -> list[WorkerProcess]:
@@ -103,16 +112,15 @@ def _minute_stats(minutes: int) -> dict[str, int]:
 
 def _redis_depths(names: list[str]) -> dict[str, tuple[int, int, int, int, float | None]]:
     """(ready, delayed, dead, in progress, oldest age) per queue, in two round trips."""
-    ns = current_broker().namespace
     pipe = current_broker().client.pipeline(transaction=False)
     for name in names:
-        pipe.llen(f"{ns}:{name}").hlen(f"{ns}:{name}.msgs").hlen(f"{ns}:{name}.DQ.msgs")
-        pipe.zcard(f"{ns}:{name}.XQ").lindex(f"{ns}:{name}", 0)
+        pipe.llen(redis_key(name)).hlen(redis_key(name, messages=True)).hlen(redis_key(dq_name(name), messages=True))
+        pipe.zcard(redis_key(xq_name(name))).lindex(redis_key(name), 0)
     replies = pipe.execute()
     rows = [replies[i:i + 5] for i in range(0, len(replies), 5)]
     pipe = current_broker().client.pipeline(transaction=False)
     for name, row in zip(names, rows, strict=True):
-        pipe.hget(f"{ns}:{name}.msgs", row[4] or b"-")
+        pipe.hget(redis_key(name, messages=True), row[4] or b"-")
     heads = pipe.execute()
     now_ms = time.time() * 1000
     result = {}

@@ -28,7 +28,7 @@ from pipeline.infrastructure.providers.errors import RetryableProviderError
 from pipeline.infrastructure.providers.simulated import SimulatedSmsProvider, post_receipts
 from pipeline.stages.email_events import apply_email_events
 from pipeline.stages.receipts import apply_receipts
-from workers.actors import actor
+from workers.actors import Actor, actor
 from workers.broker import ops_redis
 from workers.enqueue import add_now, start_flush
 
@@ -140,7 +140,7 @@ _OUTBOXES = {"flush_simulated_sends": lambda: simulated_outbox("sends"),
              "flush_simulated_receipts": lambda: simulated_outbox("receipts")}
 
 
-def outbox_of(flush: dramatiq.Actor | str) -> Outbox:
+def outbox_of(flush: Actor | str) -> Outbox:
     """The outbox a flush actor (or its name, as a failed message gives it) works through."""
     return _OUTBOXES[flush if isinstance(flush, str) else flush.actor_name]()
 

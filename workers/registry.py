@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import dramatiq
 import redis
+from dramatiq.common import q_name
 from dramatiq.middleware import Middleware
 
 from config import get_settings, redis_url
@@ -89,6 +90,8 @@ class WorkerRegistry(Middleware):
         self.namespace = settings.queue_namespace
         self.url = redis_url(settings)
         self._running: dict[int, _Running] = {}  # id(worker) -> state
+        # message id -> what its attempt raised, from its end until it is acked or dead-lettered
+        self._raised: dict[str, BaseException] = {}
         self._client: redis.Redis | None = None
 
     def _redis(self) -> redis.Redis:
@@ -102,7 +105,7 @@ class WorkerRegistry(Middleware):
     def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
         # Before its threads start: the first messages they take are counted too.
         queues = worker.consumer_whitelist or broker.get_declared_queues()
-        self._running[id(worker)] = _Running(worker, sorted(q for q in queues if not q.endswith((".DQ", ".XQ"))))
+        self._running[id(worker)] = _Running(worker, sorted(q for q in queues if q_name(q) == q))
 
     def after_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
         running = self._running[id(worker)]
@@ -125,7 +128,9 @@ class WorkerRegistry(Middleware):
 
     def after_process_message(self, broker: dramatiq.Broker, message: dramatiq.Message, *,
                               result: Any = None, exception: BaseException | None = None) -> None:
-        queue = message.queue_name.removesuffix(".DQ")
+        queue = q_name(message.queue_name)
+        if exception is not None:
+            self._raised[message.message_id] = exception
         for running in self._running.values():
             with running.lock:
                 began = running.current.pop(message.message_id, None)
@@ -140,10 +145,13 @@ class WorkerRegistry(Middleware):
 
     after_skip_message = after_process_message
 
+    def after_ack(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
+        self._raised.pop(message.message_id, None)  # done, or retried as a new message
+
     def after_nack(self, broker: dramatiq.Broker, message: dramatiq.Message) -> None:
         """Dramatiq keeps the traceback of a retried attempt, not of the last one, which dead-letters
         the message: keep that one as long as the dead letter lives."""
-        exception = getattr(message, "_exception", None)  # the worker's MessageProxy holds it
+        exception = self._raised.pop(message.message_id, None)
         if exception is None:
             return
         text = "".join(traceback.format_exception(exception, limit=30))[-MAX_ERROR_CHARS:]

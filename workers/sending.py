@@ -14,7 +14,7 @@ from models.db import utcnow
 from models.notification import Notification
 from models.outages import UNAVAILABLE
 from pipeline.stages import delivery, dispatch, failover
-from workers.actors import actor
+from workers.actors import Actor, actor
 from workers.enqueue import add_after_commit, enqueue_after_commit, enqueued_together, start_flush
 from workers.receipts import (
     FLUSH_RETRIES,
@@ -85,7 +85,7 @@ SENDS_PER_MESSAGE = 8
 GROUP_RETRIES = {"max_retries": 0}
 
 
-def _deliver_each(notification_ids: list[str], channel: str, one: dramatiq.Actor) -> None:
+def _deliver_each(notification_ids: list[str], channel: str, one: Actor) -> None:
     """Send each notification of a group's message as its own message would. One that must wait out
     an outage, or meets an error, goes on (with those after it, for an error: the database or Redis
     may be away) on messages of one send each, which retry and give up as a lone send's does. Where
@@ -111,7 +111,7 @@ def _deliver_each(notification_ids: list[str], channel: str, one: dramatiq.Actor
             return
 
 
-def _on_their_own(one: dramatiq.Actor, notification_ids: list[str], delay_ms: int | None) -> None:
+def _on_their_own(one: Actor, notification_ids: list[str], delay_ms: int | None) -> None:
     with enqueued_together():  # an outage here is logged: the sweeps send them again
         for notification_id in notification_ids:
             one.send_with_options(args=(notification_id,), delay=delay_ms)
@@ -186,7 +186,7 @@ def enqueue_deliveries(notifications: list[Notification]) -> None:
         due_now = [str(n.id) for n in notifications if n.key_type == "test" and n.scheduled_for is None]
         if due_now:
             add_after_commit(simulated_outbox("sends"), due_now, flush_simulated_sends)
-        grouped: dict[dramatiq.Actor, list[str]] = defaultdict(list)
+        grouped: dict[Actor, list[str]] = defaultdict(list)
         for notification in notifications:
             if notification.key_type == "test":
                 if notification.scheduled_for is not None:
@@ -206,7 +206,7 @@ def enqueue_deliveries(notifications: list[Notification]) -> None:
 def enqueue_job_deliveries(notifications: list[Notification]) -> None:
     """Once the current transaction commits, start the delivery of a job chunk's texts and emails,
     on the jobs' own queues, in groups (_enqueue_grouped)."""
-    grouped: dict[dramatiq.Actor, list[str]] = defaultdict(list)
+    grouped: dict[Actor, list[str]] = defaultdict(list)
     for notification in notifications:
         grouped[deliver_job_sms if notification.notification_type == "sms" else deliver_job_email].append(
             str(notification.id))
@@ -214,7 +214,7 @@ def enqueue_job_deliveries(notifications: list[Notification]) -> None:
         _enqueue_grouped(one, notification_ids)
 
 
-def _enqueue_grouped(one: dramatiq.Actor, notification_ids: list[str]) -> None:
+def _enqueue_grouped(one: Actor, notification_ids: list[str]) -> None:
     """Sends due now, up to SENDS_PER_MESSAGE to a message of one's group actor; a lone one on one."""
     for start in range(0, len(notification_ids), SENDS_PER_MESSAGE):
         part = notification_ids[start:start + SENDS_PER_MESSAGE]

@@ -18,7 +18,7 @@ class NotGuessable:
         password = field.data or ""
         if len(password) < MIN_LENGTH:
             return  # Length says so already
-        own = [f.data for f in (form._fields.get("name"), form._fields.get("email_address")) if f and f.data]
+        own = [form[name].data for name in ("name", "email_address") if name in form and form[name].data]
         if is_guessable(password, own + list(getattr(form, "user_inputs", []))):
             raise ValidationError(_l("This password is too easy to guess: it is a common password or close to one. "
                                      "Choose another, for example three or four random words."))

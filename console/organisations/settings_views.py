@@ -25,7 +25,6 @@ from core.rates import rate_tables
 from models.organisation import DEFAULT_TIME_ZONE, Organisation
 from models.rate import STANDARD_RATES
 
-assert set(LANGUAGE_LABELS) == set(orgs.LANGUAGES)
 TIME_ZONE_HINT = _l("Its name in the IANA time zone database, such as Europe/Amsterdam (the Netherlands) or "
                     "America/Kralendijk (Bonaire, Sint Eustatius and Saba). A service made in the organisation "
                     "starts on this clock.")

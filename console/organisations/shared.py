@@ -13,7 +13,7 @@ from console import acting
 from console.auth import current_user
 from console.organisations.refusals import translated
 from core import organisations as orgs
-from models.organisation import ADMIN, ORGANISATION_KINDS, Organisation, role_in
+from models.organisation import ADMIN, Organisation, role_in
 from pipeline.domain.errors import NoResultFound, ValidationError
 
 T = TypeVar("T")
@@ -22,7 +22,6 @@ KIND_NAMES = {"gemeente": _l("Municipality"), "provincie": _l("Province"), "wate
               "rijksoverheid": _l("Central government"), "zbo": _l("Independent administrative body"),
               "other": _l("Other")}
 ROLE_NAMES = {"admin": _l("Organisation admin"), "member": _l("Member")}
-assert set(KIND_NAMES) == set(ORGANISATION_KINDS)
 
 
 class ConfirmForm(FlaskForm):

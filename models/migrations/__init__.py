@@ -38,6 +38,10 @@ class ForeignKeyViolation(RuntimeError):
     """A step left rows that point at nothing; its transaction is rolled back."""
 
 
+class MissingStepFile(RuntimeError):
+    """A step's SQL file for this database's dialect is not there (misnamed, or never written)."""
+
+
 def migrate(until: int | None = None) -> list[int]:
     """Apply pending migrations (up to and including step `until`, if given); returns the versions applied."""
     applied: list[int] = []
@@ -49,10 +53,12 @@ def migrate(until: int | None = None) -> list[int]:
                 f"this database's last migration step is {max(done)}, from a release older than {OLDEST_RELEASE}:"
                 f" upgrade it with release {OLDEST_RELEASE}'s release step first (git checkout v{OLDEST_RELEASE},"
                 " install its requirements.txt, run python -m models.migrations), then with this one")
-        for step in MIGRATIONS:
-            if step.version in done or (until is not None and step.version > until):
-                continue
-            _apply(step)
+        due = [step for step in MIGRATIONS
+               if step.version not in done and (until is None or step.version <= until)]
+        # Every due step's file is read before the first step runs: a missing one changes nothing.
+        scripts = {step.version: statements(step.version) for step in due}
+        for step in due:
+            _apply(step, scripts[step.version])
             applied.append(step.version)
     return applied
 
@@ -64,13 +70,13 @@ def _make_schema_version_table() -> None:
                          f' "name" VARCHAR(255) NOT NULL, "applied_at" {timestamp} NOT NULL)')
 
 
-def _apply(step: Step) -> None:
+def _apply(step: Step, script: list[str]) -> None:
     if not step.transaction and is_postgres():
-        _apply_concurrently(step)
+        _apply_concurrently(step, script)
         return
     with _foreign_keys_off_on_sqlite():
         with database.atomic():
-            for statement in statements(step.version):
+            for statement in script:
                 database.execute_sql(statement)
             if step.data is not None:
                 step.data(database.obj)
@@ -81,13 +87,13 @@ def _apply(step: Step) -> None:
 CONCURRENT_INDEX = re.compile(r'^CREATE (?:UNIQUE )?INDEX CONCURRENTLY IF NOT EXISTS "([^"]+)"')
 
 
-def _apply_concurrently(step: Step) -> None:
+def _apply_concurrently(step: Step, script: list[str]) -> None:
     """A step that builds indexes on big tables without blocking their writers (PostgreSQL's CREATE INDEX
     CONCURRENTLY, which cannot run in a transaction): its statements run one at a time, each committed,
     and the step is recorded after the last. Each is written to be run again (IF NOT EXISTS); an index
     that an interrupted build left invalid is dropped first, as PostgreSQL's documentation advises
     (https://www.postgresql.org/docs/current/sql-createindex.html#SQL-CREATEINDEX-CONCURRENTLY)."""
-    for statement in statements(step.version):
+    for statement in script:
         built = CONCURRENT_INDEX.match(statement)
         if built is None:
             raise ValueError(f"step {step.version} runs outside a transaction: only concurrent index builds may")
@@ -101,10 +107,12 @@ def _apply_concurrently(step: Step) -> None:
 
 
 def statements(version: int) -> list[str]:
-    """The step's DDL for this database's dialect, one statement at a time; `--` lines are comments."""
+    """The step's DDL for this database's dialect, one statement at a time; `--` lines are comments.
+    Every step has its file, a step without DDL one of comments alone: a missing file is refused, or a
+    misnamed one would have its step recorded as applied with nothing run."""
     path = SQL_DIR / f"{version:04d}.{'postgresql' if is_postgres() else 'sqlite'}.sql"
-    if not path.exists():
-        return []
+    if not path.is_file():
+        raise MissingStepFile(f"migration step {version}'s SQL file is missing: {path}")
     text = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("--"))
     return [part.strip() for part in text.split(";\n") if part.strip().rstrip(";")]
 

@@ -29,7 +29,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     DELIVERED: frozenset({SENDING, PENDING, SENT}),
     # From delivered: a hard bounce reported after an SMTP relay's acceptance was counted as delivery
     # (SMTP_DELIVERED_ON_ACCEPT); the bounce is the later and better-informed report. A late temporary
-    # failure after delivery stays refused, as a late receipt.
+    # failure after delivery stays refused, and logged: the two outcomes exclude each other.
     PERMANENT_FAILURE: frozenset({CREATED, SENDING, PENDING, SENT, DELIVERED}),
     TEMPORARY_FAILURE: frozenset({SENDING, PENDING, SENT}),
     TECHNICAL_FAILURE: frozenset({CREATED, SENDING, PENDING_VIRUS_CHECK}),
@@ -42,6 +42,29 @@ ALLOWED: dict[str, frozenset[str]] = {
 
 # Every status a notification can be in: counting rows by (channel, status) ranges of an index.
 EVERY_STATUS = tuple(sorted({*ALLOWED, *(status for before in ALLOWED.values() for status in before)}))
+
+
+def _before(status: str) -> frozenset[str]:
+    """Every status a notification may have had before `status`: the table's moves, followed back."""
+    found: set[str] = set()
+    waiting = list(ALLOWED.get(status, ()))
+    while waiting:
+        earlier = waiting.pop()
+        if earlier not in found:
+            found.add(earlier)
+            waiting.extend(ALLOWED.get(earlier, ()))
+    return frozenset(found)
+
+
+EARLIER = {status: _before(status) for status in EVERY_STATUS}
+
+
+def out_of_order(current: str, wanted: str) -> bool:
+    """Whether a refused move to `wanted` arrives out of order: the row is already at `current`, which the
+    notification may reach through `wanted` (a receipt's `delivered` recorded before the dispatch's
+    `sending`). Not out of order, and worth an operator's look: a move between outcomes that exclude each other
+    (`technical-failure` to `delivered`) or to what no longer applies (`cancelled` to `sending`)."""
+    return wanted in EARLIER.get(current, frozenset())
 
 # Public names of the letter statuses over the internal ones (wire contract).
 LETTER_PUBLIC = {CREATED: "accepted", SENDING: "accepted", DELIVERED: "received"}

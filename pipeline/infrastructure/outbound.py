@@ -28,9 +28,8 @@ from urllib.parse import urlsplit
 import requests
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
-from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
+from urllib3.exceptions import ConnectTimeoutError, NameResolutionError
 from urllib3.poolmanager import PoolManager
-from urllib3.util import connection
 
 from config import get_settings
 from pipeline.domain.errors import Refusal
@@ -181,44 +180,53 @@ def url_problem(url: str, *, allow_loopback: bool, resolver: Resolver | None = s
     return None
 
 
-def _connect_checked(conn: HTTPConnection, *, plain_http: bool) -> socket.socket:
-    """urllib3's HTTPConnection._new_conn, connecting only to the checked addresses of the host."""
-    try:
-        addresses = connectable_addresses(conn.host, conn.port, plain_http=plain_http,
-                                          allow_loopback=loopback_allowed(), resolver=system_resolver)
-    except socket.gaierror as error:
-        raise NameResolutionError(conn.host, conn, error) from error
-    last: OSError | None = None
-    for address in addresses:
+class _Checked(HTTPConnection):
+    """Connects only to the checked addresses of the connection's host, each tried in turn, through
+    urllib3's own `connect`: for the time of it the connection's `host` is the address (urllib3
+    connects to its host), and a name stays the TLS server name (SNI and the certificate's check),
+    as urllib3 documents for a custom SNI hostname. The name is its host again before any request
+    line or Host header is written from it."""
+
+    plain_http = False
+
+    def connect(self) -> None:
+        name = self.host
         try:
-            return connection.create_connection((address, conn.port), conn.timeout,
-                                                source_address=conn.source_address,
-                                                socket_options=conn.socket_options)
-        except OSError as error:
-            last = error
-    if isinstance(last, TimeoutError):
-        raise ConnectTimeoutError(conn, f"Connection to {conn.host} timed out. (connect timeout={conn.timeout})") \
-            from last
-    raise NewConnectionError(conn, f"Failed to establish a new connection: {last}") from last
+            addresses = connectable_addresses(name, self.port, plain_http=self.plain_http,
+                                              allow_loopback=loopback_allowed(), resolver=system_resolver)
+        except socket.gaierror as error:
+            raise NameResolutionError(name, self, error) from error
+        tls = self if isinstance(self, HTTPSConnection) else None
+        server_name = tls.server_hostname if tls else None
+        if tls and _literal(name) is None:
+            tls.server_hostname = server_name or name
+        try:
+            for address in addresses[:-1]:
+                self.host = address
+                try:
+                    return super().connect()
+                except ConnectTimeoutError:  # NewConnectionError too: on to the next address, as a resolver does
+                    continue
+            self.host = addresses[-1]
+            return super().connect()
+        finally:
+            self.host = name
+            if tls:
+                tls.server_hostname = server_name
 
 
-class CheckedHTTPConnection(HTTPConnection):
-    def _new_conn(self) -> socket.socket:
-        return _connect_checked(self, plain_http=True)
+class CheckedHTTPConnection(_Checked):
+    plain_http = True
 
 
-class CheckedHTTPSConnection(HTTPSConnection):
-    def _new_conn(self) -> socket.socket:
-        return _connect_checked(self, plain_http=False)
+class CheckedHTTPSConnection(_Checked, HTTPSConnection):
+    pass
 
 
-class PublicHTTPConnection(HTTPConnection):
+class PublicHTTPConnection(_Checked):
     """Plain http to a checked public address (or loopback, as allowed). Only for what is verified on
     its own whatever the connection: a CA certificate named in another certificate's Authority
     Information Access, which must still chain up to a trusted root."""
-
-    def _new_conn(self) -> socket.socket:
-        return _connect_checked(self, plain_http=False)
 
 
 class _CheckedHTTPPool(HTTPConnectionPool):

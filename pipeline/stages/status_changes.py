@@ -1,6 +1,7 @@
 """Every status change: a compare-and-set UPDATE guarded by the allowed predecessors of the
 transition table (pipeline/domain/statuses.py), so two workers racing on one notification cannot
-both move it, and an illegal move is refused and logged. The writes go through the throughput seam.
+both move it, and an illegal move is refused: counted and logged at DEBUG when it arrives out of order
+(the row is already past it), logged as a WARNING otherwise. The writes go through the throughput seam.
 """
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import peewee
 
 from models.db import utcnow
 from models.notification import Notification, unindexed_status
-from observability.metrics import status_transitions
-from pipeline.domain.statuses import ALLOWED, COMPLETED
+from observability.metrics import status_transitions, status_transitions_out_of_order
+from pipeline.domain.statuses import ALLOWED, COMPLETED, out_of_order
 from pipeline.infrastructure import throughput
 
 log = logging.getLogger(__name__)
@@ -65,11 +66,20 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
     if current is not None and current.status == new_status:
         return False
-    log.warning(
-        "refused status change of %s from %s to %s",
-        notification_id, current.status if current else "<missing>", new_status,
-    )
+    _refused(str(notification_id), current.status if current else None, new_status)
     raise IllegalTransition(f"{current.status if current else 'missing'} -> {new_status}")
+
+
+def _refused(notification_id: str, current: str | None, new_status: str) -> None:
+    """A move that arrives out of order (the row is already past it) is counted and logged quietly:
+    the receipt that beat the send's own record is the common case. Any other refusal is an operator's
+    business (docs/decisions/sending-pipeline.md)."""
+    if current is not None and out_of_order(current, new_status):
+        status_transitions_out_of_order.labels(current, new_status).inc()
+        log.debug("status change of %s from %s to %s out of order: already further on", notification_id, current,
+                  new_status)
+    else:
+        log.warning("refused status change of %s from %s to %s", notification_id, current or "<missing>", new_status)
 
 
 def transition_if_allowed(notification_id: Any, new_status: str, **fields: Any) -> bool:
@@ -145,6 +155,6 @@ def _log_refused(notification_ids: set[str], new_status: str) -> None:
     current = {str(row.id): row.status for row in Notification.select(Notification.id, Notification.status)
                .where(Notification.id.in_(list(notification_ids)))}
     for notification_id in sorted(notification_ids):
-        status = current.get(notification_id, "<missing>")
+        status = current.get(notification_id)
         if status != new_status and status not in ALLOWED[new_status]:  # allowed: held back by `where`
-            log.warning("refused status change of %s from %s to %s", notification_id, status, new_status)
+            _refused(notification_id, status, new_status)

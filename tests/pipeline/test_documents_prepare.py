@@ -6,6 +6,7 @@ import datetime
 import uuid
 
 import pytest
+from playhouse.shortcuts import model_to_dict
 
 from api.errors import ApiError, BadRequestError, answer_of
 from config import get_settings
@@ -125,7 +126,7 @@ def test_stored_encrypted_without_the_key(service):
     assert document.confirm_email is True  # the default
     assert document.expires_at - document.created_at == datetime.timedelta(weeks=4)
     blob = storage().get(document.storage_key)
-    assert CSV not in blob and key_of(url) not in str(document.__data__)
+    assert CSV not in blob and key_of(url) not in str(model_to_dict(document, recurse=False))
     found = find(str(service.id), str(document.id), key_of(url))
     assert read(found) == CSV
 

@@ -218,29 +218,28 @@ def _fit_address(lines: list[str]) -> tuple[float, list[str]]:
     raise LetterLayoutError("The address does not fit in the envelope window")
 
 
-class _NumberedCanvas(Canvas):
-    """Holds every page until the end so each footer can say "Page N of M" (M is only known then),
-    in the language of the section the page belongs to."""
+class _PageCounter(Canvas):
+    """The first of a letter's two layouts: only its page count is wanted, so nothing is written."""
 
-    def __init__(self, *args: Any, notification_id: str | None = None, sender: str | None = None,
+    def save(self) -> None:
+        pass
+
+
+class _NumberedCanvas(Canvas):
+    """The second layout: each footer says "Page N of M", M counted by the first (_PageCounter), in the
+    language of the section the page belongs to."""
+
+    def __init__(self, *args: Any, pages: int, notification_id: str | None = None, sender: str | None = None,
                  language: str = DEFAULT_LANGUAGE, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._pages: list[dict[str, Any]] = []
+        self._total = pages
         self._notification_id = notification_id
         self._sender = sender
         self.section_language = language  # changed by SectionLanguage flowables
 
     def showPage(self) -> None:  # noqa: N802 (reportlab's name)
-        self._pages.append(dict(self.__dict__))
-        self._startPage()
-
-    def save(self) -> None:
-        total = len(self._pages)
-        for number, state in enumerate(self._pages, start=1):
-            self.__dict__.update(state)
-            self._footer(number, total)
-            super().showPage()
-        super().save()
+        self._footer(self.getPageNumber(), self._total)
+        super().showPage()
 
     def _footer(self, number: int, total: int) -> None:
         self.setFont(FONT, g.FOOTER_FONT_SIZE)
@@ -302,23 +301,31 @@ def render_letter_pdf(*, address_lines: list[str], subject: str, body: str, cont
         return Frame(pt(g.BODY_LEFT), pt(g.BODY_BOTTOM), pt(g.BODY_WIDTH), from_top(top_mm) - pt(g.BODY_BOTTOM),
                      leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0, id=name)
 
+    def build(output: io.BytesIO, canvasmaker: Any) -> int:
+        """Lay the letter out on fresh flowables (a build consumes them) and return its page count."""
+        doc = BaseDocTemplate(
+            output, pagesize=(pt(g.PAGE_WIDTH), pt(g.PAGE_HEIGHT)), title=subject,
+            lang=translator(language).locale.replace("_", "-"),
+            invariant=True,  # same input, same bytes: a re-run of the PDF stage stores an identical file
+            initialFontName=FONT,  # otherwise every page's resources name the unembedded Helvetica
+            pageCompression=1,
+            pageTemplates=[
+                PageTemplate("first", [frame("first", first_top)], onPage=draw_first_page,
+                             autoNextPageTemplate="later"),
+                PageTemplate("later", [frame("later", g.BODY_TOP_OTHER_PAGES)]),
+            ],
+        )
+        reference = ReferenceBlock(our_reference, your_reference, date)
+        story = _section(LetterSection(language, subject, body), reference)
+        if second is not None:
+            story += [PageBreak(), *_section(second, reference)]
+        doc.build(story, canvasmaker=canvasmaker)
+        return int(doc.page)
+
+    # "Page N of M" needs M on page 1: reportlab offers no way to hold pages back until the end other
+    # than its private page state, so the letter is laid out twice, the first time only to count.
+    pages = build(io.BytesIO(), _PageCounter)
     buffer = io.BytesIO()
-    doc = BaseDocTemplate(
-        buffer, pagesize=(pt(g.PAGE_WIDTH), pt(g.PAGE_HEIGHT)), title=subject,
-        lang=translator(language).locale.replace("_", "-"),
-        invariant=True,  # same input, same bytes: a re-run of the PDF stage stores an identical file
-        initialFontName=FONT,  # otherwise every page's resources name the unembedded Helvetica
-        pageCompression=1,
-        pageTemplates=[
-            PageTemplate("first", [frame("first", first_top)], onPage=draw_first_page, autoNextPageTemplate="later"),
-            PageTemplate("later", [frame("later", g.BODY_TOP_OTHER_PAGES)]),
-        ],
-    )
-    reference = ReferenceBlock(our_reference, your_reference, date)
-    story = _section(LetterSection(language, subject, body), reference)
-    if second is not None:
-        story += [PageBreak(), *_section(second, reference)]
-    doc.build(story, canvasmaker=functools.partial(_NumberedCanvas, notification_id=notification_id,
-                                                   sender=sender, language=language))
-    pages = doc.page
+    build(buffer, functools.partial(_NumberedCanvas, pages=pages, notification_id=notification_id,
+                                    sender=sender, language=language))
     return LetterPdf(data=buffer.getvalue(), pages=pages, sheets=sheets_for_pages(pages))

@@ -21,11 +21,11 @@ from typing import Any
 from pypdf import PageObject, PdfReader
 from pypdf.errors import PyPdfError
 from pypdf.generic import ContentStream, DictionaryObject
-from pypdf.generic._font import Font  # pypdf's own font-metrics loader (used by its layout extraction)
 
 from pipeline.domain.errors import Refusal
 
 from . import geometry as g
+from .font_metrics import UNKNOWN_WIDTH, FontMetrics, font_metrics
 from .pdf import MAX_SHEETS, sheets_for_pages
 
 # pypdf reports malformed input through many exception types besides its own (it parses hostile
@@ -128,7 +128,7 @@ class _State:
     fill_plain: bool = True  # the current colour space is one where _white() applies
     stroke_plain: bool = True
     line_width: float = 1.0
-    font: Font | None = None
+    font: FontMetrics | None = None
     font_scale: float = 0.001
     size: float = 0.0
     char_spacing: float = 0.0
@@ -145,7 +145,7 @@ class _Ink:
 
     reader: PdfReader
     extent: Box | None = None
-    fonts: dict[int, tuple[Font, float]] = field(default_factory=dict)
+    fonts: dict[int, tuple[FontMetrics, float]] = field(default_factory=dict)
     forms: dict[int, ContentStream] = field(default_factory=dict)
 
     def mark(self, box: Box, clip: Box | None) -> None:
@@ -154,7 +154,7 @@ class _Ink:
             e = self.extent or box_
             self.extent = min(e[0], box_[0]), min(e[1], box_[1]), max(e[2], box_[2]), max(e[3], box_[3])
 
-    def font(self, resources: DictionaryObject, name: Any) -> tuple[Font | None, float]:
+    def font(self, resources: DictionaryObject, name: Any) -> tuple[FontMetrics | None, float]:
         """The font and its glyph-space scale (1/1000 except for Type3 fonts, which set their own)."""
         font_dict = resources.get("/Font", DictionaryObject()).get_object().get(name)
         if font_dict is None:
@@ -163,27 +163,25 @@ class _Ink:
         if id(font_dict) not in self.fonts:
             type3 = font_dict.get("/Subtype") == "/Type3" and "/FontMatrix" in font_dict
             scale = abs(float(font_dict["/FontMatrix"][0])) if type3 else 0.001
-            self.fonts[id(font_dict)] = Font.from_font_resource(font_dict), scale
+            self.fonts[id(font_dict)] = font_metrics(font_dict), scale
         return self.fonts[id(font_dict)]
 
     def show(self, s: _State, tm: Matrix, text: Any) -> Matrix:
         """Mark one string of a Tj/TJ and return the text matrix advanced past it."""
         raw = text.original_bytes if hasattr(text, "original_bytes") else bytes(text)
         font = s.font
-        two_byte = font is not None and font.sub_type == "Type0"  # Identity-H/V: 2-byte codes (the common case)
+        two_byte = font is not None and font.two_byte
         codes = [int.from_bytes(raw[i:i + 2], "big") for i in range(0, len(raw), 2)] if two_byte else list(raw)
-        widths = font.character_widths if font else {"default": 500}
         advance = 0.0
         for code in codes:
-            width = widths.get(chr(code), widths["default"]) * s.font_scale
+            width = (font.width(code) if font else UNKNOWN_WIDTH) * s.font_scale
             spacing = s.word_spacing if code == 32 and not two_byte else 0.0
             advance += (width * s.size + s.char_spacing + spacing) * s.h_scale
         visible = {0: not s.fill_white, 1: not s.stroke_white, 4: not s.fill_white, 5: not s.stroke_white,
                    2: not (s.fill_white and s.stroke_white), 6: not (s.fill_white and s.stroke_white)}
         if codes and visible.get(s.render_mode, False):
-            descriptor = font.font_descriptor if font else None
-            ascent = (descriptor.ascent if descriptor and descriptor.ascent > 0 else 750.0) * s.font_scale
-            descent = (descriptor.descent if descriptor else -250.0) * s.font_scale
+            ascent = (font.ascent if font and font.ascent > 0 else 750.0) * s.font_scale
+            descent = (font.descent if font else -250.0) * s.font_scale
             y0, y1 = s.rise + descent * s.size, s.rise + ascent * s.size
             self.mark(_bbox([(0, y0), (advance, y0), (0, y1), (advance, y1)], _mul(tm, s.ctm)), s.clip)
         return _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)

@@ -45,19 +45,22 @@ def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
             # beside that release's schema during a rolling upgrade (architecture rule 14).
             continue
         data[field.name] = None if value is None else field.python_value(value)
-    # As peewee loads a row, without a setattr per field: the values are the row's, nothing is dirty.
-    instance = model(__no_default__=1)
-    instance.__data__ = data
-    return instance
+    # peewee's documented constructor: it also fills Python-side defaults, each then replaced by the row's value.
+    return model(**data)
+
+
+def _stored_as(field: peewee.Field) -> str:
+    """The attribute a row keeps a field's own value under: a foreign key's id, not the row it names."""
+    return field.object_id_name if isinstance(field, peewee.ForeignKeyField) else field.name
 
 
 def insert_rows(model: type[M], rows: Sequence[M]) -> None:
     """INSERT model instances (made with model(...), which fills Python-side defaults as create()
     does) in one statement, its SQL built once per model and row count."""
-    fields = model._meta.sorted_fields
+    fields = [(field, _stored_as(field)) for field in model._meta.sorted_fields]
     sql = compiled_sql(("insert", model, len(rows)), lambda p: (
-        f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f in fields)}) VALUES '
+        f'INSERT INTO "{model._meta.table_name}" ({", ".join(column(f) for f, _ in fields)}) VALUES '
         + ", ".join([f'({", ".join([p] * len(fields))})'] * len(rows))))
     # None is None in every column type: most of a new row's columns are empty until later stages.
-    database.execute_sql(sql, [None if (value := row.__data__.get(f.name)) is None else f.db_value(value)
-                               for row in rows for f in fields])
+    database.execute_sql(sql, [None if (value := getattr(row, name)) is None else f.db_value(value)
+                               for row in rows for f, name in fields])

@@ -1,0 +1,2 @@
+-- Step 130: received texts encrypted at rest (release 0.9.0); postgresql.
+-- No DDL: the step rewrites rows (_seal_received_texts in models/migrations/steps.py).
