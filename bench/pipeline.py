@@ -22,7 +22,7 @@ it judges a change better than a rate does.
 
     python bench/pipeline.py [--count 2000] [--rounds 3] [--postgres postgresql://...] [--key-type live]
         [--gateway-delay-ms 50] [--receipt-batch 1] [--skip-sqlite] [--only r4|r5]
-        [--worker-processes N] [--worker-threads N]
+        [--worker-processes N] [--worker-threads N] [--together]
 
 --worker-processes 1 measures what one worker process sends when it is not sharing the cores with
 a second one (R5's "per worker process"); the Procfile's own line divides the machine's rate by its
