@@ -13,14 +13,17 @@ from __future__ import annotations
 import collections
 import re
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 import requests
 from notifications_python_client.notifications import NotificationsAPIClient
 
 from config import get_settings
+from models.db import connect_url, is_postgres
 from models.held_count import HeldCount, HeldCountChange
 from models.notification import Notification
 from models.service import InboundNumber
@@ -186,3 +189,30 @@ def test_writers_of_every_kind_at_once_get_no_5xx_and_lose_nothing(tmp_path: Pat
     # The web processes' access logs are on: a 5xx answered to anyone (the gateway's receipts, which
     # it posts again until taken, included) would be in them.
     assert all(ACCESS_LINE.search(logs[name]) for name in ("web", "console"))
+
+
+@pytest.mark.skipif(is_postgres(), reason="SQLite's writer lock")
+def test_a_transaction_that_read_first_waits_for_the_writer_lock_instead_of_failing(tmp_path: Path):
+    """Two connections of the service's SQLite handle: one reads in a transaction, the other writes;
+    the first then writes too. Begun DEFERRED, the first failed at once ("database is locked"), the
+    other having committed since its read; begun IMMEDIATE, the other waits for it, and both land."""
+    db = connect_url(f"sqlite:///{tmp_path}/locks.db")
+    db.execute_sql("CREATE TABLE written (who TEXT)")
+    other_done = threading.Event()
+
+    def other() -> None:
+        db.execute_sql("INSERT INTO written VALUES ('other')")  # its own thread, its own connection
+        db.close()
+        other_done.set()
+
+    with db.atomic():
+        assert db.execute_sql("SELECT count(*) FROM written").fetchone() == (0,)
+        writer = threading.Thread(target=other)
+        writer.start()
+        # Long enough for the other write to commit when nothing holds it back (DEFERRED); with the
+        # lock held since BEGIN it waits for this transaction instead, and this wait simply ends.
+        other_done.wait(timeout=2)
+        db.execute_sql("INSERT INTO written VALUES ('first')")
+    writer.join(timeout=60)
+    assert sorted(db.execute_sql("SELECT who FROM written").fetchall()) == [("first",), ("other",)]
+    db.close()
