@@ -22,7 +22,7 @@ it judges a change better than a rate does.
 
     python bench/pipeline.py [--count 2000] [--rounds 3] [--postgres postgresql://...] [--key-type live]
         [--gateway-delay-ms 50] [--receipt-batch 1] [--skip-sqlite] [--only r4|r5]
-        [--worker-processes N] [--worker-threads N]
+        [--worker-processes N] [--worker-threads N] [--together]
 
 --worker-processes 1 measures what one worker process sends when it is not sharing the cores with
 a second one (R5's "per worker process"); the Procfile's own line divides the machine's rate by its
@@ -40,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -56,6 +57,7 @@ from bench.harness import ROOT, database, free_port, gunicorn, provision, remove
 from bench.proc import load_average, machine_busy_seconds, pid_of, tree_cpu_seconds  # noqa: E402
 from core.tokens import create_token  # noqa: E402
 from pipeline.infrastructure.providers.sms.pacing import MAX_IN_FLIGHT, MAX_PER_SECOND  # noqa: E402
+from workers import registry  # noqa: E402
 
 
 def procfile_worker_args() -> list[str]:
@@ -97,6 +99,7 @@ class Run:
     most_in_flight: int = 0
     gateway_delay_ms: float = 0.0  # R5: each thread waits this long per send
     messages: int = 0  # the queue messages that carried the notifications
+    accepted_rate: float = 0.0  # --together: sends accepted per second while the workers delivered
 
     def ceiling(self) -> float:
         """The most notifications per second this machine's cores allow at this CPU per notification,
@@ -173,7 +176,7 @@ def _drain(module: str, queue: str, send: str, env: dict[str, str], count: int) 
 
 
 def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_type: str,
-                     gateway: argparse.Namespace | None) -> Run:
+                     gateway: argparse.Namespace | None, together: bool = False) -> Run:
     instance = Path(tempfile.mkdtemp(prefix="bench-"))
     port, webhook_token = free_port(), uuid.uuid4().hex
     extra = {"DATABASE_URL": database_url} if database_url else {}
@@ -197,7 +200,7 @@ def measure_pipeline(redis_url: str, database_url: str | None, count: int, key_t
                       PROVIDER_WEBHOOK_TOKEN=webhook_token, QUEUE_NAMESPACE=f"bench-{uuid.uuid4().hex[:8]}", **extra)
     try:
         run = _run_pipeline(env, instance, port, redis_url, database_url, count, key_type,
-                            gateway_process and gateway_url, gateway_process and gateway_process.pid)
+                            gateway_process and gateway_url, gateway_process and gateway_process.pid, together)
         run.gateway_delay_ms = gateway.gateway_delay_ms if gateway is not None else 0.0
         return run
     finally:
@@ -219,7 +222,7 @@ def _wait_for(url: str, timeout: float = 60) -> None:
 
 
 def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database_url: str | None, count: int,
-                  key_type: str, gateway_url: str | None, gateway_pid: int | None) -> Run:
+                  key_type: str, gateway_url: str | None, gateway_pid: int | None, together: bool) -> Run:
     made = provision(env, key_type)
     if database_url:
         # The database keeps the gateways it was configured with (pipeline/infrastructure/providers/sms/gateways.py):
@@ -242,9 +245,15 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
                                     headers={"Authorization": f"Bearer {token}"}, timeout=30)
             response.raise_for_status()
 
+        def accept_all() -> float:
+            started = time.monotonic()
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                list(pool.map(send, range(count)))
+            return time.monotonic() - started
+
         since = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            list(pool.map(send, range(count)))
+        if not together:
+            accept_all()
         db, param = database(env)
         queues = redis.Redis.from_url(redis_url)
         service_key = uuid.UUID(made["service_id"]).hex  # as peewee writes a uuid, which both databases take
@@ -267,13 +276,17 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
         workers = subprocess.Popen([sys.executable, "-m", "workers.supervise", *WORKER_ARGS], cwd=ROOT, env=env,
                                    stdout=log, stderr=subprocess.STDOUT)
         try:
-            # The database is asked only once every send is out of Redis: probed all through the run,
-            # its index scans competed with the pipeline's own statements for the cores.
-            run = _watch(lambda: waiting() < messages,
-                         lambda: waiting() == 0 and not found("'created', 'sending', 'pending'"), count,
-                         lambda: {"worker": tree_cpu_seconds(workers.pid), "web": tree_cpu_seconds(web_pid),
-                                  "gateway": tree_cpu_seconds(gateway_pid) if gateway_pid else 0.0})
-            run.messages = messages
+            cpu = lambda: {"worker": tree_cpu_seconds(workers.pid), "web": tree_cpu_seconds(web_pid),  # noqa: E731
+                           "gateway": tree_cpu_seconds(gateway_pid) if gateway_pid else 0.0}
+            if together:
+                run = _accept_while_delivering(accept_all, lambda: waiting() == 0 and not found(
+                    "'created', 'sending', 'pending'"), count, cpu, queues, namespace)
+            else:
+                # The database is asked only once every send is out of Redis: probed all through the run,
+                # its index scans competed with the pipeline's own statements for the cores.
+                run = _watch(lambda: waiting() < messages,
+                             lambda: waiting() == 0 and not found("'created', 'sending', 'pending'"), count, cpu)
+                run.messages = messages
         finally:
             workers.terminate()
             workers.wait(timeout=60)
@@ -289,6 +302,27 @@ def _run_pipeline(env: dict, instance: Path, port: int, redis_url: str, database
             if stats["accepted"] != count:
                 sys.exit(f"the gateway accepted {stats['accepted']} sends of {count} notifications: not exactly once")
             run.most_in_flight = stats["most_in_flight"]
+    return run
+
+
+def _accept_while_delivering(accept_all: Callable[[], float], all_done: Callable[[], bool], count: int,
+                             cpu: Callable[[], dict[str, float]], queues: redis.Redis, namespace: str) -> Run:
+    """--together: the sends accepted while the workers, started and registered first, deliver them (a
+    deployment's steady state, where the accepts and the deliveries share the database and the cores).
+    The rate is from the first send to the last notification delivered; accepted_rate, the API's."""
+    deadline = time.monotonic() + 120
+    while queues.hlen(registry.keys(namespace)["workers"]) < PROCESSES:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the worker processes did not start")
+        time.sleep(0.1)
+    accepting: dict[str, float] = {}
+    sender = threading.Thread(target=lambda: accepting.update(seconds=accept_all()))
+    sender.start()
+    try:
+        run = _watch(lambda: True, lambda: not sender.is_alive() and all_done(), count, cpu)
+    finally:
+        sender.join()
+    run.accepted_rate = count / accepting["seconds"]
     return run
 
 
@@ -336,6 +370,8 @@ def main() -> None:
     parser.add_argument("--worker-threads", type=int, help="threads per worker process (default: the Procfile's)")
     parser.add_argument("--no-floor", dest="floor", action="store_false",
                         help="leave out R4's floor (bench/floor_actors.py)")
+    parser.add_argument("--together", action="store_true",
+                        help="accept the sends while the workers deliver them (the steady state), not before")
     args = parser.parse_args()
     override_workers(args.worker_processes, args.worker_threads)
     databases = (([] if args.skip_sqlite else [("SQLite", None)])
@@ -356,15 +392,19 @@ def main() -> None:
                   flush=True)
         for row in rows:
             for name, url in databases:
-                run = measure_pipeline(args.redis, url, args.count, args.key_type, args if row == "r5" else None)
+                run = measure_pipeline(args.redis, url, args.count, args.key_type, args if row == "r5" else None,
+                                       args.together)
                 runs[row, name].append(run)
                 detail = (f"share of no-op {run.rate / noop[-1].rate:.1%}" if row == "r4" else
                           f"{run.rate / PROCESSES:.0f} per worker process, most in flight {run.most_in_flight}")
                 if run.messages and args.key_type != "test":
                     detail += f", {args.count / run.messages:.1f} sends per message"
+                if run.accepted_rate:
+                    detail += f", accepted at {run.accepted_rate:.0f}/s meanwhile"
                 print(f"  {row.upper()} {name}: {run.rate:.0f} notifications/s, {detail}; CPU per notification "
                       f"{_cpu([run])}", flush=True)
-    print(f"\nmedians of {args.rounds} rounds, {args.count} {args.key_type}-key sms each, "
+    print(f"\nmedians of {args.rounds} rounds, {args.count} {args.key_type}-key sms each"
+          f"{', accepted while the workers delivered' if args.together else ''}, "
           f"workers: supervise {' '.join(WORKER_ARGS)}")
     if noop:
         _line("no-op Dramatiq", noop, "messages/s")
@@ -387,6 +427,10 @@ def main() -> None:
                   f"(per round {', '.join(f'{p:.0f}' for p in per_process)}; issue 34's target: at least 400/s "
                   f"with one worker process, --worker-processes 1), most in flight "
                   f"{max(run.most_in_flight for run in values)}")
+        if args.together:
+            accepted = [run.accepted_rate for run in values]
+            print(f"{'':36} accepted meanwhile: median {statistics.median(accepted):.0f}/s "
+                  f"(rounds: {', '.join(f'{rate:.0f}' for rate in accepted)})")
 
 
 if __name__ == "__main__":

@@ -88,11 +88,16 @@ def connect_url(url: str, shared_connections: int | None = None) -> peewee.Datab
         path = Path(url[len("sqlite:///"):])
         path.parent.mkdir(parents=True, exist_ok=True)
         # WAL lets web and worker processes read while one writes; busy_timeout waits for the
-        # writer lock instead of failing at once under concurrent sends.
+        # writer lock instead of failing at once under concurrent sends. It can wait only where the
+        # lock is asked for before anything is read: a single statement, or a transaction begun
+        # IMMEDIATE. A deferred transaction that read first and then meets a writer that committed
+        # since fails at once ("database is locked"), so every transaction, atomic() or
+        # transaction() without a lock type, begins IMMEDIATE (docs/decisions/data-and-migrations.md).
         return peewee.SqliteDatabase(
             str(path),
             pragmas={"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 10000, "synchronous": "normal"},
             check_same_thread=False,
+            lock_type="IMMEDIATE",
         )
     if not url.startswith(("postgresql://", "postgres://")):
         return db_url.connect(url)

@@ -6,6 +6,7 @@ binds the actors to it.
 from __future__ import annotations
 
 import gc
+import threading
 from typing import Any
 
 import dramatiq
@@ -96,6 +97,7 @@ class RabbitBroker(RabbitmqBroker):
 
 
 _ops_redis: redis.Redis | None = None
+_ops_redis_made = threading.Lock()
 
 
 def ops_redis() -> redis.Redis:
@@ -103,7 +105,12 @@ def ops_redis() -> redis.Redis:
     the messages (redis-py's pool reconnects in a forked child)."""
     global _ops_redis
     if _ops_redis is None:
-        _ops_redis = redis.Redis.from_url(redis_url(get_settings()))
+        # Made once: a second client made by a thread racing this one would be dropped at once, and
+        # dropping a client closes its pool's connections under the thread still using it (a
+        # web process's first concurrent requests answered 500, "Bad file descriptor").
+        with _ops_redis_made:
+            if _ops_redis is None:
+                _ops_redis = redis.Redis.from_url(redis_url(get_settings()))
     return _ops_redis
 
 
