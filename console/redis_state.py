@@ -1,16 +1,25 @@
 """Short-lived state in Redis, shared by every console process: attempt counters, codes sent, TOTP codes used."""
 from __future__ import annotations
 
-import functools
+import threading
 
 import redis
 
 from config import get_settings, redis_url
 
+_made = threading.Lock()
+_redis: redis.Redis | None = None
 
-@functools.lru_cache(maxsize=1)
+
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5, socket_connect_timeout=5)
+    global _redis
+    if _redis is None:
+        # Made once under a lock: a client made by a racing thread and dropped closes its pool's
+        # connections under the thread still using them (workers/broker.py ops_redis, the same race).
+        with _made:
+            if _redis is None:
+                _redis = redis.Redis.from_url(redis_url(get_settings()), socket_timeout=5, socket_connect_timeout=5)
+    return _redis
 
 
 def _key(bucket: str) -> str:
