@@ -36,6 +36,7 @@ class CaseEventLink(BaseModel):
     subscription_url = peewee.CharField(max_length=1000, null=True)  # our abonnement at Open Notificaties
     subscription_state = peewee.CharField(max_length=40, null=True)  # pipeline.domain.case_events.SUBSCRIPTION_*
     subscription_checked_at = peewee.DateTimeField(null=True)
+    subscription_detail = JSONField(null=True)  # what Open Notificaties answered when it refused
     case_types = JSONField(default=list)  # zaaktype identificaties taking part
     templates = JSONField(default=dict)  # {scenario: {channel: template id}}
     created_at = peewee.DateTimeField(default=utcnow)
@@ -66,8 +67,8 @@ class CaseEvent(BaseModel):
     channel = peewee.CharField(max_length=10, null=True)
     notification_id = peewee.UUIDField(null=True)  # the message sent (the first of its fallback chain)
     # The klantcontact recorded in Open Klant once the message is final.
-    partij_url = peewee.CharField(max_length=1000, null=True)
-    zaak_url = peewee.CharField(max_length=1000, null=True)
+    partij_uuid = peewee.CharField(max_length=36, null=True)
+    zaak_uuid = peewee.CharField(max_length=36, null=True)
     contact_state = peewee.CharField(max_length=20, null=True)
     contact_url = peewee.CharField(max_length=1000, null=True)
 
