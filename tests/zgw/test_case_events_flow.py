@@ -1,0 +1,146 @@
+"""Case events end to end through the fakes of Open Zaak, Open Klant and Open Notificaties (tests/zgw/fakes,
+written from the OpenAPI files by another hand): a status set on a case in Open Zaak reaches us through
+Open Notificaties' delivery, becomes a message sent through the API's own send (the simulator delivers
+it), and the final message a klantcontact in Open Klant on the citizen's party and the case."""
+from __future__ import annotations
+
+from models.notification import Notification
+from pipeline.domain import case_events as domain
+from tests.conftest import wait_for
+from tests.zgw.linked import BSN, CASE_TYPE, citizen, events, link, only_event, seed_case_type
+
+
+def _event_final():
+    found = events()
+    return found[0] if len(found) == 1 and found[0].state not in domain.OPEN else None
+
+
+def test_a_status_set_in_open_zaak_becomes_a_text_and_a_klantcontact(zgw, service, live_server, worker):
+    linked = link(zgw, service)
+    case = seed_case_type(zgw)
+    party = citizen(zgw, preferred="sms")
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-2026-0001", omschrijving="Parkeervergunning Dorpsstraat",
+                        bsn=BSN)
+
+    zgw.set_status(zaak, case.received)
+
+    event = wait_for(_event_final)
+    assert (event.state, event.scenario, event.channel) == ("sent", "received", "sms")
+    assert (event.zaak_identificatie, event.status_omschrijving) == ("ZAAK-2026-0001", "Ontvangen")
+    message = Notification.get_by_id(event.notification_id)
+    assert (message.notification_type, message.to, message.reference, message.key_type) == (
+        "sms", "0612345678", "ZAAK-2026-0001", "live")
+    assert message.body == ("Beste Anna, uw zaak ZAAK-2026-0001 (Parkeervergunning Dorpsstraat): Ontvangen.")
+    wait_for(lambda: Notification.get_by_id(event.notification_id).status == "delivered")
+
+    [contact] = wait_for(lambda: zgw.klantcontacten())
+    assert (contact["kanaal"], contact["onderwerp"], contact["indicatieContactGelukt"], contact["taal"]) == (
+        "sms", "Zaak ZAAK-2026-0001: Ontvangen", True, "nld")
+    assert contact["inhoud"] == message.body
+    [betrokkene] = contact["betrokkenen"]
+    assert (betrokkene["wasPartij"]["url"], betrokkene["rol"], betrokkene["initiator"]) == (party, "klant", True)
+    [onderwerp] = contact["onderwerpobjecten"]
+    assert onderwerp["onderwerpobjectidentificator"] == {
+        "codeObjecttype": "zaak", "codeRegister": "openzaak", "codeSoortObjectId": "uuid",
+        "objectId": zaak.rstrip("/").rsplit("/", 1)[1]}
+    assert wait_for(lambda: only_event().contact_state == "recorded")
+    # Open Notificaties delivered the message with the value the service gave it, and our answer was 2xx.
+    [delivered] = [d for d in zgw.deliveries() if not d["test"]]
+    assert (delivered["callbackUrl"], delivered["status"]) == (f"{live_server}/case-events/{linked.id}", 204)
+    assert CASE_TYPE in linked.case_types
+
+
+def _sent_messages(service) -> list[Notification]:
+    return list(Notification.select().where(Notification.service == service.id))
+
+
+def test_open_notificaties_posting_a_message_again_sends_nothing_more(zgw, service, live_server, worker):
+    link(zgw, service)
+    case = seed_case_type(zgw)
+    citizen(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-2", omschrijving="Vergunning", bsn=BSN)
+    zgw.set_status(zaak, case.in_progress)
+    event = wait_for(_event_final)
+    assert (event.state, event.scenario) == ("sent", "updated")
+
+    assert zgw.redeliver_last() == 204  # answered as the first time: Open Notificaties stops posting it
+    assert zgw.redeliver_last() == 204
+
+    assert [e.id for e in events()] == [event.id]
+    assert len(_sent_messages(service)) == 1
+
+
+def test_a_citizen_without_contact_details_is_kept_as_such_and_nothing_is_sent(zgw, service, live_server, worker):
+    link(zgw, service)
+    case = seed_case_type(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-3", omschrijving="Vergunning", bsn=BSN)  # no party
+    zgw.set_status(zaak, case.received)
+
+    event = wait_for(_event_final)
+    assert (event.state, event.detail, event.zaak_identificatie) == ("no-contact-details", {"reason": "no-party"},
+                                                                     "ZAAK-3")
+    assert _sent_messages(service) == []
+
+
+def test_a_party_with_neither_digital_address_nor_postal_address_is_no_contact_details(
+        zgw, service, live_server, worker):
+    link(zgw, service)
+    case = seed_case_type(zgw)
+    citizen(zgw, phone=None)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-4", omschrijving="Vergunning", bsn=BSN)
+    zgw.set_status(zaak, case.received)
+
+    event = wait_for(_event_final)
+    assert (event.state, event.detail) == ("no-contact-details", {"reason": "no-address"})
+    assert _sent_messages(service) == []
+
+
+def test_a_status_type_that_does_not_inform_the_initiator_is_skipped_without_asking_open_klant(
+        zgw, service, live_server, worker):
+    link(zgw, service)
+    case = seed_case_type(zgw, informeren=False)
+    citizen(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-5", omschrijving="Vergunning", bsn=BSN)
+    zgw.set_status(zaak, case.received)
+
+    event = wait_for(_event_final)
+    assert (event.state, event.status_omschrijving) == ("not-informed", "Ontvangen")
+    assert _sent_messages(service) == []
+    assert zgw.requests("klant") == []
+
+
+def test_a_case_type_not_taking_part_is_skipped(zgw, service, live_server, worker):
+    link(zgw, service)
+    case = seed_case_type(zgw, identificatie="BEZWAAR")
+    citizen(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-6", omschrijving="Bezwaar", bsn=BSN)
+    zgw.set_status(zaak, case.received)
+
+    event = wait_for(_event_final)
+    assert (event.state, event.detail) == ("case-type-not-taking-part", {"case_type": "BEZWAAR"})
+    assert _sent_messages(service) == []
+
+
+def test_open_zaak_down_for_a_while_is_waited_out_and_the_text_sent_once_it_is_back(
+        zgw, service, live_server, worker, monkeypatch):
+    from pipeline.stages.case_events import processing
+
+    monkeypatch.setattr(processing, "FIRST_RETRY_SECONDS", 0.3)
+    monkeypatch.setattr(processing, "LONGEST_RETRY_SECONDS", 0.5)
+    link(zgw, service)
+    case = seed_case_type(zgw)
+    citizen(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-7", omschrijving="Vergunning", bsn=BSN)
+    zgw.take_down("zaken")
+    zgw.set_status(zaak, case.closed)
+
+    waiting = wait_for(lambda: next((e for e in events() if e.state == "waiting" and e.attempts >= 2), None))
+    assert waiting.detail == {"api": "zaken", "status": 503, "code": "service_unavailable"}
+    assert _sent_messages(service) == []
+    zgw.bring_up("zaken")
+
+    event = wait_for(_event_final)
+    assert (event.state, event.scenario) == ("sent", "closed")
+    assert len(_sent_messages(service)) == 1
+    # Open Notificaties was answered 2xx at once: the message waited with us, not with it.
+    assert [d["status"] for d in zgw.deliveries() if not d["test"]] == [204]
