@@ -24,7 +24,7 @@ from models.db import database, utcnow
 from models.service import Service
 from models.template import find_version
 from pipeline.domain import case_events as domain
-from pipeline.domain.errors import AuthError, BadRequestError, NoResultFound, ValidationError
+from pipeline.domain.errors import AuthError, BadRequestError, NoResultFound, Refusal, ValidationError
 from pipeline.infrastructure import outbound
 from pipeline.stages.case_events import subscription
 from workers.case_events import enqueue_event
@@ -36,6 +36,14 @@ MAX_SECRET = 1000
 SECRET_CHANGED = "(changed)"  # what the history records of a credential that was set
 CALLBACK_PATH = "/case-events/"
 NOT_AUTHORISED = "Not authorised"  # the one answer to any Authorization we did not give
+# The refusals the console words in Dutch (console/case_events/views.py), by their codes.
+HAS_QUERY = "{field} must not have a query or a fragment"
+REQUIRED = "{field} is required"
+BAD_TEXT = "{field} must be 1 to {limit} characters"
+TEMPLATE_NOT_FOUND = "templates {scenario} {channel} template {template_id} not found"
+TEMPLATE_OF_ANOTHER_CHANNEL = "templates {scenario} {channel} template is a {kind} template"
+NO_NRC = Refusal("case_events_no_nrc", "nrc_root is required to subscribe")
+NOT_RETRYABLE = "event {event_id} is {state}: only one that ended without a message is tried again"
 
 
 def callback_url(link: CaseEventLink) -> str:
@@ -62,7 +70,7 @@ def root_problem(field: str, value: str) -> str | None:
     if problem:
         return problem.about(field)
     if "?" in value or "#" in value:
-        return f"{field} must not have a query or a fragment"
+        return Refusal.filled("case_events_root_query", HAS_QUERY, field=field)
     if len(value) > MAX_ROOT:
         return f"{field} is too long"
     return None
@@ -73,12 +81,12 @@ def _root(value: str) -> str:
 
 
 def _text_problems(values: Mapping[str, Any]) -> list[str]:
-    problems = []
+    problems: list[str] = []
     for field, limit in (("client_id", MAX_CLIENT_ID), ("nrc_client_id", MAX_CLIENT_ID), ("client_secret", MAX_SECRET),
                          ("klant_token", MAX_SECRET), ("nrc_secret", MAX_SECRET)):
         value = values.get(field)
         if value is not None and (not value.strip() or len(value) > limit):
-            problems.append(f"{field} must be 1 to {limit} characters")
+            problems.append(Refusal.filled("case_events_bad_text", BAD_TEXT, field=field, limit=limit))
     return problems
 
 
@@ -105,10 +113,12 @@ def checked_templates(service: Service, templates: Mapping[str, Mapping[str, str
                 continue
             version = find_version(service, checked_uuid("template_id", template_id))
             if version is None:
-                raise BadRequestError(f"templates {scenario} {channel} template {template_id} not found")
+                raise BadRequestError(Refusal.filled("case_events_template_not_found", TEMPLATE_NOT_FOUND,
+                                                     scenario=scenario, channel=channel, template_id=template_id))
             if version.template.template_type != channel:
-                raise BadRequestError(f"templates {scenario} {channel} template is a {version.template.template_type}"
-                                      " template")
+                raise BadRequestError(Refusal.filled("case_events_template_channel", TEMPLATE_OF_ANOTHER_CHANNEL,
+                                                     scenario=scenario, channel=channel,
+                                                     kind=version.template.template_type))
             checked.setdefault(scenario, {})[channel] = str(version.template.id)
     return checked
 
@@ -133,7 +143,8 @@ def set_link(service_id: str, values: Mapping[str, Any]) -> CaseEventLink:
         problems.append(problem)
     problems += _text_problems(values)
     if existing is None:
-        problems += [f"{field} is required" for field in ("client_secret", "klant_token") if not values.get(field)]
+        problems += [Refusal.filled("case_events_required", REQUIRED, field=field)
+                     for field in ("client_secret", "klant_token") if not values.get(field)]
     if problems:
         raise ValidationError(*problems)
     fields: dict[str, Any] = {field: _root(values[field]) for field in ROOTS}
@@ -195,7 +206,7 @@ def register(service_id: str) -> CaseEventLink:
     """Subscribe the link at Open Notificaties (again), and keep what it said."""
     link = find_link(service_id)
     if not link.nrc_root:
-        raise ValidationError("nrc_root is required to subscribe")
+        raise ValidationError(NO_NRC)
     found = subscription.register(link, callback_url(link), link.service.name)
     with database.atomic():
         link = _keep_subscription(link, found)
@@ -273,8 +284,8 @@ def retry_event(service_id: str, event_id: str) -> CaseEvent:
     authorisation in Open Zaak, a template, a case type added)."""
     event = find_event(service_id, event_id)
     if event.state not in RETRYABLE:
-        raise BadRequestError(f"event {event_id} is {event.state}: only one that ended without a message is"
-                              " tried again")
+        raise BadRequestError(Refusal.filled("case_events_not_retryable", NOT_RETRYABLE, event_id=event_id,
+                                             state=event.state))
     with database.atomic():
         CaseEvent.update(state=domain.PENDING, detail=None, attempts=0, next_attempt_at=utcnow(),
                          updated_at=utcnow()).where(CaseEvent.id == event.id).execute()
