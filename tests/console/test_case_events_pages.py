@@ -92,7 +92,7 @@ def test_what_became_of_each_case_event_is_shown_per_case_in_dutch_without_a_bsn
     text = page_text(listing)
     assert "Bericht verstuurd per sms" in text and "Vastgelegd in Open Klant" in text
     assert "Niet verstuurd: de initiator is niet bekend in Open Klant" in text
-    assert "Ontvangen (Zaak ontvangen)" in text and "Bekijk het bericht" in text
+    assert "Ontvangen Zaak ontvangen" in text and "Bekijk het bericht" in text
     one = page_text(member.get(f"/services/{service.id}/case-events/cases/ZAAK-2026-0002"))
     assert "Zaak ZAAK-2026-0002" in one and "ZAAK-2026-0001" not in one and "Opnieuw proberen" in one
     for page in (listing, member.get(f"/services/{service.id}/case-events/cases/ZAAK-2026-0001"),
