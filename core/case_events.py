@@ -128,7 +128,10 @@ def _shown(link: CaseEventLink | None) -> dict[str, Any] | None:
     if link is None:
         return None
     return {**{field: getattr(link, field) for field in (*ROOTS, "nrc_root", "client_id", "nrc_client_id")},
-            "case_types": list(link.case_types or []), "templates": dict(link.templates or {})}
+            "case_types": list(link.case_types or []),
+            # The templates chosen, by id: the history words no scenario or channel code.
+            "templates": sorted({template for chosen in (link.templates or {}).values()
+                                 for template in chosen.values()})}
 
 
 def set_link(service_id: str, values: Mapping[str, Any]) -> CaseEventLink:
