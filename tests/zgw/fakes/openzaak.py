@@ -251,7 +251,7 @@ class OpenZaak(FakeServer):
         return dict(item)
 
     def _retrieve(self, store: dict[str, dict[str, Any]], collection: str, schema: dict[str, Any]) -> Any:
-        root = self.catalogi_root if store in (self.zaaktypen, self.statustypen, self.roltypen) else self.zaken_root
+        root = self.catalogi_root if collection.endswith("typen") else self.zaken_root
 
         def view(request: Request) -> Answer | Problem:
             refused = self.check_query(request, set())

@@ -77,9 +77,10 @@ ROL = obj(
     afwijkendeNaamBetrokkene=string(625), roltype=uri(), omschrijving=string(), omschrijvingGeneriek=string(),
     roltoelichting=string(1000), registratiedatum=DATE_TIME, indicatieMachtiging=string(
         enum=["gemachtigde", "machtiginggever", ""]), contactpersoonRol={"type": ["object", "null"]},
-    statussen=URLS, betrokkeneIdentificatie=ROL_NATUURLIJK_PERSOON,
+    statussen=URLS, betrokkeneIdentificatie=nullable(ROL_NATUURLIJK_PERSOON),
 )
-# The discriminator: a natuurlijk_persoon role carries a RolNatuurlijkPersoon as betrokkeneIdentificatie.
+# The discriminator: a natuurlijk_persoon role carries a RolNatuurlijkPersoon as betrokkeneIdentificatie,
+# null when the role was recorded without one (as Open Zaak renders it; the file does not say nullable).
 # `betrokkene` is a URL when set, "" when not (DRF renders an empty URLField so).
 ROL["properties"]["betrokkene"] = {"anyOf": [uri(), string(enum=[""])]}
 
