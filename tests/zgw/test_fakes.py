@@ -169,6 +169,21 @@ def test_open_zaak_refuses_what_the_files_do_not_allow(zgw):
     refused(requests.get(zgw.catalogi_root + f"statustypen/{zaak_uuid}", headers=oz(zgw), timeout=5), 404, "not_found")
 
 
+def test_open_zaak_answers_a_retrieve_with_an_etag_and_304_when_it_still_holds(zgw):
+    s = seed(zgw)
+    first = requests.get(s["zaak"], headers=oz(zgw, **CRS), timeout=5)
+    assert first.headers["API-version"] == "1.5.1" and first.headers["ETag"].startswith('"')
+    again = requests.get(s["zaak"], headers=oz(zgw, **CRS, **{"If-None-Match": first.headers["ETag"]}), timeout=5)
+    assert (again.status_code, again.content) == (304, b"")
+    zgw.set_status(s["zaak"], s["ontvangen"])
+    changed = requests.get(s["zaak"], headers=oz(zgw, **CRS, **{"If-None-Match": first.headers["ETag"]}), timeout=5)
+    assert changed.status_code == 200 and changed.headers["ETag"] != first.headers["ETag"]
+    kind = requests.get(s["zaaktype"], headers=oz(zgw), timeout=5)
+    assert kind.headers["API-version"] == "1.3.1"
+    refused(requests.get(s["zaaktype"], params={"datumGeldigheid": "2026-01-01"}, headers=oz(zgw), timeout=5), 501,
+            "not_implemented_by_fake")
+
+
 def test_open_zaak_lists_page_as_the_files_paginate(zgw):
     s = seed(zgw)
     zgw.add_zaak(s["zaaktype"], identificatie="ZAAK-2", omschrijving="Tweede", bsn=BSN)

@@ -153,6 +153,11 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def or_blank(schema: dict[str, Any]) -> dict[str, Any]:
+    """A field the file gives a format or pattern that the server renders as "" when unset (DRF's blank)."""
+    return {"anyOf": [schema, {"type": "string", "enum": [""]}]}
+
+
 def array(items: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 

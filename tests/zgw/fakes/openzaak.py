@@ -126,6 +126,9 @@ class OpenZaak(FakeServer):
                 "statustype_list": self._statustypen,
                 "roltype_retrieve": self._retrieve(self.roltypen, "roltypen", schemas.ROLTYPE)}))
 
+    def api_version(self, path: str) -> str:
+        return "1.3.1" if path.startswith(CATALOGI_PREFIX) else "1.5.1"
+
     def authenticate(self, request: Request) -> Problem | None:
         client, refused = check_zgw_jwt(request.header("Authorization"), self.clients, self.base_url)
         request.client = client
@@ -253,13 +256,18 @@ class OpenZaak(FakeServer):
     def _retrieve(self, store: dict[str, dict[str, Any]], collection: str, schema: dict[str, Any]) -> Any:
         root = self.catalogi_root if collection.endswith("typen") else self.zaken_root
 
+        # zaaktype_retrieve alone takes a query parameter in the file: datumGeldigheid (not served).
+        allowed = {"datumGeldigheid"} if collection == "zaaktypen" else set()
+
         def view(request: Request) -> Answer | Problem:
-            refused = self.check_query(request, set())
+            refused = self.check_query(request, allowed, set())
             if refused:
                 return refused
             with self.lock:
                 item = store.get(f"{root}{collection}/{request.params['uuid']}")
-                return Answer(200, self._render(collection, item), schema=schema) if item else self.not_found()
+                if item is None:
+                    return self.not_found()
+                return Answer(200, self._render(collection, item), schema=schema, etag=True)
         return view
 
     def _zaak(self, request: Request) -> Answer | Problem:
@@ -276,7 +284,7 @@ class OpenZaak(FakeServer):
             case = self.zaken.get(f"{self.zaken_root}zaken/{request.params['uuid']}")
             if case is None:
                 return self.not_found()
-            return Answer(200, dict(case), headers={"Content-Crs": CRS}, schema=schemas.ZAAK)
+            return Answer(200, dict(case), headers={"Content-Crs": CRS}, schema=schemas.ZAAK, etag=True)
 
     def _filtered(self, request: Request, items: list[dict[str, Any]], fields: dict[str, Callable[[Any], Any]],
                   *, urls: set[str] = frozenset(), enums: dict[str, list[str]] | None = None) -> Any:
