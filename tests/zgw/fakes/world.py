@@ -50,14 +50,11 @@ class ZgwWorld:
     # -- life ----------------------------------------------------------------------------------------
 
     def start(self) -> ZgwWorld:
-        started: list[FakeServer] = []
         try:
             for server in (self._openzaak, self._klant, self._nrc):
                 server.start()
-                started.append(server)
         except BaseException:
-            for server in started:
-                server.stop()
+            self.stop()  # a server not started only closes its socket
             raise
         return self
 
