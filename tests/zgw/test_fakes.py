@@ -123,7 +123,7 @@ def _token(world: ZgwWorld, **change: Any) -> str:
 @pytest.mark.parametrize("make, code", [
     (lambda w: None, "permission_denied"),
     (lambda w: "Token " + w.klant_token, "permission_denied"),
-    (lambda w: "Bearer not-a-jwt", "jwt-decodeerror"),
+    (lambda w: "Bearer not-a-jwt", "jwt-decode-error"),
     (lambda w: _token(w, secret="another-secret-long-enough-for-any-hmac-key-" * 2), "invalid-jwt-signature"),
     (lambda w: _token(w, client_id="stranger"), "invalid-client-identifier"),
     (lambda w: _token(w, iat=int(time.time()) - 3601), "jwt-expired"),
@@ -132,7 +132,7 @@ def _token(world: ZgwWorld, **change: Any) -> str:
     (lambda w: _token(w, user_representation=None), "jwt-missing-claim"),
     (lambda w: "Bearer " + jwt.encode({"iss": w.client_id, "iat": int(time.time()), "client_id": w.client_id,
                                        "user_id": "u", "user_representation": "U"}, w.secret, algorithm="HS512"),
-     "invalid-jwt-signature"),
+     "jwt-invalidalgorithmerror"),
 ])
 def test_open_zaak_refuses_a_missing_wrong_or_expired_token_with_403(zgw, make, code):
     s = seed(zgw)
