@@ -5,6 +5,9 @@
 - Catalogi API 1.3.1: github:VNG-Realisatie/catalogi-api, tag 1.3.1 (commit a75aeb570cb7250d68ad1a34d66956518a9e1e58),
   src/openapi.yaml.
 - Authentication: github:open-zaak/open-zaak docs/client-development/authentication.rst (tests/zgw/fakes/common.py).
+- The Crs answers as Open Zaak gives them (open-zaak commit 90dd5eb0b47853af0e445187cc61ddd8ec5f64ea,
+  src/openzaak/components/zaken/tests/test_zaken.py: no Accept-Crs 412, another CRS 406, Content-Crs
+  echoed); Content-Crs is demanded too because the 1.5.1 file marks it required on zaak_retrieve.
 
 Served (read only; everything else the files have answers 501, anything they do not have 404/405):
   Zaken     GET zaken/{uuid} (zaak_retrieve; `Accept-Crs` and `Content-Crs` required, as the file marks
