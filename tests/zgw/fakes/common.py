@@ -6,7 +6,10 @@ commit 90dd5eb0b47853af0e445187cc61ddd8ec5f64ea: HS256 signed with the client's 
 `iat`, `client_id`, `user_id`, `user_representation`; refused one hour past `iat`) and Open Notificaties
 takes the same scheme (the description of its src/openapi.yaml). Every refusal is a 403 as Open Zaak's
 own tests assert (src/openzaak/tests/test_jwt_auth.py: "jwt-expired", "jwt-immaturesignatureerror";
-src/openzaak/components/autorisaties/tests/test_jwt.py: "jwt-missing-iat-claim"), missing header included.
+src/openzaak/components/autorisaties/tests/test_jwt.py: "jwt-missing-iat-claim"), missing header included;
+the codes of an unreadable token, a missing or unknown client id and a wrong signature are those of the
+JWTAuth of vng-api-common, which Open Zaak's src/openzaak/components/autorisaties/middleware.py extends
+("jwt-decode-error", "missing-client-identifier", "invalid-client-identifier", "invalid-jwt-signature").
 
 The error shapes are the `Fout` and `ValidatieFout` schemas of every ZGW OpenAPI file (e.g.
 VNG-Realisatie/zaken-api 1.5.1 src/openapi.yaml, components/schemas/Fout): `code`, `title`, `status`,
@@ -94,14 +97,14 @@ def check_zgw_jwt(header: str | None, clients: Mapping[str, str], base_url: str)
         unverified = jwt.decode(token, options={"verify_signature": False})
         algorithm = jwt.get_unverified_header(token).get("alg")
     except jwt.PyJWTError:
-        return refused("jwt-decodeerror", "Het JWT kan niet gelezen worden.")
+        return refused("jwt-decode-error", "JWT could not be decoded. Possibly you made a copy-paste mistake.")
     client_id = unverified.get("client_id")
     if not isinstance(client_id, str) or not client_id:
-        return refused("missing-client-identifier", "Het JWT mist de claim 'client_id'.")
+        return refused("missing-client-identifier", "Client identifier is niet aanwezig in JWT")
     if client_id not in clients:
         return refused("invalid-client-identifier", "Client identifier bestaat niet.")
     if algorithm != "HS256":
-        return refused("invalid-jwt-signature", "Het JWT moet met HS256 ondertekend zijn.")
+        return refused("jwt-invalidalgorithmerror", "The specified alg value is not allowed")
     try:
         payload = jwt.decode(token, clients[client_id], algorithms=["HS256"], options={"verify_iat": False})
     except jwt.InvalidSignatureError:
@@ -119,7 +122,7 @@ def _check_claims(payload: dict[str, Any], client_id: str, refused: Any) -> tupl
     if iat is None:
         return refused("jwt-missing-iat-claim", "Het JWT mist de claim 'iat'.")
     if not isinstance(iat, int | float):
-        return refused("jwt-decodeerror", "De claim 'iat' moet een Unix-tijdstip zijn.")
+        return refused("jwt-decode-error", "De claim 'iat' moet een Unix-tijdstip zijn.")
     now = time.time()
     if iat > now:
         return refused("jwt-immaturesignatureerror", "The token is not yet valid (iat)")
@@ -151,6 +154,11 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     if "type" in schema:
         return {**schema, "type": [schema["type"], "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
+
+
+def or_blank(schema: dict[str, Any]) -> dict[str, Any]:
+    """A field the file gives a format or pattern that the server renders as "" when unset (DRF's blank)."""
+    return {"anyOf": [schema, {"type": "string", "enum": [""]}]}
 
 
 def array(items: dict[str, Any]) -> dict[str, Any]:

@@ -83,6 +83,7 @@ MAX_PAGE_SIZE = 500
 
 class OpenKlant(FakeServer):
     name = "openklant"
+    version = "0.9.0"
 
     def __init__(self, token: str) -> None:
         super().__init__()

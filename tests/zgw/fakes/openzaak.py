@@ -5,6 +5,9 @@
 - Catalogi API 1.3.1: github:VNG-Realisatie/catalogi-api, tag 1.3.1 (commit a75aeb570cb7250d68ad1a34d66956518a9e1e58),
   src/openapi.yaml.
 - Authentication: github:open-zaak/open-zaak docs/client-development/authentication.rst (tests/zgw/fakes/common.py).
+- The Crs answers as Open Zaak gives them (open-zaak commit 90dd5eb0b47853af0e445187cc61ddd8ec5f64ea,
+  src/openzaak/components/zaken/tests/test_zaken.py: no Accept-Crs 412, another CRS 406, Content-Crs
+  echoed); Content-Crs is demanded too because the 1.5.1 file marks it required on zaak_retrieve.
 
 Served (read only; everything else the files have answers 501, anything they do not have 404/405):
   Zaken     GET zaken/{uuid} (zaak_retrieve; `Accept-Crs` and `Content-Crs` required, as the file marks
@@ -125,6 +128,9 @@ class OpenZaak(FakeServer):
                 "statustype_retrieve": self._retrieve(self.statustypen, "statustypen", schemas.STATUSTYPE),
                 "statustype_list": self._statustypen,
                 "roltype_retrieve": self._retrieve(self.roltypen, "roltypen", schemas.ROLTYPE)}))
+
+    def api_version(self, path: str) -> str:
+        return "1.3.1" if path.startswith(CATALOGI_PREFIX) else "1.5.1"
 
     def authenticate(self, request: Request) -> Problem | None:
         client, refused = check_zgw_jwt(request.header("Authorization"), self.clients, self.base_url)
@@ -251,15 +257,20 @@ class OpenZaak(FakeServer):
         return dict(item)
 
     def _retrieve(self, store: dict[str, dict[str, Any]], collection: str, schema: dict[str, Any]) -> Any:
-        root = self.catalogi_root if store in (self.zaaktypen, self.statustypen, self.roltypen) else self.zaken_root
+        root = self.catalogi_root if collection.endswith("typen") else self.zaken_root
+
+        # zaaktype_retrieve alone takes a query parameter in the file: datumGeldigheid (not served).
+        allowed = {"datumGeldigheid"} if collection == "zaaktypen" else set()
 
         def view(request: Request) -> Answer | Problem:
-            refused = self.check_query(request, set())
+            refused = self.check_query(request, allowed, set())
             if refused:
                 return refused
             with self.lock:
                 item = store.get(f"{root}{collection}/{request.params['uuid']}")
-                return Answer(200, self._render(collection, item), schema=schema) if item else self.not_found()
+                if item is None:
+                    return self.not_found()
+                return Answer(200, self._render(collection, item), schema=schema, etag=True)
         return view
 
     def _zaak(self, request: Request) -> Answer | Problem:
@@ -276,7 +287,7 @@ class OpenZaak(FakeServer):
             case = self.zaken.get(f"{self.zaken_root}zaken/{request.params['uuid']}")
             if case is None:
                 return self.not_found()
-            return Answer(200, dict(case), headers={"Content-Crs": CRS}, schema=schemas.ZAAK)
+            return Answer(200, dict(case), headers={"Content-Crs": CRS}, schema=schemas.ZAAK, etag=True)
 
     def _filtered(self, request: Request, items: list[dict[str, Any]], fields: dict[str, Callable[[Any], Any]],
                   *, urls: set[str] = frozenset(), enums: dict[str, list[str]] | None = None) -> Any:

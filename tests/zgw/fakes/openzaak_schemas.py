@@ -21,6 +21,7 @@ from tests.zgw.fakes.common import (
     array,
     nullable,
     obj,
+    or_blank,
     paginated,
     string,
     uri,
@@ -43,12 +44,12 @@ ZAAK = obj(
     url=uri(), uuid=UUID, identificatie=string(40), bronorganisatie=string(9), omschrijving=string(80),
     toelichting=string(1000), zaaktype=uri(), registratiedatum=DATE, verantwoordelijkeOrganisatie=string(9),
     startdatum=DATE, einddatum=nullable(DATE), einddatumGepland=nullable(DATE),
-    uiterlijkeEinddatumAfdoening=nullable(DATE), publicatiedatum=nullable(DATE), communicatiekanaal=string(1000),
+    uiterlijkeEinddatumAfdoening=nullable(DATE), publicatiedatum=nullable(DATE), communicatiekanaal=or_blank(uri()),
     productenOfDiensten=URLS, vertrouwelijkheidaanduiding=string(enum=VERTROUWELIJKHEID),
     betalingsindicatie=string(enum=BETALINGSINDICATIE), betalingsindicatieWeergave=string(),
     laatsteBetaaldatum=nullable(DATE_TIME), zaakgeometrie={"type": ["object", "null"]},
     verlenging={"type": ["object", "null"]}, opschorting={"type": ["object", "null"]},
-    selectielijstklasse=string(1000), hoofdzaak=nullable(uri()), deelzaken=URLS, relevanteAndereZaken=array(obj()),
+    selectielijstklasse=or_blank(uri()), hoofdzaak=nullable(uri()), deelzaken=URLS, relevanteAndereZaken=array(obj()),
     eigenschappen=URLS, rollen=URLS, status=nullable(uri(None)), zaakinformatieobjecten=URLS, zaakobjecten=URLS,
     kenmerken=array(obj(["kenmerk", "bron"], kenmerk=string(40), bron=string(40))),
     archiefnominatie=nullable(string(enum=["blijvend_bewaren", "vernietigen", ""])),
@@ -60,12 +61,12 @@ ZAAK = obj(
 STATUS = obj(
     ["datumStatusGezet", "indicatieLaatstGezetteStatus", "statustype", "url", "uuid", "zaak", "zaakinformatieobjecten"],
     url=uri(), uuid=UUID, zaak=uri(), statustype=uri(), datumStatusGezet=DATE_TIME, statustoelichting=string(1000),
-    indicatieLaatstGezetteStatus=BOOLEAN, gezetdoor=string(200), zaakinformatieobjecten=URLS,
+    indicatieLaatstGezetteStatus=BOOLEAN, gezetdoor=or_blank(uri(200)), zaakinformatieobjecten=URLS,
 )
 
 ROL_NATUURLIJK_PERSOON = obj(
-    inpBsn=string(9), anpIdentificatie=string(17), inpA_nummer=string(10), geslachtsnaam=string(200),
-    voorvoegselGeslachtsnaam=string(80), voorletters=string(20), voornamen=string(200),
+    inpBsn=string(9), anpIdentificatie=string(17), inpA_nummer=or_blank(string(10, pattern=r"^[1-9][0-9]{9}$")),
+    geslachtsnaam=string(200), voorvoegselGeslachtsnaam=string(80), voorletters=string(20), voornamen=string(200),
     geslachtsaanduiding=string(enum=["m", "v", "o", ""]), geboortedatum=string(18),
     verblijfsadres={"type": ["object", "null"]}, subVerblijfBuitenland={"type": ["object", "null"]},
 )
@@ -77,11 +78,12 @@ ROL = obj(
     afwijkendeNaamBetrokkene=string(625), roltype=uri(), omschrijving=string(), omschrijvingGeneriek=string(),
     roltoelichting=string(1000), registratiedatum=DATE_TIME, indicatieMachtiging=string(
         enum=["gemachtigde", "machtiginggever", ""]), contactpersoonRol={"type": ["object", "null"]},
-    statussen=URLS, betrokkeneIdentificatie=ROL_NATUURLIJK_PERSOON,
+    statussen=URLS, betrokkeneIdentificatie=nullable(ROL_NATUURLIJK_PERSOON),
 )
-# The discriminator: a natuurlijk_persoon role carries a RolNatuurlijkPersoon as betrokkeneIdentificatie.
+# The discriminator: a natuurlijk_persoon role carries a RolNatuurlijkPersoon as betrokkeneIdentificatie,
+# null when the role was recorded without one (as Open Zaak renders it; the file does not say nullable).
 # `betrokkene` is a URL when set, "" when not (DRF renders an empty URLField so).
-ROL["properties"]["betrokkene"] = {"anyOf": [uri(), string(enum=[""])]}
+ROL["properties"]["betrokkene"] = or_blank(uri())
 
 PAGINATED_STATUS = paginated(STATUS)
 PAGINATED_ROL = paginated(ROL)
@@ -99,7 +101,8 @@ ZAAKTYPE = obj(
     servicenorm=nullable(string(fmt="duration")), opschortingEnAanhoudingMogelijk=BOOLEAN, verlengingMogelijk=BOOLEAN,
     verlengingstermijn=nullable(string(fmt="duration")), trefwoorden=array(string(30)), publicatieIndicatie=BOOLEAN,
     publicatietekst=string(), verantwoordingsrelatie=array(string(40)), productenOfDiensten=URLS,
-    selectielijstProcestype=string(200), referentieproces=obj(["naam"], naam=string(80), link=string(200)),
+    selectielijstProcestype=or_blank(uri(200)),
+    referentieproces=obj(["naam"], naam=string(80), link=or_blank(uri(200))), broncatalogus=obj(), bronzaaktype=obj(),
     verantwoordelijke=string(50), zaakobjecttypen=URLS, catalogus=uri(None), statustypen=URLS, resultaattypen=URLS,
     eigenschappen=URLS, informatieobjecttypen=string(), roltypen=URLS, besluittypen=URLS, deelzaaktypen=URLS,
     gerelateerdeZaaktypen=array(obj()), beginGeldigheid=DATE, eindeGeldigheid=nullable(DATE),

@@ -15,6 +15,7 @@ the server leaves no thread behind.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import uuid
@@ -55,6 +56,7 @@ class Answer:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     schema: dict[str, Any] | None = None  # the response schema a 2xx body must meet
+    etag: bool = False  # the file gives this answer an ETag (and the request may send If-None-Match)
 
 
 Handler = Callable[[Request], "Answer | Problem"]
@@ -110,6 +112,7 @@ class FakeServer:
     """One API's fake. Subclasses give `name`, `routes()` and `authenticate()`."""
 
     name = "api"
+    version = "1.0.0"
     # Operations whose handler talks to the outside (the NRC's test messages): not run under the lock.
     unlocked: frozenset[str] = frozenset()
 
@@ -128,6 +131,10 @@ class FakeServer:
 
     def authenticate(self, request: Request) -> Problem | None:
         raise NotImplementedError
+
+    def api_version(self, path: str) -> str:
+        """The API-version header every answer carries (the files list it on each response)."""
+        return self.version
 
     # -- life ----------------------------------------------------------------------------------------
 
@@ -208,7 +215,7 @@ class FakeServer:
                 self._log.append((method, path + ("?" + query_string if query_string else ""), status))
         raw = b"" if body is None else json.dumps(body).encode()
         kind = "application/json" if status < 400 else "application/problem+json"
-        all_headers = [("Content-Length", str(len(raw))), ("API-version", "1.0.0"), *headers.items()]
+        all_headers = [("Content-Length", str(len(raw))), ("API-version", self.api_version(path)), *headers.items()]
         if body is not None:
             all_headers.append(("Content-Type", kind))
         start_response(f"{status} {_REASONS.get(status, 'Status')}", all_headers)
@@ -253,14 +260,21 @@ class FakeServer:
         if not _accepts_json(request.header("Accept")):
             return (*self.problem(406, "not_acceptable", "Kan niet voldoen aan de opgegeven Accept header."), {})
         if operation.operation_id in self.unlocked:
-            return self._outcome(operation, operation.handler(request))
+            return self._outcome(request, operation, operation.handler(request))
         with self.lock:  # the answer is taken whole, as the store stands at one moment
-            return self._outcome(operation, operation.handler(request))
+            return self._outcome(request, operation, operation.handler(request))
 
-    def _outcome(self, operation: Operation, result: Answer | Problem) -> tuple[int, Any, dict[str, str]]:
+    def _outcome(self, request: Request, operation: Operation,
+                 result: Answer | Problem) -> tuple[int, Any, dict[str, str]]:
         if isinstance(result, tuple):
             return result[0], result[1], {}
         status, body, headers = self._checked(operation, result)
+        if result.etag and status == 200:
+            tag = '"' + hashlib.md5(json.dumps(body, sort_keys=True).encode()).hexdigest() + '"'
+            headers = {**headers, "ETag": tag}
+            wanted = {part.strip() for part in (request.header("If-None-Match") or "").split(",")}
+            if tag in wanted or "*" in wanted:
+                return 304, None, headers
         return status, json.loads(json.dumps(body)), headers
 
     def _checked(self, operation: Operation, answer: Answer) -> tuple[int, Any, dict[str, str]]:
@@ -279,7 +293,7 @@ def _accepts_json(accept: str | None) -> bool:
     return bool(kinds & {"*/*", "application/*", "application/json", "application/problem+json"})
 
 
-_REASONS = {200: "OK", 201: "Created", 204: "No Content", 400: "Bad Request", 401: "Unauthorized",
+_REASONS = {200: "OK", 201: "Created", 204: "No Content", 304: "Not Modified", 400: "Bad Request", 401: "Unauthorized",
             403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable",
             412: "Precondition Failed", 413: "Payload Too Large", 415: "Unsupported Media Type",
             500: "Internal Server Error", 501: "Not Implemented", 503: "Service Unavailable"}

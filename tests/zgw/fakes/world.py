@@ -32,13 +32,13 @@ class ZgwWorld:
 
     def __init__(self) -> None:
         self.client_id = "notify-zgw"
-        self.secret = secrets.token_urlsafe(24)
+        self.secret = secrets.token_urlsafe(48)
         self.nrc_client_id = "notify-nrc-consumer"
-        self.nrc_secret = secrets.token_urlsafe(24)
+        self.nrc_secret = secrets.token_urlsafe(48)
         self.klant_token = secrets.token_hex(20)
         self.rsin = RSIN
         # Open Zaak's own credentials at the NRC, for publishing (scope notificaties.publiceren).
-        self._publisher = ("openzaak-publisher", secrets.token_urlsafe(24))
+        self._publisher = ("openzaak-publisher", secrets.token_urlsafe(48))
         self._openzaak = OpenZaak({self.client_id: self.secret})
         self._klant = OpenKlant(self.klant_token)
         self._nrc = OpenNotificaties(consumers={self.nrc_client_id: self.nrc_secret},
@@ -50,14 +50,11 @@ class ZgwWorld:
     # -- life ----------------------------------------------------------------------------------------
 
     def start(self) -> ZgwWorld:
-        started: list[FakeServer] = []
         try:
             for server in (self._openzaak, self._klant, self._nrc):
                 server.start()
-                started.append(server)
         except BaseException:
-            for server in started:
-                server.stop()
+            self.stop()  # a server not started only closes its socket
             raise
         return self
 
