@@ -26,7 +26,7 @@ SETTINGS = "/services/<service_id>/service-settings/case-events"
 CHANNEL_ORDER = (domain.SMS, domain.EMAIL, domain.LETTER)
 
 
-def _root(label: Any) -> URLField:
+def _root(label: str) -> URLField:
     return URLField(label, validators=[DataRequired(_l("Enter the API's root")), Length(max=case_events.MAX_ROOT)])
 
 
@@ -35,14 +35,15 @@ def _secret(label: Any) -> PasswordField:
 
 
 class ConnectionForm(FlaskForm):
-    zaken_root = _root(_l("Zaken API"))
-    catalogi_root = _root(_l("Catalogi API"))
-    klant_root = _root(_l("Open Klant API"))
+    # The APIs by their names, the same in every language.
+    zaken_root = _root("Zaken API")
+    catalogi_root = _root("Catalogi API")
+    klant_root = _root("Open Klant API")
     client_id = StringField(_l("Client ID"), validators=[DataRequired(_l("Enter the client ID")),
                                                          Length(max=case_events.MAX_CLIENT_ID)])
     client_secret = _secret(_l("Secret"))
     klant_token = _secret(_l("Open Klant token"))
-    nrc_root = URLField(_l("Open Notificaties API"), validators=[Optional(), Length(max=case_events.MAX_ROOT)])
+    nrc_root = URLField("Open Notificaties API", validators=[Optional(), Length(max=case_events.MAX_ROOT)])
     nrc_client_id = StringField(_l("Client ID at Open Notificaties"),
                                 validators=[Optional(), Length(max=case_events.MAX_CLIENT_ID)])
     nrc_secret = _secret(_l("Secret at Open Notificaties"))

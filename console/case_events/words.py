@@ -18,7 +18,7 @@ from pipeline.domain.errors import Refusal, restored
 SCENARIOS = {domain.RECEIVED: _l("Case received"), domain.UPDATED: _l("Status changed"),
              domain.CLOSED: _l("Case closed")}
 APIS = {"zaken": _l("the Zaken API (Open Zaak)"), "catalogi": _l("the Catalogi API (Open Zaak)"),
-        "klant": _l("Open Klant"), "nrc": _l("Open Notificaties")}
+        "klant": "Open Klant", "nrc": "Open Notificaties"}  # names, the same in every language
 REASONS = {"no-initiator": _l("Not sent: the case has no initiator"),
            "no-party": _l("Not sent: the initiator is not known in Open Klant"),
            "no-address": _l("Not sent: no email address, phone number or postal address is known")}
@@ -32,8 +32,8 @@ SUBSCRIPTION_STATES = {domain.SUBSCRIPTION_HOLDS: _l("Holds"),
                        domain.SUBSCRIPTION_DIFFERENT: _l("Changed: it no longer posts case messages to this service"),
                        domain.SUBSCRIPTION_REFUSED: _l("Refused by Open Notificaties"),
                        domain.SUBSCRIPTION_UNREACHABLE: _l("Open Notificaties could not be reached")}
-FIELDS = {"zaken_root": _l("Zaken API"), "catalogi_root": _l("Catalogi API"), "klant_root": _l("Open Klant API"),
-          "nrc_root": _l("Open Notificaties API"), "client_id": _l("Client ID"),
+FIELDS = {"zaken_root": "Zaken API", "catalogi_root": "Catalogi API", "klant_root": "Open Klant API",
+          "nrc_root": "Open Notificaties API", "client_id": _l("Client ID"),
           "client_secret": _l("Secret"), "klant_token": _l("Open Klant token"),
           "nrc_client_id": _l("Client ID at Open Notificaties"), "nrc_secret": _l("Secret at Open Notificaties")}
 
@@ -124,4 +124,4 @@ def subscription_state(link: CaseEventLink) -> str:
         return _("Not subscribed yet")
     said = str(SUBSCRIPTION_STATES.get(link.subscription_state, link.subscription_state))
     status = (link.subscription_detail or {}).get("status")
-    return _("%(state)s (HTTP %(status)s)", state=said, status=status) if status else said
+    return _("%(state)s (answered HTTP %(status)s)", state=said, status=status) if status else said

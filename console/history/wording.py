@@ -35,8 +35,8 @@ FIELDS = {
     "expected_volumes": _l("Expected messages a year"), "recipients": _l("Who gets the messages"),
     "organisation": _l("Organisation"), "organisation_approved": _l("Approved by the organisation"),
     "reason": _l("Reason"),
-    "zaken_root": _l("Zaken API"), "catalogi_root": _l("Catalogi API"), "klant_root": _l("Open Klant API"),
-    "nrc_root": _l("Open Notificaties API"), "client_id": _l("Client ID"),
+    "zaken_root": "Zaken API", "catalogi_root": "Catalogi API", "klant_root": "Open Klant API",  # names
+    "nrc_root": "Open Notificaties API", "client_id": _l("Client ID"),
     "nrc_client_id": _l("Client ID at Open Notificaties"), "client_secret": _l("Secret"),
     "klant_token": _l("Open Klant token"), "nrc_secret": _l("Secret at Open Notificaties"),
     "case_types": _l("Case types taking part"), "templates": _l("Templates"), "state": _l("State"),
