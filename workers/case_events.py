@@ -22,8 +22,8 @@ from workers.sending import enqueue_deliveries
 log = logging.getLogger(__name__)
 
 QUEUE = "case-events"
-# The stage stops retrying at its horizon (processing.GIVE_UP_AFTER, about 80 tries at an hour's
-# back-off); this only bounds a stage that failed to say so.
+# The stage stops retrying at its horizon (processing.GIVE_UP_AFTER_ATTEMPTS); this only bounds a stage
+# that failed to say so.
 MAX_RETRIES = 200
 
 

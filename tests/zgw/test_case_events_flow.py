@@ -144,3 +144,31 @@ def test_open_zaak_down_for_a_while_is_waited_out_and_the_text_sent_once_it_is_b
     assert len(_sent_messages(service)) == 1
     # Open Notificaties was answered 2xx at once: the message waited with us, not with it.
     assert [d["status"] for d in zgw.deliveries() if not d["test"]] == [204]
+
+
+def test_an_api_down_past_the_horizon_is_given_up_and_can_be_tried_again(zgw, service, live_server):
+    from core import case_events
+    from models.case_event import CaseEvent
+    from pipeline.stages.case_events import processing
+
+    linked = link(zgw, service, subscribe=False)
+    case = seed_case_type(zgw)
+    citizen(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-8", omschrijving="Vergunning", bsn=BSN)
+
+    # As Open Notificaties posts it; Open Zaak is down, so the status is never read.
+    message = {"kanaal": "zaken", "hoofdObject": zaak, "resource": "status", "actie": "create",
+               "resourceUrl": zgw.zaken_root + "statussen/0d6b1f31-3b7e-4b4d-9e3c-0a6b8d1e2f3a",
+               "aanmaakdatum": "2026-12-07T10:00:00Z", "kenmerken": {}}
+    event_id = case_events.receive(linked, message)
+    CaseEvent.update(attempts=processing.GIVE_UP_AFTER_ATTEMPTS - 1).execute()
+    zgw.take_down("zaken")
+    sent = {"sms": lambda rows: None, "email": lambda rows: None, "letter": lambda rows: None}
+
+    assert processing.process(event_id, sent) is None  # no further try
+    given_up = CaseEvent.get_by_id(event_id)
+    assert (given_up.state, given_up.detail) == ("gave-up", {"api": "zaken", "status": 503,
+                                                            "code": "service_unavailable"})
+    assert case_events.retry_event(str(service.id), event_id).state == "pending"
+    assert processing.process(event_id, sent) == processing.FIRST_RETRY_SECONDS  # its tries begin again
+    assert CaseEvent.get_by_id(event_id).state == "waiting"

@@ -7,7 +7,7 @@ Every outcome is kept on the event (models.case_event). Exactly once: the event 
 compare-and-set from an open state in the transaction that records the notification, so a message
 delivered twice, or an event swept while its message was still on its way, sends once. An API that is
 down leaves the event waiting, tried again with back-off (the actor's retry, the sweep's as a
-backstop) until GIVE_UP_AFTER from its receipt.
+backstop) for GIVE_UP_AFTER_ATTEMPTS tries, about three days.
 """
 from __future__ import annotations
 
@@ -32,7 +32,10 @@ log = logging.getLogger(__name__)
 
 FIRST_RETRY_SECONDS = 30.0
 LONGEST_RETRY_SECONDS = 3600.0
-GIVE_UP_AFTER = datetime.timedelta(days=3)  # Open Notificaties itself stops posting again after about a day
+# About three days of tries at the back-off below (7 to reach an hour, then hourly); Open Notificaties itself
+# stops posting again after about a day. Counted in tries, not from the receipt: an event tried again by
+# hand has its three days again, and a worker stopped for days loses nothing.
+GIVE_UP_AFTER_ATTEMPTS = 80
 LIVE = "live"  # a case event is sent as a live key's send: trial mode and the limits apply
 
 
@@ -52,7 +55,7 @@ def _wait(event: CaseEvent, detail: Mapping[str, Any]) -> float | None:
     """An API was down (or the service's rate limit full): wait and try again, or give up past the
     horizon. The seconds to wait, or None when it gave up."""
     now = utcnow()
-    if now - event.received_at > GIVE_UP_AFTER:
+    if event.attempts + 1 >= GIVE_UP_AFTER_ATTEMPTS:
         _finish(event, domain.GAVE_UP, detail)
         log.warning("case event %s given up: %s", event.id, detail.get("api", "rate limit"))
         return None
