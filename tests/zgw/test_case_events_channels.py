@@ -102,3 +102,23 @@ def test_no_bsn_in_what_is_kept_or_logged(zgw, service, live_server, worker):
     logged = lines.getvalue()
     assert "partijen" in logged  # the library's request line, its BSN masked
     assert BSN not in logged
+
+
+def test_an_email_that_bounces_falls_back_to_a_letter_and_the_klantcontact_tells_of_the_letter(
+        zgw, service, live_server, worker):
+    from workers import letters
+
+    # The simulator fails an address starting "perm-fail@" for good (pipeline/infrastructure/providers/simulated.py).
+    event, email = _sent((zgw, service), phone=None, email="perm-fail@example.nl", address=ADDRESS)
+    assert (event.channel, email.to) == ("email", "perm-fail@example.nl")
+    letter_id = wait_for(lambda: NotificationFallback.get_by_id(email.id).sent_as)
+    wait_for(lambda: Notification.get_by_id(letter_id).billable_units is not None)
+    assert CaseEvent.get_by_id(event.id).contact_state == "awaiting"  # the chain went on: nothing recorded yet
+    assert zgw.klantcontacten() == []
+    letters.print_letters.send()
+
+    [contact] = wait_for(lambda: zgw.klantcontacten())
+    letter = Notification.get_by_id(letter_id)
+    assert (Notification.get_by_id(email.id).status, letter.status) == ("permanent-failure", "delivered")
+    assert (contact["kanaal"], contact["indicatieContactGelukt"]) == ("brief", True)
+    assert wait_for(lambda: CaseEvent.get_by_id(event.id).contact_state == "recorded")

@@ -42,15 +42,16 @@ def _any_link() -> bool:
     return cache.cached(("case-event-links-any",), lambda: CaseEventLink.select().exists())
 
 
-def _first_of_chain(notification_id: object) -> object:
-    """The message a fallback step stands in for, back to the first one sent."""
-    current = notification_id
-    for _ in range(CHAIN_STEPS):
-        link = NotificationFallback.get_or_none(NotificationFallback.notification == current)
-        if link is None or link.fallback_for is None:
-            break
-        current = link.fallback_for
-    return current
+def _awaiting_event_of(notification_id: object) -> CaseEvent | None:
+    """The event awaiting this message's outcome: sent as this message, or as the message it (or the one
+    it stood in for) stands in for. One query, by the indexes of both tables."""
+    stood_in_for = NotificationFallback.select(NotificationFallback.fallback_for).where(
+        NotificationFallback.notification == notification_id)
+    first = NotificationFallback.select(NotificationFallback.fallback_for).where(
+        NotificationFallback.notification.in_(stood_in_for))
+    return CaseEvent.select(CaseEvent.id).where(
+        ((CaseEvent.notification_id == notification_id) | CaseEvent.notification_id.in_(stood_in_for)
+         | CaseEvent.notification_id.in_(first)) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).first()
 
 
 def _chain_goes_on(notification_id: object, new_status: str) -> bool:
@@ -63,13 +64,12 @@ def _chain_goes_on(notification_id: object, new_status: str) -> bool:
 
 def due_after(notification_id: str, new_status: str) -> str | None:
     """A message's status changed: the id of the case event whose klantcontact is now due, or None.
-    One query by an index, and only for final statuses once some service is linked."""
-    if new_status not in statuses.FINAL or not _any_link() or _chain_goes_on(notification_id, new_status):
+    Only for final statuses once some service is linked: one query (a second for a failure of a case
+    event's message, to see whether its chain goes on)."""
+    if new_status not in statuses.FINAL or not _any_link():
         return None
-    first = _first_of_chain(notification_id)
-    event = CaseEvent.select(CaseEvent.id).where(
-        (CaseEvent.notification_id == first) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).first()
-    if event is None:
+    event = _awaiting_event_of(notification_id)
+    if event is None or _chain_goes_on(notification_id, new_status):
         return None
     moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow()).where(
         (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
