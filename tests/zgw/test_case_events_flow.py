@@ -172,3 +172,19 @@ def test_an_api_down_past_the_horizon_is_given_up_and_can_be_tried_again(zgw, se
     assert case_events.retry_event(str(service.id), event_id).state == "pending"
     assert processing.process(event_id, sent) == processing.FIRST_RETRY_SECONDS  # its tries begin again
     assert CaseEvent.get_by_id(event_id).state == "waiting"
+
+
+def test_open_zaak_refusing_our_credentials_is_kept_and_nothing_is_sent(zgw, service, live_server, worker):
+    from models.case_event import CaseEventLink
+
+    link(zgw, service)
+    CaseEventLink.update(client_secret="a-secret-open-zaak-does-not-know-at-all").execute()
+    case = seed_case_type(zgw)
+    citizen(zgw)
+    zaak = zgw.add_zaak(case.zaaktype, identificatie="ZAAK-12", omschrijving="Vergunning", bsn=BSN)
+    zgw.set_status(zaak, case.received)
+
+    event = wait_for(_event_final)
+    assert (event.state, event.detail["api"], event.detail["status"]) == ("api-refused", "zaken", 403)
+    assert _sent_messages(service) == []
+    assert [(method, status) for method, _, status in zgw.requests("zaken")] == [("GET", 403)]  # asked once
