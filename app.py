@@ -31,6 +31,7 @@ def create_app() -> Flask:
     workers.wire()
     from api.admin import admin_blueprint
     from api.branding import branding_blueprint
+    from api.case_events import case_events_blueprint
     from api.documents import documents_blueprint
     from api.monitoring import health, register_monitoring
     from api.providers import providers_blueprint, ses_blueprint, sms_webhooks_blueprint
@@ -49,6 +50,7 @@ def create_app() -> Flask:
     app.register_blueprint(providers_blueprint)
     app.register_blueprint(ses_blueprint)
     app.register_blueprint(sms_webhooks_blueprint)
+    app.register_blueprint(case_events_blueprint)  # Open Notificaties' case messages (issue 52)
     from api.reference import reference_blueprint
 
     app.register_blueprint(reference_blueprint)

@@ -78,6 +78,7 @@ def create_console_app() -> Flask:
     from console.api_integration.views import bp as api_integration_bp
     from console.api_keys.views import bp as api_keys_bp
     from console.appearance.views import bp as appearance_bp
+    from console.case_events.views import bp as case_events_bp
     from console.cli import register_console_cli
     from console.conversations.views import bp as conversations_bp
     from console.dashboard.views import bp as dashboard_bp
@@ -105,6 +106,7 @@ def create_console_app() -> Flask:
         dashboard_bp,  # dashboard and usage
         appearance_bp,  # what citizens see: language and brands
         delivery_events_bp,  # complaints, returned letters, unsubscribe requests
+        case_events_bp,  # Dutch case events (ZGW): the link under settings, what became of each under activity
         template_editor_bp,  # templates in folders
         jobs_bp,  # bulk sending from a spreadsheet
         letter_upload_bp,  # a letter sent as the service's own PDF

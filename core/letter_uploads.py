@@ -1,6 +1,6 @@
 """A precompiled letter uploaded in the console: checked before it is shown (the sender may send
 letters, the file is a readable PDF of bounded size, free of viruses, and what the print checks say of
-it), its pages as images for the preview, then sent through core.letters as the API sends one.
+it), its pages as images for the preview, then sent through pipeline.stages.sends.letters as the API sends one.
 
 The virus scan runs here, before anything renders the file, and again in the letter stages once it
 is sent, exactly as for a letter sent by API.
@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from config import get_settings
-from core.letters import check_may_send_letters, checked_pdf
-from core.sender import Sender
 from pipeline.domain.errors import BadRequestError, Refusal, Unavailable
 from pipeline.domain.letters.page_images import page_images
 from pipeline.domain.letters.pdf import MAX_SHEETS
 from pipeline.domain.letters.precompiled import validate_precompiled
 from pipeline.infrastructure.virus_scan import ScannerUnavailable, scanner_from_url
+from pipeline.stages.sends.letters import check_may_send_letters, checked_pdf
+from pipeline.stages.sends.sender import Sender
 
 # The official Node client's limit on a precompiled letter; a letter of 10 sheets is far smaller.
 MAX_PDF_BYTES = 5_000_000

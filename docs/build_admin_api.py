@@ -39,6 +39,7 @@ SECTIONS = {
     "users": "Team",
     "guest-list": "Guest list",
     "callbacks": "Callbacks",
+    "case-events": "Case events (ZGW)",
     "go-live": "Going live",
     "jobs": "Bulk jobs",
     "notifications": "Cancelling a message",

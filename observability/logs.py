@@ -33,11 +33,13 @@ _SLASH = r"(?:/|%2F)"
 _LINK_TOKEN = re.compile(
     rf"(?i)({_SLASH}(?:invitation|reset-password|email{_SLASH}confirm){_SLASH}|{_SLASH}unsubscribe{_SLASH}[\w-]+{_SLASH})[^\s/?#&\"'<>%]+")
 _QUERY_KEY = re.compile(r"(?i)([?&]key=)[^\s&#\"'<>]+")
+# A citizen's BSN where a case's role (inpBsn) or a party query (partijIdentificator__objectId) names it (issue 52).
+_BSN = re.compile(r"(?i)((?:inpBsn|objectId|bsn)[\"']?\s*[=:]\s*[\"']?)\d{9}\b")
 
 
 def mask(text: str) -> str:
-    """Recipients to their first character and domain or last three digits; tokens dropped."""
-    text = _LINK_TOKEN.sub(r"\1***", _QUERY_KEY.sub(r"\1***", text))
+    """Recipients to their first character and domain or last three digits; tokens and BSNs dropped."""
+    text = _BSN.sub(r"\1***", _LINK_TOKEN.sub(r"\1***", _QUERY_KEY.sub(r"\1***", text)))
     text = _JWT.sub("***", _SECRET.sub(r"\1***", text))
     text = _EMAIL.sub(r"\1***@\2", text)
     return _PHONE.sub(lambda m: "***" + re.sub(r"\D", "", m.group(1))[-3:], text)

@@ -13,6 +13,7 @@ from models.db import database, init_database
 from pipeline.stages import notification_events, status_changes
 from workers import (
     callbacks,
+    case_events,
     fallback,
     jobs,
     key_expiry,
@@ -29,8 +30,8 @@ from workers.actors import Actor
 from workers.broker import build_broker, current_broker, use_broker
 
 # Every module declaring actors (bulk jobs on their own queue, the console's messages reports).
-ACTOR_MODULES: tuple[ModuleType, ...] = (callbacks, fallback, jobs, key_expiry, letters, periodic, receipts, reports,
-                                         retention, sending, sms_rotation, unknown_outcomes)
+ACTOR_MODULES: tuple[ModuleType, ...] = (callbacks, case_events, fallback, jobs, key_expiry, letters, periodic,
+                                         receipts, reports, retention, sending, sms_rotation, unknown_outcomes)
 _wiring = threading.Lock()
 _wired = False
 
@@ -47,6 +48,7 @@ def wire() -> dramatiq.Broker:
             bind_actors(current_broker())
             status_changes.on_change(callbacks.status_changed)
             status_changes.on_change(fallback.status_changed)  # the next step of a fallback chain
+            status_changes.on_change(case_events.status_changed)  # a case event's klantcontact, after the chain
             notification_events.on_record(callbacks.event_recorded)
             _wired = True
     return current_broker()

@@ -141,3 +141,7 @@ SCHEDULE.append(("sweep-jobs", _settings.sweep_interval_seconds, sweep_jobs))
 from workers.key_expiry import warn_expiring_keys  # noqa: E402
 
 SCHEDULE.append(("warn-expiring-keys", _settings.slow_sweep_interval_seconds, warn_expiring_keys))
+# Case events (workers/case_events.py): events and klantcontacten whose message was lost; old events.
+from workers.case_events import sweep_case_events  # noqa: E402
+
+SCHEDULE.append(("sweep-case-events", _settings.sweep_interval_seconds, sweep_case_events))

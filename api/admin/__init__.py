@@ -7,6 +7,7 @@ from api.admin import (  # noqa: F401  (each module adds its routes to admin_blu
     appearance,
     brands,
     callbacks,
+    case_events,
     go_live,
     history,
     jobs,

@@ -35,6 +35,11 @@ FIELDS = {
     "expected_volumes": _l("Expected messages a year"), "recipients": _l("Who gets the messages"),
     "organisation": _l("Organisation"), "organisation_approved": _l("Approved by the organisation"),
     "reason": _l("Reason"),
+    "zaken_root": "Zaken API", "catalogi_root": "Catalogi API", "klant_root": "Open Klant API",  # names
+    "nrc_root": "Open Notificaties API", "client_id": _l("Client ID"),
+    "nrc_client_id": _l("Client ID at Open Notificaties"), "client_secret": _l("Secret"),
+    "klant_token": _l("Open Klant token"), "nrc_secret": _l("Secret at Open Notificaties"),
+    "case_types": _l("Case types taking part"), "templates": _l("Templates"), "state": _l("State"),
 }
 RETENTION_CHANNELS = {"email": _l("email"), "sms": _l("text messages"), "letter": _l("letters")}
 LETTER_LANGUAGES = {"single": _l("One language"), "dutch_then_english": _l("Dutch, then English")}

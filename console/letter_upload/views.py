@@ -1,6 +1,6 @@
 """Send a letter the service made itself (a PDF): upload it, see every page as it will print and
 what the print checks say, choose the postage, send. The checks, the virus scan and the sending are
-the API's own (core/letter_uploads.py, core/letters.py); a refusal is shown in the page's language."""
+the API's own (core/letter_uploads.py, pipeline/stages/sends/letters.py); a refusal is shown in the page's language."""
 from __future__ import annotations
 
 import base64
@@ -19,10 +19,10 @@ from console.letter_upload import held
 from console.messages import labels
 from console.services.refusals import Words, fixed, in_words, translated
 from core import letter_uploads
-from core.letters import send_precompiled_pdf
-from core.sender import Sender
 from models.db import is_uuid
 from pipeline.domain.errors import Refusal
+from pipeline.stages.sends.letters import send_precompiled_pdf
+from pipeline.stages.sends.sender import Sender
 from workers.letters import enqueue_virus_scan
 
 bp = Blueprint("letter_upload", __name__)

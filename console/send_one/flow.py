@@ -13,17 +13,17 @@ from console import security_headers
 from console.auth import current_user
 from console.send_one import alternatives
 from console.send_one.fields import add_refusal, api_body, placeholder_fields, recipient_fields, send_form
-from core.fallback import checked_alternatives
 from core.idempotency import answer_once
-from core.letters import checked_letter_address, send_letter
 from core.preview import Preview, preview
-from core.sender import Sender
-from core.sending import checked_content, send_notification
 from models.notification import Notification
 from models.service import Service, TeamMember
 from models.template import TemplateVersion
 from models.user import User
 from pipeline.domain.errors import ApiError
+from pipeline.stages.sends.alternatives import checked_alternatives
+from pipeline.stages.sends.letters import checked_letter_address, send_letter
+from pipeline.stages.sends.sender import Sender
+from pipeline.stages.sends.sending import checked_content, send_notification
 from workers.letters import enqueue_letter_pdf
 from workers.sending import enqueue_deliveries
 

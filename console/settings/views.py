@@ -17,6 +17,7 @@ from console.settings import callbacks, senders  # noqa: F401  (their routes joi
 from console.settings.blueprint import bp
 from console.team.views import PermissionsField
 from console.value_names import SERVICE_PERMISSIONS
+from core.case_events import link_of
 from core.services import LIMITS, MAX_RETENTION_DAYS, is_time_zone, settings_of, update_service
 from models.db import utcnow
 from models.service import CHANNELS, PERMISSIONS, LetterContact, ReplyToAddress, ServiceCallback, SmsSender, default_of
@@ -98,7 +99,7 @@ def index(service_id: str) -> Any:
                            permission_text=", ".join(str(SERVICE_PERMISSION_LABELS[p])
                                                      for p in service.permissions or []),
                            channel_labels=CHANNEL_LABELS, limit_labels=LIMIT_LABELS,
-                           platform_admin=current_user().platform_admin)
+                           platform_admin=current_user().platform_admin, case_event_link=link_of(service.id))
 
 
 @bp.route("/services/<service_id>/service-settings/permissions", methods=["GET", "POST"])

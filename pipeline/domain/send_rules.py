@@ -1,5 +1,5 @@
-"""The rules of a send that hold wherever it starts: a request at a door (core/sending.py,
-core/letters.py) or the next step of a fallback chain (pipeline/stages/fallback.py), which a worker
+"""The rules of a send that hold wherever it starts: a request at a door (pipeline/stages/sends/sending.py,
+pipeline/stages/sends/letters.py) or the next step of a fallback chain (pipeline/stages/fallback.py), which a worker
 runs and which cannot reach core. Each raises pipeline.domain.errors' refusals in the spec's words."""
 from __future__ import annotations
 

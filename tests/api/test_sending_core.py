@@ -5,11 +5,11 @@ import uuid
 
 import pytest
 
-from core.letters import send_letter
-from core.sender import Sender
-from core.sending import send_notification
 from models.notification import Notification
 from pipeline.domain.errors import BadRequestError, ValidationError
+from pipeline.stages.sends.letters import send_letter
+from pipeline.stages.sends.sender import Sender
+from pipeline.stages.sends.sending import send_notification
 from tests.factories import create_sample_template, create_service
 
 

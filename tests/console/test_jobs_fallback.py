@@ -72,7 +72,7 @@ def test_rows_are_checked_for_their_alternatives_and_blank_ones_get_none(client,
     assert lifecycle.start_job(job.id)
     rows.create_chunk(job.id, 0, lambda new: None, lambda: None)
     anna, bob = Notification.select().where(Notification.job_id == job.id).order_by(Notification.job_row_number)
-    assert chain_of(anna.id).fallback == [  # each as core/fallback.py stores the API's: personalisation merged
+    assert chain_of(anna.id).fallback == [  # as sends/alternatives.py stores the API's: personalisation merged
         {"type": "email", "template_id": str(templates["email"].id), "email_address": "anna@example.nl",
          "personalisation": {"naam": "Anna"}},
         {"type": "letter", "template_id": str(templates["letter"].id),

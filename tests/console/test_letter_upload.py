@@ -127,8 +127,8 @@ def test_an_unreachable_scanner_refuses_the_upload_rather_than_passing_it(servic
     import config
     from api.errors import answer_of
     from core.letter_uploads import SCANNER_DOWN, check_letter_upload
-    from core.sender import Sender
     from pipeline.domain.errors import BadRequestError
+    from pipeline.stages.sends.sender import Sender
 
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
@@ -145,7 +145,7 @@ def test_an_unreachable_scanner_refuses_the_upload_rather_than_passing_it(servic
 
 def test_the_print_checks_findings_are_those_of_the_letter_stage(service):
     from core.letter_uploads import check_letter_upload
-    from core.sender import Sender
+    from pipeline.stages.sends.sender import Sender
 
     checked = check_letter_upload(Sender(service, "live"), a_letter(3, in_margin=True))
     assert (checked.pages, checked.sheets, checked.problems) == (3, 2, ["content outside the printable area on page 2"])

@@ -1,5 +1,5 @@
 """Accepting a letter at the API, from a template or as a precompiled PDF (`content` without
-`template_id`): the body checked against its schema, sent by core.letters, answered 201."""
+`template_id`): the body checked against its schema, sent by pipeline.stages.sends.letters, answered 201."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,8 +12,8 @@ from api.schema import validate
 from api.v2.notifications.letter_schemas import post_letter_request, post_precompiled_letter_request
 from api.v2.notifications.sending import response_base, sender_of, without_nulls
 from core.idempotency import answer_once
-from core.letters import send_letter, send_precompiled_letter
 from pipeline.infrastructure.throughput import Enqueue
+from pipeline.stages.sends.letters import send_letter, send_precompiled_letter
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "letter_contact_id", "scheduled_for", "postage")
 

@@ -1,4 +1,4 @@
-"""Accepting an sms or email at the API: the body checked against its schema, sent by core.sending,
+"""Accepting an sms or email at the API: the body checked against its schema, sent by pipeline.stages.sends.sending,
 answered 201 with the send response; a retry with the same Idempotency-Key gets the first answer."""
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from api.schema import validate
 from api.v2.notifications.post_schemas import post_email_request, post_sms_request
 from config import get_settings
 from core.idempotency import answer_once
-from core.sender import Sender
-from core.sending import send_notification
 from models.notification import Notification
 from pipeline.domain.formatting import iso
 from pipeline.domain.rendering import Rendered
 from pipeline.infrastructure.throughput import Enqueue
+from pipeline.stages.sends.sender import Sender
+from pipeline.stages.sends.sending import send_notification
 
 OPTIONAL_NULLABLE = ("personalisation", "reference", "sms_sender_id", "email_reply_to_id",
                      "one_click_unsubscribe_url", "sanitise_content_for", "scheduled_for", "fallback")

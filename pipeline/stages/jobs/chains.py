@@ -12,7 +12,7 @@ from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from pipeline.stages.fallback import links
 
-MAX_STEPS = 2  # core/fallback.py's MAX_ALTERNATIVES
+MAX_STEPS = 2  # pipeline/stages/sends/alternatives.py's MAX_ALTERNATIVES
 STEP_COLUMNS = (Notification.id, Notification.notification_type, Notification.status, Notification.to)
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from core.sender import Sender
 from pipeline.domain import send_rules
 from pipeline.domain.errors import ApiError, Refusal, ValidationError
 from pipeline.stages.documents import is_prepared_file, prepare_files
+from pipeline.stages.sends.sender import Sender
 
 MAX_ALTERNATIVES = 2
 

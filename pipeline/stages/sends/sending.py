@@ -10,8 +10,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from core import fallback, send_checks
-from core.sender import Sender
 from models.notification import Notification
 from pipeline.domain import send_rules
 from pipeline.domain.errors import BadRequestError
@@ -23,6 +21,8 @@ from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages.documents import is_prepared_file, prepare_files
 from pipeline.stages.fallback import saving_links
+from pipeline.stages.sends import alternatives as fallback, send_checks
+from pipeline.stages.sends.sender import Sender
 
 
 @dataclass

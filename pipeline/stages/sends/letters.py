@@ -12,8 +12,6 @@ import re
 import uuid
 from typing import Any
 
-from core.sender import Sender
-from core.sending import scheduled_for_utc
 from models.notification import Notification
 from models.service import Service
 from models.template import TemplateVersion
@@ -27,6 +25,8 @@ from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages.documents import prepare_files
+from pipeline.stages.sends.sender import Sender
+from pipeline.stages.sends.sending import scheduled_for_utc
 
 # As GOV.UK Notify does until it reads the address off the PDF: the recipient of an uploaded letter.
 PRECOMPILED_RECIPIENT = "Provided as PDF"
