@@ -59,12 +59,12 @@ def _finish(user: User, auth_type: str, totp_secret: str | None) -> Any:
     if auth.current_user() is not None:
         flash(_("Your second factor has been changed."))
         return redirect(url_for("accounts.account"))
-    flash(_confirmation(auth_type))
     signing_in.succeeded(user)
     # A first account belongs to no service yet: adding one is the next step, not an empty list.
     member = ServiceUser.select().where(ServiceUser.user == user).exists()
     target = signing_in.take_next(url_for("main.services" if member else "services.new_service"))
-    auth.start_session(user)
+    auth.start_session(user)  # a new session: what is flashed goes in after it
+    flash(_confirmation(auth_type))
     return redirect(target)
 
 
