@@ -22,14 +22,19 @@ def _wait_for_mail(directory: Path, count: int = 1) -> None:
 
 def test_the_platform_admin_opens_an_invitation_in_the_local_mailbox(page, platform_admin, service, local_mailbox,
                                                                      worker):
+    from workers.platform_email import send_platform_sms
+
     invite(service.id, "nieuw.lid@example.gov.nl", ["view_activity"], platform_admin.user)
+    send_platform_sms("mobile-code", "+31612345678", {"code": "123456"})  # no SMS gateway: shown here too
     _wait_for_mail(local_mailbox)
     sign_in(page, platform_admin)
     page.locator("nav.notify-nav").get_by_role("link", name="Lokale mailbox").click()
     assert page.inner_text("h1") == "Lokale mailbox"
-    row = page.locator("main tbody tr")
+    assert page.locator("main h2").all_inner_texts() == ["E-mails", "Sms-berichten van het platform"]
+    row = page.locator("main table").first.locator("tbody tr")
     assert row.count() == 1 and "nieuw.lid@example.gov.nl" in row.inner_text()
-    assert_accessible(page)
+    assert "123456" in page.locator("main table").last.inner_text()
+    assert_accessible(page, rules=("landmark-unique",))  # two tables, each its region named apart
 
     row.get_by_role("link").click()
     assert page.inner_text("h1") == f"Uitnodiging voor {service.name}"  # made by no page: in Dutch

@@ -82,9 +82,10 @@ class Walk:
 
 
 def check_at_width(page, name: str, width: int) -> None:
-    """Every check of a stop's page at one width, in one place: axe-core, nothing wider than the screen,
-    no table cut off. A further check of a page as shown at a width joins here."""
-    assert_accessible(page)
+    """Every check of a page at one width, in one place: axe-core (WCAG 2.1 A/AA, and no two regions with one
+    name), nothing wider than the screen, no table cut off. A further check of a page as shown at a width
+    joins here."""
+    assert_accessible(page, rules=("landmark-unique",))
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width, (name, width, _too_wide(page, width))
     assert _cut_off_tables(page) == [], (name, width)
 
