@@ -22,7 +22,7 @@ from core.services import create_service, update_service
 from core.templates import current_versions
 from models.db import database
 from models.service import Service
-from models.user import services_of
+from models.user import membership, services_of
 
 bp = Blueprint("services", __name__)
 
@@ -61,12 +61,14 @@ def new_service() -> Any:
 def _test_to_yourself(service: Service, permissions: set[str]) -> dict[str, Any] | None:
     """While in trial mode, a member who may send sends themselves the service's first text message
     template from its page: one form, straight to the message's page (the send flow's own send)."""
-    if not service.trial_mode or "send_messages" not in permissions:
+    user = current_user()
+    # A platform admin on another team's page is not that team: trial mode would refuse their number.
+    if not service.trial_mode or "send_messages" not in permissions or membership(user, service.id) is None:
         return None
     version = next((v for v in current_versions(str(service.id)) if v.template.template_type == "sms"), None)
     if version is None:
         return None
-    own = own_details(service, current_user(), "sms")
+    own = own_details(service, user, "sms")
     form = send_form(version) if own else None
     return {"version": version, "own": own, "form": form, "send_token": uuid.uuid4(),
             "placeholders": placeholder_fields(form) if form else []}

@@ -68,7 +68,8 @@ def test_the_mobile_number_given_is_confirmed_by_its_code_and_becomes_the_second
     assert User.get(User.email_address == "beheer@example.gov.nl").mobile_number is None  # not before its code
     # No SMS gateway: the page says where the text went and links there; the mailbox shows this browser its code.
     note = page.locator("main .notify-code-in-mailbox")
-    assert note.inner_text().startswith("Hier is geen sms-gateway ingesteld, dus de sms komt op geen enkele telefoon aan")
+    assert note.inner_text().startswith(
+        "Hier is geen sms-gateway ingesteld, dus de sms komt op geen enkele telefoon aan")
     assert_accessible(page)
     with page.expect_navigation():
         note.get_by_role("link", name="De sms in de lokale mailbox bekijken").click()

@@ -25,7 +25,6 @@ import io
 import re
 import time
 
-import pyotp
 from notifications_python_client.notifications import NotificationsAPIClient
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.units import mm
@@ -163,7 +162,8 @@ def _first_text(walk: Walk) -> str:
     taken = walk.steps() - start
     assert taken.loads <= MOST_STEPS.loads and taken.forms <= MOST_STEPS.forms, taken
     sent = Notification.get_by_id(own)
-    assert sent.to == OWN_MOBILE and sent.body == "Beste Eerste, dit is een test-sms. U past de tekst aan onder Sjablonen."
+    assert (sent.to, sent.body) == (OWN_MOBILE,
+                                    "Beste Eerste, dit is een test-sms. U past de tekst aan onder Sjablonen.")
     walk.stop("sent-to-yourself")
     return service_id
 
@@ -211,11 +211,11 @@ def _trial_mode_refusal(walk: Walk, service_id: str) -> None:
     assert summary.all_inner_texts() == [refusal]
     assert summary.get_by_role("link").get_attribute("href") == "#phone_number"
     ways = page.locator("#trial-mode-ways")
-    assert {name: ways.get_by_role("link", name=name, exact=True).get_attribute("href") for name in (
-        "De ontvanger op de gastenlijst zetten", "De ontvanger uitnodigen voor het team", "Wat proefmodus betekent")} == {
-        "De ontvanger op de gastenlijst zetten": f"/services/{service_id}/guest-list",
-        "De ontvanger uitnodigen voor het team": f"/services/{service_id}/users/invite",
-        "Wat proefmodus betekent": "/trial-mode"}
+    expected = {"De ontvanger op de gastenlijst zetten": f"/services/{service_id}/guest-list",
+                "De ontvanger uitnodigen voor het team": f"/services/{service_id}/users/invite",
+                "Wat proefmodus betekent": "/trial-mode"}
+    assert {name: ways.get_by_role("link", name=name, exact=True).get_attribute("href")
+            for name in expected} == expected
     assert page.locator("main").inner_text().count(refusal) == 2  # beside the field and in the summary, no more
     walk.stop("trial-mode-refusal")
 

@@ -108,7 +108,7 @@ def test_without_a_mobile_number_the_service_page_links_to_adding_one(console_ap
     assert 'name="send_token"' not in html
 
 
-def test_a_live_service_or_a_member_who_may_not_send_is_offered_no_test(console_app):
+def test_a_live_service_a_member_who_may_not_send_or_a_platform_admin_of_no_team_is_offered_no_test(console_app):
     live = create_service(trial_mode=False)
     create_service_rule("Proef", templates=[{"template_type": "sms", "name": "Hallo", "body": "Hallo"}])
     trial = Service.get(Service.name == "Proef")
@@ -117,6 +117,10 @@ def test_a_live_service_or_a_member_who_may_not_send_is_offered_no_test(console_
         set_mobile_number(user.user, "+31612345678")
         client = signed_in_client(console_app, user.user)
         assert "Uzelf een test-sms sturen" not in page_text(client.get(f"/services/{service.id}"))
+    admin = create_console_user(platform_admin=True)
+    set_mobile_number(admin.user, "+31612345678")
+    page = signed_in_client(console_app, admin.user).get(f"/services/{trial.id}")
+    assert page.status_code == 200 and "Uzelf een test-sms sturen" not in page_text(page)
 
 
 def test_the_send_page_without_templates_links_to_making_one(console_app):
