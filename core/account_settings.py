@@ -5,12 +5,13 @@ with the invitation and reset links are in core/accounts.py."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 
 import peewee
 
 from core.accounts import close_resets, link, set_password
 from core.passwords import verify_password
-from models.db import database, utcnow
+from models.db import database, is_uuid, utcnow
 from models.notification import Notification
 from models.user import EmailChange, User, find_user_by_email, new_token, token_hash
 
@@ -49,6 +50,19 @@ def platform_texts(limit: int = 50) -> list[Notification]:
     return list(Notification.select().where((Notification.service == PLATFORM_SERVICE_ID)
                                             & (Notification.notification_type == "sms"))
                 .order_by(Notification.created_at.desc()).limit(limit))
+
+
+def platform_texts_among(ids: Sequence[str]) -> list[Notification]:
+    """Those of the platform's own texts with these ids (the codes one browser had sent), newest first."""
+    from models.platform import PLATFORM_SERVICE_ID
+
+    wanted = [i for i in ids if is_uuid(i)]
+    if not wanted:
+        return []
+    return list(Notification.select().where((Notification.service == PLATFORM_SERVICE_ID)
+                                            & (Notification.notification_type == "sms")
+                                            & Notification.id.in_(wanted))
+                .order_by(Notification.created_at.desc()))
 
 
 def change_name(user: User, name: str) -> None:

@@ -121,9 +121,10 @@ def mobile_confirm() -> Any:
         if not signing_in.allow_code_attempt(user):
             form.code.errors.append(_("Too many wrong codes. Wait 15 minutes and try again."))
         elif second_factor.check_sms_code(str(user.id), number, form.code.data):
+            had_one = user.mobile_number is not None
             account_settings.set_mobile_number(user, number)
             session.pop("new_mobile_number", None)
-            flash(_("Your mobile number has been changed."))
+            flash(_("Your mobile number has been changed.") if had_one else _("Your mobile number has been added."))
             back = session.pop("after_mobile", None)
             return redirect(back if is_same_site(back) else url_for("accounts.account"))
         else:

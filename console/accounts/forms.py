@@ -5,7 +5,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import EmailField, PasswordField, RadioField, StringField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Email, EqualTo, Length, Regexp, ValidationError
+from wtforms.validators import DataRequired, Email, EqualTo, Length, Optional, Regexp, ValidationError
 
 from core.passwords import MIN_LENGTH, is_guessable
 
@@ -55,7 +55,10 @@ class EmptyForm(FlaskForm):
 
 
 class NewAccountForm(FlaskForm):
+    """A new account: its name, the mobile number its code by text message confirms (left out where no
+    text can be read: console.accounts.links_views), and its password."""
     name = StringField(_l("Full name"), validators=[DataRequired(_l("Enter your name")), Length(max=255)])
+    mobile_number = StringField(_l("Mobile number (optional)"), validators=[Optional(), Length(max=50)])
     password, password_confirm = _password_fields()
 
 

@@ -9,10 +9,11 @@ from flask import flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from console import auth, redis_state
-from console.accounts import signing_in
+from console.accounts import setup_views, signing_in
 from console.accounts.blueprint import bp
 from console.accounts.forms import EmptyForm, ForgotPasswordForm, NewAccountForm, NewAdminForm, ResetPasswordForm
-from core import accounts
+from core import account_settings, accounts
+from core.account_settings import AccountError
 from core.passwords import hash_password
 from models.db import database
 from models.user import Invitation, User, find_user_by_email
@@ -39,20 +40,41 @@ def invitation(token: str) -> Any:
         return redirect(url_for("accounts.sign_in"))
     form = NewAdminForm() if invited is None else NewAccountForm()
     form.user_inputs = [invited] if invited else []
+    if not account_settings.codes_by_text_readable():
+        del form.mobile_number  # a code texted to it would reach nobody: the number could not be confirmed
     if form.validate_on_submit():
-        email = form.email_address.data.strip().lower() if invited is None else invited
-        try:
-            with database.atomic():
-                created = User.create(email_address=email, name=form.name.data.strip(),
-                                      password_hash=hash_password(form.password.data))
-        except peewee.IntegrityError:
-            form.email_address.errors.append(
-                _("There is already an account with this email address. Sign in first, then open this link again."))
-        else:
+        number = _mobile_number(form)
+        created = None if form.errors else _create_account(form, invited or form.email_address.data.strip().lower())
+        if created is not None:
             accounts.accept(found, created)
             signing_in.begin(created)
+            if number:  # its code confirms the number and makes it the second factor, as Notify's registration
+                return setup_views.begin_by_text(created, number)
             return redirect(url_for("accounts.two_factor_setup"))
     return render_template("accounts/invitation_new.html", invitation=found, form=form)
+
+
+def _mobile_number(form: NewAccountForm) -> str | None:
+    """The number given, in E.164; None when none was given or it is not a mobile number (said beside it)."""
+    raw = form.mobile_number.data.strip() if "mobile_number" in form and form.mobile_number.data else ""
+    if not raw:
+        return None
+    try:
+        return account_settings.normalised_mobile_number(raw)
+    except AccountError:
+        form.mobile_number.errors.append(_("Enter a valid mobile number, for example 06 12345678 or +32 470 12 34 56"))
+        return None
+
+
+def _create_account(form: NewAccountForm, email: str) -> User | None:
+    try:
+        with database.atomic():
+            return User.create(email_address=email, name=form.name.data.strip(),
+                               password_hash=hash_password(form.password.data))
+    except peewee.IntegrityError:
+        form.email_address.errors.append(
+            _("There is already an account with this email address. Sign in first, then open this link again."))
+        return None
 
 
 def _accept_as(user: User, found: Invitation) -> Any:

@@ -7,6 +7,7 @@ import secrets
 
 import pyotp
 import segno
+from flask import session
 from markupsafe import Markup
 
 from console import redis_state
@@ -14,6 +15,9 @@ from models.user import token_hash
 
 CODE_TTL_SECONDS = 600
 ISSUER = "Notify NL"
+# The ids of the codes this browser had texted, newest last (console/mailbox shows these texts to it).
+TEXTED_CODES = "texted_codes"
+TEXTED_KEPT = 5
 
 
 def _new_code(key: str) -> str:
@@ -45,10 +49,12 @@ def check_email_code(user_id: str, code: str) -> bool:
 
 def send_sms_code(user_id: str, mobile_number: str) -> None:
     """Text a fresh code to the number (E.164) through the platform's own pipeline. The code is kept
-    for that number only: a code sent to one number never confirms another."""
+    for that number only: a code sent to one number never confirms another. The browser that asked
+    remembers the text: without an SMS gateway the local mailbox shows it that text (console/mailbox)."""
     from workers.platform_email import send_platform_sms
 
-    send_platform_sms("mobile-code", mobile_number, {"code": _new_code(f"sms-code:{user_id}:{mobile_number}")})
+    sent = send_platform_sms("mobile-code", mobile_number, {"code": _new_code(f"sms-code:{user_id}:{mobile_number}")})
+    session[TEXTED_CODES] = [*session.get(TEXTED_CODES, [])[-(TEXTED_KEPT - 1):], str(sent.id)]
 
 
 def check_sms_code(user_id: str, mobile_number: str, code: str) -> bool:

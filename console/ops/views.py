@@ -12,6 +12,7 @@ from flask_babel import gettext as _
 
 from config import get_settings
 from console.auth import platform_admin_required
+from console.ops.actor_names import described
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.stages import unknown_outcomes
@@ -36,7 +37,7 @@ def dashboard() -> Any:
         unknown_outcomes=unknown_outcomes.waiting(utcnow(), get_settings()),
         outcome_unknown_timeout=get_settings().outcome_unknown_timeout_seconds,
         stuck=queue_stats.stuck_notifications(),
-        dead_letters_supported=dead_letters.supported(), now=time.time())
+        dead_letters_supported=dead_letters.supported(), now=time.time(), described=described)
 
 
 @bp.get("/platform-admin/workers/queues/<queue>/dead")

@@ -99,6 +99,13 @@ def add_refusal(form: FlaskForm, channel: str, messages: list[str]) -> None:
         elif values.get("field") in RECIPIENT_FIELDS[channel] and values["field"] in form:
             form[values["field"]].errors.append(_shown(message))
             continue
+        elif code == "trial_mode_recipient":
+            # Beside the field and in the error summary, which links to it: what is wrong, in one line. What
+            # trial mode is and the ways on are links of their own, once, below the field (_recipient.html).
+            recipient_fields(form, channel)[0].errors.append(_("In trial mode this service sends only to its team "
+                                                               "and its guest list"))
+            form.refused_in_trial_mode = True
+            continue
         elif code in _NOT_TO_THIS_RECIPIENT:
             recipient_fields(form, channel)[0].errors.append(_shown(message))
             continue

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import abort, redirect, render_template, url_for
+from flask import abort, redirect, render_template, request, url_for
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, StringField, TextAreaField
@@ -11,6 +11,7 @@ from wtforms.validators import DataRequired, Length
 
 from console.acting import perform
 from console.auth import current_service, service_permission_required
+from console.redirect_target import is_same_site
 from console.settings.blueprint import bp
 from core.senders import KINDS, add_setting, find_setting, list_settings, update_setting
 from pipeline.domain.errors import NoResultFound, ValidationError
@@ -58,14 +59,16 @@ def senders(service_id: str, kind: str) -> Any:
 @service_permission_required("manage_service")
 def add_sender(service_id: str, kind: str) -> Any:
     _kind_or_404(kind)
+    # The page that sent the user here (the go-live checklist) is where they go on from, when it is ours.
+    back = request.args.get("next") if is_same_site(request.args.get("next")) else None
     form = _form(kind)
     if form.validate_on_submit():
         done, _ = perform(lambda: add_setting(kind, service_id, value=_value(form), is_default=form.is_default.data),
                           form, confirm=_l("Saved"))
         if done:
-            return redirect(url_for("settings.senders", service_id=service_id, kind=kind))
+            return redirect(back or url_for("settings.senders", service_id=service_id, kind=kind))
     return render_template("settings/sender_form.html", service=current_service(), kind=kind, form=form,
-                           title=PAGES[kind][1], row=None)
+                           title=PAGES[kind][1], row=None, back=back)
 
 
 @bp.route("/services/<service_id>/service-settings/<kind>/<setting_id>/edit", methods=["GET", "POST"])

@@ -14,8 +14,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
-def assert_accessible(page) -> None:
-    """Run axe-core on the page once it has loaded; fail listing every WCAG 2.1 A/AA violation."""
+def assert_accessible(page, *, rules: tuple[str, ...] = ()) -> None:
+    """Run axe-core on the page once it has loaded; fail listing every WCAG 2.1 A/AA violation, and every
+    violation of the best-practice `rules` named (such as landmark-unique: no two regions with one name)."""
     # A click that navigates returns before the new page's stylesheets are in; axe run on a half-styled
     # page reports contrast the user never sees (the header's logo on an unstyled band, once in CI).
     page.wait_for_load_state("load")
@@ -24,8 +25,12 @@ def assert_accessible(page) -> None:
         # only its own files, and a test must not need it loosened.
         page.evaluate(AXE.read_text() + "\n;undefined")
     result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS)
+    violations = result["violations"]
+    if rules:
+        violations += page.evaluate("rules => axe.run(document, {runOnly: {type: 'rule', values: rules}})",
+                                    list(rules))["violations"]
     violations = [{"id": v["id"], "help": v["help"], "nodes": [n["html"][:200] for n in v["nodes"]]}
-                  for v in result["violations"]]
+                  for v in violations]
     assert violations == [], f"{page.url}: {json.dumps(violations, indent=2)}"
 
 

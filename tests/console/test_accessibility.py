@@ -40,7 +40,12 @@ def test_the_trial_mode_page_answers_anyone(console_client):
     page = console_client.get("/trial-mode")
     assert page.status_code == 200
     text = page.get_data(as_text=True)
-    assert "Cannot send to this recipient when service is in trial mode" in text
+    # Dutch sentences; the API's own English answers apart, as code marked English, for developers.
+    assert ("<li>Versturen naar iemand anders. De console meldt dat bij de ontvanger; de API weigert het "
+            "bericht.</li>") in text
+    assert "Wat de API dan antwoordt (status 400, voor ontwikkelaars):" in text
+    assert '<li><code lang="en">Cannot send to this recipient when service is in trial mode</code></li>' in text
+    assert "antwoordt <q" not in text and "antwoordt Cannot" not in text
     assert "Hoe u live gaat" in text
 
 

@@ -156,7 +156,7 @@ def test_a_mobile_number_is_confirmed_by_a_texted_code_then_signs_in(page, make_
     page.fill("#code", code_in(text))
     _submit(page)
     page.wait_for_url("**/account")
-    assert "Uw mobiele nummer is gewijzigd." in page.inner_text("main")
+    assert "Uw mobiele nummer is toegevoegd." in page.inner_text("main")  # the first number: added
     assert User.get_by_id(user.user.id).mobile_number == "+31612345678"
 
     # The second factor by text message, now that there is a number.

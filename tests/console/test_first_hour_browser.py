@@ -97,13 +97,12 @@ def test_refusals_read_as_sentences_with_the_trial_mode_link_once_per_kind(page)
     assert_accessible(page)
     page.fill("#phone_number", "06 98765432")
     page.click("main form button[value=preview]")  # refused before the preview
-    error = page.locator("#phone_number-error-1")
-    assert error.inner_text() == ("In trial mode this service sends only to its team and its guest list. Its team is "
-                                  "the email address and the confirmed mobile number on the account of each of its "
-                                  "members. What trial mode means Add your mobile number to your account")
-    assert error.get_by_role("link", name="Add your mobile number to your account").get_attribute("href") == (
+    assert page.locator("#phone_number-error-1").inner_text() == (
+        "In trial mode this service sends only to its team and its guest list")
+    ways = page.locator("#trial-mode-ways")  # the links, apart from the error (its summary links to the field)
+    assert ways.get_by_role("link", name="Add your mobile number to your account").get_attribute("href") == (
         f"/account/mobile?next=/services/{service.id}/send/{template.id}/one")
-    assert error.get_by_role("link", name="What trial mode means").get_attribute("href") == "/trial-mode"
+    assert ways.get_by_role("link", name="What trial mode means").get_attribute("href") == "/trial-mode"
     assert "http" not in page.locator("main").inner_text()
     assert_accessible(page)
 

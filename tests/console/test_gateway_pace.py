@@ -72,3 +72,11 @@ def test_an_unknown_gateway_is_not_found(console_app, platform_admin):
     client = signed_in_client(console_app, platform_admin.user)
     assert client.get("/platform-admin/sms-gateways/not-an-id/pace").status_code == 404
     assert client.get("/platform-admin/sms-gateways/7d3f0c2e-9d1c-4f8e-8a9b-0c1d2e3f4a5b/pace").status_code == 404
+
+
+def test_without_a_gateway_the_page_says_how_to_set_one_up(console_app, platform_admin):
+    html = signed_in_client(console_app, platform_admin.user).get("/platform-admin/sms-gateways").get_data(as_text=True)
+    assert "Er is geen sms-gateway ingesteld: sms-berichten gaan naar de simulator" in html
+    # The settings by their names, here only: the pages that need a gateway link to this one.
+    for name in ("SMS_GATEWAY_URL", "SMS_GATEWAYS", "POST /admin/sms-gateways"):
+        assert f'<code lang="en">{name}</code>' in html

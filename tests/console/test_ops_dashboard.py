@@ -45,6 +45,21 @@ def test_dashboard_shows_a_backlog_without_workers_then_the_worker(signed_in_adm
         page.wait_for_selector("#workers tr[data-alive=yes]", timeout=20000)
         assert _queue_row(page, "send-sms").locator("[data-field=live-workers]").inner_text() == "1"
         assert page.locator("#stages").inner_text().count("deliver_sms") == 1
+        # Each task in words, its actor's name (as the logs write it) beside it.
+        stage = page.locator("#stages tbody th", has_text="Verstuurt een sms")
+        assert stage.locator("code").all_inner_texts() in (["deliver_sms"], ["deliver_sms_group"])
+        # Several tables, each scrolling region named apart.
+        assert_accessible(page, rules=("landmark-unique",))
+
+
+def test_every_actor_is_described_in_words():
+    from console.ops.actor_names import DESCRIPTIONS
+    from workers import ACTOR_MODULES
+    from workers.actors import Actor
+
+    names = {value.actor_name for module in ACTOR_MODULES for value in vars(module).values()
+             if isinstance(value, Actor)}
+    assert sorted(names - set(DESCRIPTIONS)) == [] and sorted(set(DESCRIPTIONS) - names) == []
 
 
 def _queue_row_ready() -> int:

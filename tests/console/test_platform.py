@@ -69,7 +69,8 @@ def test_only_platform_admins_are_shown_the_platform_pages(page, platform_admin,
     for name, path in (("Werkprocessen en wachtrijen", "/platform-admin/workers"),
                        ("Aanvragen om live te gaan", "/platform-admin/go-live-requests"), ("Huisstijlen", "/brands")):
         assert menu.get_by_role("link", name=name).get_attribute("href") == path
-    menu.get_by_role("link", name="Werkprocessen en wachtrijen").click()
+    with page.expect_navigation():
+        menu.get_by_role("link", name="Werkprocessen en wachtrijen").click()
     assert page.locator("h1").count() == 1
     assert_accessible(page)
     page.context.clear_cookies()

@@ -1,12 +1,16 @@
 """A `next` from input is followed only when it is a path on this site, however it is written: the
 language switch and signing in (before and after the second factor) send anything else to the
-default page, and never answer 500."""
+default page, and never answer 500; so does adding a reply-to address from the go-live checklist, which
+returns there."""
 from __future__ import annotations
+
+from urllib.parse import quote
 
 import pytest
 
-from tests.console.service_pages import csrf_token
-from tests.console.users import totp_now
+from models.service import Service
+from tests.console.service_pages import csrf_token, signed_in_client
+from tests.console.users import create_console_user, totp_now
 
 OFF_SITE = [
     "/%09/evil.example/phish",
@@ -85,3 +89,32 @@ def test_a_browser_following_the_language_switch_stays_on_the_console(page, cons
     page.goto(f"/language/en?next={target}")
     assert page.url.startswith(f"{console_server}/")
     assert page.inner_text("h1") == "Sign in"
+
+
+
+def _manager_of_a_trial_service(console_app):
+    service = Service.create(name="Loket", trial_mode=True)
+    client = signed_in_client(console_app, create_console_user(service=service, permissions=["manage_service"]).user)
+    return client, service
+
+
+def test_a_reply_to_address_added_from_the_go_live_checklist_returns_to_it(console_app):
+    client, service = _manager_of_a_trial_service(console_app)
+    checklist = f"/services/{service.id}/service-settings/request-to-go-live"
+    link = f"/services/{service.id}/service-settings/reply-to-addresses/add?next={checklist}"
+    assert f'href="{link}"' in client.get(checklist).get_data(as_text=True)
+    assert f'<a class="utrecht-link" href="{checklist}">Terug zonder op te slaan</a>' in (
+        client.get(link).get_data(as_text=True))
+    saved = client.post(link, data={"csrf_token": csrf_token(client, link), "value": "loket@example.gov.nl"})
+    assert saved.status_code == 302 and saved.headers["Location"] == checklist
+
+
+@pytest.mark.parametrize("target", [t for t in OFF_SITE if t])
+def test_an_off_site_next_after_adding_a_reply_to_address_goes_to_the_addresses(console_app, target):
+    client, service = _manager_of_a_trial_service(console_app)
+    path = f"/services/{service.id}/service-settings/reply-to-addresses/add?next={quote(target, safe='')}"
+    page = client.get(path).get_data(as_text=True)
+    assert "Terug zonder op te slaan" not in page
+    saved = client.post(path, data={"csrf_token": csrf_token(client, path), "value": "loket@example.gov.nl"})
+    assert saved.status_code == 302
+    assert saved.headers["Location"] == f"/services/{service.id}/service-settings/reply-to-addresses"

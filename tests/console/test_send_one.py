@@ -11,7 +11,7 @@ from tests.console.service_pages import csrf_token, page_text, send_one_url, sig
 from tests.console.users import create_console_user
 from tests.factories import create_sample_template, create_service
 
-NL_TEAM = "Het team is het e-mailadres en het bevestigde mobiele nummer op het account van elk teamlid. "
+REFUSED = "In proefmodus verstuurt deze dienst alleen naar het eigen team en de gastenlijst"
 
 
 def test_the_form_previews_then_sends_a_live_sms_recorded_as_the_users(console_app, service, sender):
@@ -80,10 +80,16 @@ def test_a_trial_service_refuses_a_recipient_outside_the_team_as_the_api_does(co
             "csrf_token": csrf_token(client, send_one_url(service, template)), "phone_number": "0612345678",
             "action": action})
         page = response.get_data(as_text=True)
-        assert ('In proefmodus verstuurt deze dienst alleen naar het eigen team en de gastenlijst. '
-                f'{NL_TEAM}<a class="utrecht-link" href="/trial-mode">Wat proefmodus betekent</a> '
-                f'<a class="utrecht-link" href="/account/mobile?next={send_one_url(service, template)}">'
-                'Uw mobiele nummer aan uw account toevoegen</a>') in page, action
+        # What is wrong, once beside the field and once in the error summary, whose link goes to the field;
+        # what trial mode is and the ways on are links of their own, apart from it.
+        assert f'<a class="utrecht-link" href="#phone_number">{REFUSED}</a>' in page, action
+        assert page_text(response).count(REFUSED) == 2, action
+        assert '<li><a class="utrecht-link" href="/trial-mode">Wat proefmodus betekent</a></li>' in page
+        assert (f'<li><a class="utrecht-link" href="/account/mobile?next={send_one_url(service, template)}">'
+                'Uw mobiele nummer aan uw account toevoegen</a></li>') in page
+        # Not one who manages the service: the guest list and the team are another member's to change.
+        assert "Vraag een teamlid dat de dienst beheert om de ontvanger op de gastenlijst" in page_text(response)
+        assert "/guest-list" not in page
         assert "Controleer uw bericht" not in page
     assert Notification.select().count() == 0
     TeamMember.create(service=service, email_address=user.email_address, mobile_number="06 12345678")

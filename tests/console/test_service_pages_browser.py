@@ -246,7 +246,7 @@ def test_request_and_approve_going_live(page, browser, console_server, service, 
         "Een antwoordadres voor e-mail: nog niet. Een antwoordadres toevoegen",
         "Een sjabloon met een voorbeeld van wat u gaat versturen: nog niet. Een sjabloon maken"]
     assert page.locator("main li[data-item=reply_to_address] a").get_attribute("href") == (
-        f"/services/{service.id}/service-settings/reply-to-addresses/add")
+        f"/services/{service.id}/service-settings/reply-to-addresses/add?next={go_live}")  # and back here
     _submit(page, "Live gaan aanvragen")
     assert "Voeg een antwoordadres voor e-mail toe voordat u aanvraagt om live te gaan" in page.inner_text("main")
     assert_accessible(page)

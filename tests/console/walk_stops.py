@@ -1,6 +1,7 @@
 """A browser walk's stops (tests/console/test_first_hour_walk.py): each page checked with axe-core and
-for a 375 px screen, and with LOOK_UPDATE_DOCS=1 (as tests/look) photographed at 1280 and 375 px into
-docs/look/ as first-hour-NN-<page>-<width>.png, which the README shows."""
+at 1280 and 375 px, and with LOOK_UPDATE_DOCS=1 (as tests/look) photographed at both widths into
+docs/look/ as first-hour-NN-<page>-<width>.png, which the README shows. The walk also counts what a
+person does: every page the browser loads and every form it sends."""
 from __future__ import annotations
 
 import dataclasses
@@ -20,24 +21,58 @@ WIDE, PHONE = 1280, 375
 MAX_HEIGHT = {WIDE: 1100, PHONE: 1800}
 
 
+@dataclasses.dataclass(frozen=True)
+class Steps:
+    """What a person did: pages loaded (a redirect after a form is its target's one load) and forms sent."""
+    loads: int
+    forms: int
+
+    def __sub__(self, earlier: Steps) -> Steps:
+        return Steps(self.loads - earlier.loads, self.forms - earlier.forms)
+
+
 @dataclasses.dataclass
 class Walk:
-    """The browser page of the walk, and the pages it has stopped at."""
+    """The browser page of the walk, the pages it has stopped at, and the loads and forms so far."""
     page: object
     shots: list[str] = dataclasses.field(default_factory=list)
+    loads: int = 0
+    forms: int = 0
+
+    def __post_init__(self) -> None:
+        page = self.page
+        page.on("load", lambda _page: self._loaded())
+        # A form sent is a navigation that posts from the page; its redirect is the same form, not another.
+        page.on("request", lambda request: self._sent() if request.is_navigation_request()
+                and request.method == "POST" and request.frame == page.main_frame
+                and request.redirected_from is None else None)
+
+    def _loaded(self) -> None:
+        self.loads += 1
+
+    def _sent(self) -> None:
+        self.forms += 1
+
+    def steps(self) -> Steps:
+        return Steps(self.loads, self.forms)
+
+    def look(self, name: str = "") -> None:
+        """Check the page as it is at 1280 px, then at 375 px (check_at_width)."""
+        page = self.page
+        try:
+            for width in (WIDE, PHONE):
+                page.set_viewport_size({"width": width, "height": 800})
+                check_at_width(page, name or page.url, width)
+        finally:
+            page.set_viewport_size({"width": WIDE, "height": 800})
 
     def stop(self, name: str) -> None:
-        """Look at the page as it is: axe-core, nothing wider than a phone, no table cut off at 1280 or 375 px,
-        and (when asked) photographs."""
+        """Check the page (look) and, when asked, photograph it at both widths as the walk's next step."""
         page = self.page
-        assert_accessible(page)
         self.shots.append(name)
         number = len(self.shots)
-        assert _cut_off_tables(page) == [], (name, WIDE)
-        page.set_viewport_size({"width": PHONE, "height": 800})
+        self.look(name)
         try:
-            assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE, (name, _too_wide(page))
-            assert _cut_off_tables(page) == [], (name, PHONE)
             if WRITE:
                 for width in (WIDE, PHONE):
                     page.set_viewport_size({"width": width, "height": 800})
@@ -46,12 +81,21 @@ class Walk:
             page.set_viewport_size({"width": WIDE, "height": 800})
 
 
-def _too_wide(page) -> list[str]:
+def check_at_width(page, name: str, width: int) -> None:
+    """Every check of a page at one width, in one place: axe-core (WCAG 2.1 A/AA, and no two regions with one
+    name), nothing wider than the screen, no table cut off. A further check of a page as shown at a width
+    joins here."""
+    assert_accessible(page, rules=("landmark-unique",))
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= width, (name, width, _too_wide(page, width))
+    assert _cut_off_tables(page) == [], (name, width)
+
+
+def _too_wide(page, width: int) -> list[str]:
     """The outermost elements that reach past the screen's right edge (a table's scrolling box holds its own)."""
     return page.evaluate("""width => [...document.querySelectorAll('body *')]
         .filter(e => e.getBoundingClientRect().right > width && !e.closest('.notify-table-scroll')
                      && e.parentElement.getBoundingClientRect().right <= width)
-        .map(e => e.outerHTML.slice(0, 120))""", PHONE)
+        .map(e => e.outerHTML.slice(0, 120))""", width)
 
 
 def _cut_off_tables(page) -> list[str]:
