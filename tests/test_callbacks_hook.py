@@ -145,6 +145,16 @@ def test_the_signature_scheme():
                        "X-Notify-Timestamp": "1700000000", "X-Notify-Signature": f"sha256={digest}"}
 
 
+def test_a_callbacks_id_names_its_event_and_nothing_else():
+    delivered = callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000001", "delivered")
+    assert delivered == callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000001", "delivered")
+    assert str(uuid.UUID(delivered)) == delivered
+    others = {callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000001", "permanent-failure"),
+              callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000002", "delivered"),
+              callbacks.callback_id("complaint", "3f1c6a9e-0000-4000-8000-000000000001", "delivered")}
+    assert len(others) == 3 and delivered not in others
+
+
 @pytest.mark.parametrize("outcome, retryable", [
     (callbacks.Outcome(500, None, 1), True),
     (callbacks.Outcome(503, None, 1), True),

@@ -150,7 +150,8 @@ def test_a_print_run_killed_before_its_batch_was_handed_over(live_server):
         wait_for(lambda: all(Notification.get_by_id(each).billable_units is not None for each in letters), timeout=60)
 
     die_after_commit("print")
-    claimed = Notification.select().where(Notification.id.in_(letters) & Notification.dispatch_started_at.is_null(False))
+    claimed = Notification.select().where(Notification.id.in_(letters)
+                                          & Notification.dispatch_started_at.is_null(False))
     assert claimed.count() == 3 and {status_of(each) for each in letters} == {"created"}
     with periodic_jobs():
         wait_for(lambda: {status_of(each) for each in letters} <= {"sending", "delivered"}, timeout=60)
