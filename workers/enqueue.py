@@ -123,7 +123,7 @@ def _relay(written: Written) -> None:
     try:
         follow_ups.relayed([row_id for row_id, _ in written[:sent]])
     except DATABASE_UNAVAILABLE as exc:
-        log.warning("%d follow-ups sent but not deleted, the database unavailable (sent again later): %r",
+        log.warning("%d follow-up(s) queued but not deleted, the database unavailable (queued again later): %r",
                     sent, exc)
 
 
@@ -134,7 +134,7 @@ def _send(messages: list[dramatiq.Message]) -> int:
         try:
             broker.enqueue(message)
         except BROKER_UNAVAILABLE as exc:
-            log.warning("could not queue %d follow-ups, the broker unavailable (relayed later): %r",
+            log.warning("%d follow-up(s) not queued, the broker unavailable (the relay sends them later): %r",
                         len(messages) - sent, exc)
             return sent
     return len(messages)
