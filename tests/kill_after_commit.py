@@ -2,7 +2,7 @@
 SIGKILL, an OOM kill or a deploy does to a process between a change's commit and its follow-up's
 queue message. Armed only by the tests, in processes they start:
 
-- `arm(every, kills)`, imported by a process before it wires its workers (tests/chaos_processes.py):
+- `arm(every, kills)`, called in a web worker once it has loaded the app (tests/chaos_gunicorn.conf.py):
   every `every`-th status change it makes kills it right after that change commits, as long as the
   file `kills` holds fewer than KILLS_AT_MOST lines (each kill adds one first).
 - `python -m tests.kill_after_commit <what> <json>`: do one thing the way the service does it, in a
