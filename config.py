@@ -88,7 +88,7 @@ class Settings:
     send_retry_window_seconds: int
     receipt_hold_seconds: int  # a receipt for a message we do not know yet is kept this long
     sweep_interval_seconds: int  # stuck notifications and letters, held receipts, simulated outboxes
-    stuck_after_seconds: int  # a send still unclaimed this long after it was due lost its queue message
+    stuck_after_seconds: int  # a send unclaimed this long past due, or a follow-up still waiting, lost its message
     sending_timeout_seconds: int  # sending/pending this long after creation: temporary-failure
     slow_sweep_interval_seconds: int  # the sending timeout and expired files
     # More SMS gateways, as a JSON array (pipeline/infrastructure/providers/sms/gateways.py), and when one is taken

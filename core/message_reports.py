@@ -10,7 +10,7 @@ from models.message_report import MessageReport
 from models.service import Service
 from pipeline.domain.errors import NoResultFound
 from pipeline.infrastructure.message_search import MessageSearch, count_matches
-from workers.enqueue import enqueue_after_commit
+from workers.enqueue import follow_up
 from workers.reports import build_message_report
 
 
@@ -24,7 +24,7 @@ def background_report(service: Service, user_id: object, search: MessageSearch) 
     with database.atomic():
         report = MessageReport.create(service=service, created_by_user_id=user_id, created_at=asked_at,
                                       filters=dataclasses.replace(search, created_before=asked_at).as_dict())
-        enqueue_after_commit(build_message_report, str(report.id))
+        follow_up(build_message_report, str(report.id))  # nothing else would build it, were it lost
     return report
 
 

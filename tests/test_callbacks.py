@@ -19,6 +19,7 @@ from models.crypto import encrypt
 from models.notification import Notification, ReceivedText
 from models.service import InboundNumber, ServiceCallback
 from pipeline.domain.formatting import iso
+from pipeline.stages.callbacks import callback_id
 from tests.conftest import status_of, wait_for
 from tests.factories import create_key, create_sample_template, create_service
 
@@ -124,6 +125,7 @@ def test_delivered_sms_is_reported_once_signed(service, receiver, live_server, w
         "template_version": 1,
     }
     assert_signed(request)
+    assert request.headers["X-Notify-Callback-Id"] == callback_id("delivery-status", notification_id, "delivered")
     wait_for(lambda: attempts(notification_id))
     time.sleep(0.3)  # nothing else on its way
     assert len(receiver.requests) == 1
@@ -139,6 +141,8 @@ def test_a_failing_receiver_is_retried_until_it_answers(service, receiver, live_
     notification_id = send_sms(service, live_server)
     first, second = receiver.wait_for(2)
     assert first.json == second.json and second.json["status"] == "delivered"
+    # The same id on the repeat: a receiver that had the first drops it.
+    assert first.headers["X-Notify-Callback-Id"] == second.headers["X-Notify-Callback-Id"]
     assert_signed(second)
     wait_for(lambda: len(attempts(notification_id)) == 2)
     assert [(a.attempt, a.status_code) for a in attempts(notification_id)] == [(1, status), (2, 200)]
@@ -211,6 +215,7 @@ def test_a_received_text_is_reported(client, service, receiver, worker):
                             "destination_number": "+3197010000001", "message": "Stop",
                             "date_received": iso(text.created_at)}
     assert_signed(request)
+    assert request.headers["X-Notify-Callback-Id"] == callback_id("inbound-sms", str(text.id), "received")
     wait_for(lambda: attempts(text.id))
     [attempt] = attempts(text.id)
     assert (attempt.kind, attempt.event, attempt.status_code) == ("inbound-sms", "received", 200)

@@ -6,8 +6,11 @@ import hashlib
 import hmac
 import logging
 import uuid
+from collections.abc import Iterator
 
+import dramatiq
 import pytest
+from dramatiq.middleware import Middleware
 
 import config
 import workers.callbacks as callback_worker
@@ -19,23 +22,28 @@ from models.service import ServiceCallback
 from pipeline.domain import statuses
 from pipeline.stages import callbacks, status_changes
 from tests.factories import create_notification, create_service
+from workers.broker import current_broker
 
 
-class Recorder:
-    """Stands in for an actor: records what would have been sent."""
+class Recorder(Middleware):
+    """Records the delivery-status callbacks the broker takes (no worker runs them here)."""
 
     def __init__(self) -> None:
         self.sent: list[tuple] = []
 
-    def send_with_options(self, *, args: tuple, delay: int | None = None) -> None:
-        self.sent.append(args)
+    def after_enqueue(self, broker: dramatiq.Broker, message: dramatiq.Message, delay: int | None) -> None:
+        if message.actor_name == callback_worker.send_delivery_status.actor_name:
+            self.sent.append(tuple(message.args))
 
 
 @pytest.fixture
-def sent(monkeypatch) -> list[tuple]:
+def sent() -> Iterator[list[tuple]]:
     recorder = Recorder()
-    monkeypatch.setattr(callback_worker, "send_delivery_status", recorder)
-    return recorder.sent
+    current_broker().add_middleware(recorder)
+    try:
+        yield recorder.sent
+    finally:
+        current_broker().middleware.remove(recorder)
 
 
 def configure(service, kind="delivery-status", url="https://example.nl/cb"):
@@ -135,6 +143,16 @@ def test_the_signature_scheme():
     digest = hmac.new(b"token-123456", b"1700000000." + body, hashlib.sha256).hexdigest()
     assert headers == {"Authorization": "Bearer token-123456", "Content-Type": "application/json",
                        "X-Notify-Timestamp": "1700000000", "X-Notify-Signature": f"sha256={digest}"}
+
+
+def test_a_callbacks_id_names_its_event_and_nothing_else():
+    delivered = callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000001", "delivered")
+    assert delivered == callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000001", "delivered")
+    assert str(uuid.UUID(delivered)) == delivered
+    others = {callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000001", "permanent-failure"),
+              callbacks.callback_id("delivery-status", "3f1c6a9e-0000-4000-8000-000000000002", "delivered"),
+              callbacks.callback_id("complaint", "3f1c6a9e-0000-4000-8000-000000000001", "delivered")}
+    assert len(others) == 3 and delivered not in others
 
 
 @pytest.mark.parametrize("outcome, retryable", [

@@ -218,7 +218,7 @@ def test_a_callback_whose_name_now_resolves_inside_is_not_connected_to(monkeypat
     echo = _Echo()
     monkeypatch.setattr(outbound, "system_resolver", lambda host, port: ["127.0.0.1"])
     try:
-        outcome = callbacks.post(f"https://rebound.example.nl:{echo.port}/cb", TOKEN, {"id": "x"})
+        outcome = callbacks.post(f"https://rebound.example.nl:{echo.port}/cb", TOKEN, {"id": "x"}, "callback-1")
         assert outcome.status_code is None and not outcome.retryable
         assert outcome.error == "RefusedAddress: rebound.example.nl is, or resolves to, 127.0.0.1: " \
                                 "not a public internet address"

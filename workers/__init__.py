@@ -46,9 +46,11 @@ def wire() -> dramatiq.Broker:
                 init_database(get_settings().database_url)
             use_broker(build_broker())
             bind_actors(current_broker())
-            status_changes.on_change(callbacks.status_changed)
-            status_changes.on_change(fallback.status_changed)  # the next step of a fallback chain
-            status_changes.on_change(case_events.status_changed)  # a case event's klantcontact, after the chain
+            # Each writes its follow-up in the change's transaction (status_changes.on_change).
+            status_changes.on_change(callbacks.status_changed, writes=callbacks.may_call_back)
+            status_changes.on_change(fallback.status_changed, writes=fallback.may_fall_back)  # a chain's next step
+            # A case event's klantcontact, once its chain is over: marked due in the change's transaction.
+            status_changes.on_change(case_events.status_changed, writes=case_events.may_record_contact)
             notification_events.on_record(callbacks.event_recorded)
             _wired = True
     return current_broker()

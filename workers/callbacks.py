@@ -1,11 +1,14 @@
 """Actors of the callbacks queue: tell services about final statuses and received texts.
 
-A status change reaches the queue through the status-change hook of pipeline/domain/statuses.py: the
-listener below (workers.wire registers it) enqueues a callback after the commit when the new status
-is final (`sent` included) and the notification's service has a delivery-status callback. Received
-texts are enqueued by the inbound route. Each attempt is recorded (CallbackAttempt); the payload is
-built from the row at each attempt, so a retry reports the current state, and a purged row is not
-reported at all.
+A status change reaches the queue through the status-change hook of pipeline/stages/status_changes.py:
+the listener below (workers.wire registers it) writes a callback in the change's transaction when the
+new status is final (`sent` included) and the notification's service has a delivery-status callback,
+sent once it commits (workers.enqueue.follow_up: the follow-up outbox). Received texts are written by
+the inbound route, events by their listener, the same way. Delivery is at least once: each attempt
+carries the callback's stable id (pipeline.stages.callbacks.callback_id) for the receiver to drop a
+repeat, and is recorded (CallbackAttempt); a message that finds its callback arrived posts nothing.
+The payload is built from the row at each attempt, so a retry reports the current state, and a
+purged row is not reported at all.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from pipeline.domain import statuses
 from pipeline.stages import callbacks
 from pipeline.stages.callbacks import DELIVERY_STATUS, INBOUND_SMS
 from workers.actors import actor
-from workers.enqueue import enqueue_after_commit
+from workers.enqueue import follow_up
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +78,8 @@ def _deliver(callback: ServiceCallback, subject_id: str, event: str, payload: di
     if any(row.delivered for row in earlier) or len(earlier) >= MAX_ATTEMPTS:
         return  # a redelivered message: it arrived already, or it was given up on
     attempt = len(earlier) + 1
-    outcome = callbacks.post(callback.url, decrypt(callback.bearer_token_encrypted), payload)
+    outcome = callbacks.post(callback.url, decrypt(callback.bearer_token_encrypted), payload,
+                             callbacks.callback_id(callback.kind, subject_id, event))
     CallbackAttempt.create(service=callback.service_id, kind=callback.kind, subject_id=subject_id, event=event,
                            url=callback.url, attempt=attempt, status_code=outcome.status_code, error=outcome.error,
                            duration_ms=outcome.duration_ms)
@@ -111,20 +115,27 @@ def send_inbound_sms(received_text_id: str) -> None:
         _deliver(callback, received_text_id, RECEIVED, callbacks.inbound_sms_payload(text))
 
 
+def may_call_back(new_status: str) -> bool:
+    """Whether a change to new_status may have a callback to write: asked before every change, so it
+    costs nothing while no service has a delivery-status callback (a cached flag)."""
+    return new_status in statuses.FINAL and _any_callback(DELIVERY_STATUS)
+
+
 def status_changed(notification_id: str, new_status: str) -> None:
-    """The status-change listener (workers.wire registers it)."""
-    if new_status not in statuses.FINAL or not _any_callback(DELIVERY_STATUS):
+    """The status-change listener (workers.wire registers it), inside the change's transaction."""
+    if not may_call_back(new_status):
         return
     # One primary-key read, only for final statuses and only once some service has such a callback.
     row = Notification.select(Notification.service).where(Notification.id == notification_id).first()
     if row is not None and has_callback(row.service_id, DELIVERY_STATUS):
-        enqueue_after_commit(send_delivery_status, notification_id, new_status)
+        follow_up(send_delivery_status, notification_id, new_status)
 
 
 def enqueue_inbound_sms(text: ReceivedText) -> None:
-    """Call inside the transaction that stored the text: the message is sent after its commit."""
+    """Call inside the transaction that stores the text: its callback is written with it, sent once
+    it commits."""
     if has_callback(text.service_id, INBOUND_SMS):
-        enqueue_after_commit(send_inbound_sms, str(text.id))
+        follow_up(send_inbound_sms, str(text.id))
 
 
 @actor(queue_name="callbacks", **RETRIES)
@@ -139,6 +150,6 @@ def send_event_callback(event_id: str) -> None:
 
 
 def event_recorded(event: NotificationEvent) -> None:
-    """The recorded-event listener (workers.wire registers it)."""
+    """The recorded-event listener (workers.wire registers it), inside the event's transaction."""
     if has_callback(event.service_id, event.kind):
-        enqueue_after_commit(send_event_callback, str(event.id))
+        follow_up(send_event_callback, str(event.id))

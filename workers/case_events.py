@@ -53,9 +53,16 @@ def record_klantcontact(event_id: str) -> None:
     _retry(contact.record(event_id))
 
 
+def may_record_contact(new_status: str) -> bool:
+    """Whether a change to new_status may make a klantcontact due: such a change is made in a transaction
+    with the event's mark (status_changes.on_change); costs nothing while no service is linked."""
+    return contact.may_be_due(new_status)
+
+
 def status_changed(notification_id: str, new_status: str) -> None:
-    """The status-change listener: a case event's message final, its klantcontact is due. (When the
-    transactional outbox arrives, the enqueue below becomes its add, in the same transaction.)"""
+    """The status-change listener: a case event's message final, its klantcontact is due. The event is
+    marked due in the change's transaction, so the mark is the message's outbox (as a fallback step's
+    is): a message lost after the commit is sent again by sweep_case_events."""
     event_id = contact.due_after(notification_id, new_status)
     if event_id is not None:
         enqueue_after_commit(record_klantcontact, event_id)

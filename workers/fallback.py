@@ -1,6 +1,10 @@
 """The fallbacks queue: the next step of a fallback chain (pipeline/stages/fallback.py), started by the
 status-change listener below (workers.wire registers it) once a message with alternatives left has
-failed for good. A queue of its own, so a burst of failures never waits behind the sends."""
+failed for good. A queue of its own, so a burst of failures never waits behind the sends.
+
+The listener marks the failed message's link in the failure's own transaction, then sends the step's
+message after the commit: the mark is the step's outbox, read by the stuck-sends sweep should the
+message be lost (a process killed after the commit, Redis away then)."""
 from __future__ import annotations
 
 import peewee
@@ -24,7 +28,12 @@ def send_fallback(notification_id: str) -> None:
     fallback.send_next(notification_id, {"email": enqueue_deliveries, "letter": enqueue_letter_pdf})
 
 
+def may_fall_back(new_status: str) -> bool:
+    """Whether a change to new_status may start a step: such a change is made in a transaction with the mark."""
+    return new_status in fallback.FALLS_BACK_ON
+
+
 def status_changed(notification_id: str, new_status: str) -> None:
     """The status-change listener: a final failure of a message with an alternative left starts the next step."""
-    if new_status in fallback.FALLS_BACK_ON and fallback.mark_failed(notification_id):
+    if may_fall_back(new_status) and fallback.mark_failed(notification_id):
         enqueue_after_commit(send_fallback, notification_id)

@@ -16,7 +16,7 @@ from pipeline.infrastructure.virus_scan import ScannerUnavailable, scanner_from_
 from pipeline.stages import status_changes
 from pipeline.stages.letters import held, printing, returns, stages
 from workers.actors import actor
-from workers.enqueue import enqueue_after_commit, enqueued_together
+from workers.enqueue import enqueue_after_commit, enqueued_together, follow_up
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -58,7 +58,9 @@ def print_letters() -> None:
     waiting = held.held_batch_ids()
     with database.atomic():
         for batch_id, simulated in printing.claim_batches(live=not waiting):
-            enqueue_after_commit(send_print_batch, batch_id, simulated)
+            # Written with the claim: a lost hand-over would leave its letters claimed until the claim
+            # sweep failed them, though they certainly never reached the printer.
+            follow_up(send_print_batch, batch_id, simulated)
 
 
 @actor(queue_name="send-letters", **_retries((PrintTransferError, *_DATABASE_ERRORS), "print_batch_failed"))

@@ -4,6 +4,7 @@ Their intervals and ages are settings (config.py); what each does is its stage's
 """
 from __future__ import annotations
 
+import datetime
 import logging
 
 from config import get_settings
@@ -12,7 +13,7 @@ from pipeline.stages import fallback, stuck_sends
 from pipeline.stages.receipts import sweep_held_receipts
 from pipeline.stages.sending_timeout import time_out_overdue
 from workers.actors import Actor, actor
-from workers.enqueue import enqueue_after_commit
+from workers.enqueue import enqueue_after_commit, relay_waiting
 
 log = logging.getLogger(__name__)
 _settings = get_settings()
@@ -33,6 +34,15 @@ def sweep_stuck_notifications() -> None:
 
 
 @actor(queue_name="periodic", max_retries=0)
+def relay_follow_ups() -> None:
+    """Send the follow-ups (workers.enqueue.follow_up) written more than STUCK_AFTER_SECONDS ago and
+    still waiting: their writer died between its commit and its relay, or the broker was away."""
+    relayed = relay_waiting(utcnow() - datetime.timedelta(seconds=get_settings().stuck_after_seconds))
+    if relayed:
+        log.warning("relayed %d follow-ups their writer had not sent", relayed)
+
+
+@actor(queue_name="periodic", max_retries=0)
 def time_out_sending() -> None:
     """Email and sms with no final receipt SENDING_TIMEOUT_SECONDS (72 hours) after creation become
     temporary-failure."""
@@ -48,6 +58,7 @@ def sweep_held_receipts_job() -> None:
 # (name, interval in seconds, actor)
 SCHEDULE: list[tuple[str, int, Actor]] = [
     ("sweep-stuck-notifications", _settings.sweep_interval_seconds, sweep_stuck_notifications),
+    ("relay-follow-ups", _settings.sweep_interval_seconds, relay_follow_ups),
     ("time-out-sending", _settings.slow_sweep_interval_seconds, time_out_sending),
     ("sweep-held-receipts", _settings.sweep_interval_seconds, sweep_held_receipts_job),
 ]

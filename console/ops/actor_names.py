@@ -35,6 +35,7 @@ DESCRIPTIONS = {
     "purge_message_reports": _l("Deletes old messages reports"),
     "read_print_answers": _l("Reads the print provider's answers"),
     "record_klantcontact": _l("Records a case message as a customer contact in Open Klant"),
+    "relay_follow_ups": _l("Sends follow-ups whose message was lost after their change was saved"),
     "roll_up_days": _l("Sums up closed days for usage and the dashboard"),
     "scan_precompiled_letter": _l("Checks an uploaded letter for viruses"),
     "send_delivery_status": _l("Tells a service's callback a message's status"),

@@ -102,5 +102,6 @@ MIGRATIONS: list[Step] = [
     Step(195, "a bulk job's rows kept in parts, each taken by the chunk that sends it"),
     Step(200, "the lists' indexes per channel, for a channel filter alone and for failed rows", transaction=False),
     Step(205, "a fallback chain beside each message: the one stood in for, the one sent instead, what is left"),
+    Step(215, "the follow-up outbox: queue messages written in the transaction of the change they follow"),
     Step(220, "case events: a service's link to the ZGW APIs, and each message Open Notificaties posted"),
 ]

@@ -7,11 +7,15 @@ Every callback is a JSON POST with these headers:
     X-Notify-Timestamp: <seconds since the epoch when the request was signed>
     X-Notify-Signature: sha256=<hex HMAC-SHA256, key: the bearer token (UTF-8),
                                 message: the timestamp, ".", then the raw request body>
+    X-Notify-Callback-Id: <a UUID naming the callback: the same on every attempt and every re-send
+                           of one event, another for another event (callback_id below)>
 
 A receiver verifies by recomputing the HMAC over the timestamp header, a dot and the body bytes exactly
 as received, comparing in constant time (hmac.compare_digest), and refusing timestamps more than a few
 minutes old, so a captured request cannot be replayed later. The Bearer header alone proves only that
-the sender knows the token; the signature also proves the body was not altered on the way.
+the sender knows the token; the signature also proves the body was not altered on the way. Delivery is
+at least once (a worker killed after the receiver answered sends the callback again): a receiver drops
+a repeat by the X-Notify-Callback-Id it has seen.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import hashlib
 import hmac
 import json
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +46,16 @@ _EVENT_NAMES = {COMPLAINT: "complaint", RETURNED_LETTER: "returned_letter", UNSU
 # (connect, read) seconds: a slow receiver holds a worker thread for at most this long per attempt.
 TIMEOUT = (5.0, 10.0)
 MAX_ERROR_LENGTH = 500
+CALLBACK_ID_HEADER = "X-Notify-Callback-Id"
+# Fixed for good: a callback's id is derived from it, and a receiver compares ids across releases.
+_CALLBACK_IDS = uuid.UUID("6debf579-1ed4-4f64-a9df-f1c506bcfdbb")
+
+
+def callback_id(kind: str, subject_id: str, event: str) -> str:
+    """The callback's stable id: derived from what it reports (its kind, the notification or received
+    text, the event: the status changed to, "received", the event's kind), so every attempt and every
+    re-send of it carries the same one with nothing stored, and another status change another one."""
+    return str(uuid.uuid5(_CALLBACK_IDS, f"{kind}/{subject_id}/{event}"))
 
 
 def delivery_status_payload(notification: Notification) -> dict[str, Any]:
@@ -127,10 +142,11 @@ def _retry_after_ms(response: requests.Response) -> int | None:
     return int(value) * 1000 if value.isdigit() else None
 
 
-def post(url: str, token: str, payload: dict[str, Any]) -> Outcome:
-    """One delivery attempt; network failures come back as an Outcome, never raised. The address is
-    checked again here (pipeline/infrastructure/outbound.py): a row may predate the rules, or its name may point
-    elsewhere since it was saved."""
+def post(url: str, token: str, payload: dict[str, Any], the_callback_id: str) -> Outcome:
+    """One delivery attempt of the callback named the_callback_id (callback_id()); network failures
+    come back as an Outcome, never raised. The address is checked again here
+    (pipeline/infrastructure/outbound.py): a row may predate the rules, or its name may point elsewhere
+    since it was saved."""
     body = json.dumps(payload, separators=(",", ":")).encode()
     started = time.monotonic()
     problem = outbound.url_problem(url, allow_loopback=outbound.loopback_allowed(), resolver=None)
@@ -140,8 +156,9 @@ def post(url: str, token: str, payload: dict[str, Any]) -> Outcome:
         with outbound.session() as session:
             # No redirects: requests would turn a redirected POST into a GET and drop the body.
             # stream: the answer's body is never read, so a receiver answering megabytes costs nothing.
-            response = session.post(url, data=body, headers=signed_headers(token, body), timeout=TIMEOUT,
-                                    allow_redirects=False, stream=True)
+            headers = {**signed_headers(token, body), CALLBACK_ID_HEADER: the_callback_id}
+            response = session.post(url, data=body, headers=headers, timeout=TIMEOUT, allow_redirects=False,
+                                    stream=True)
             response.close()
     except outbound.RefusedAddress as exc:
         return Outcome(None, f"RefusedAddress: {exc}"[:MAX_ERROR_LENGTH], _ms_since(started), transient=False)

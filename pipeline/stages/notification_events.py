@@ -1,8 +1,9 @@
 """Record what happened to a notification after it left us (complaint, unsubscribe request,
 returned letter), once per notification and kind, and tell the listeners (the service's callbacks).
 
-Listeners are called inside the caller's transaction, like status listeners (pipeline/domain/statuses.py),
-so anything they send out must wait for the commit.
+Listeners are called inside the transaction that records the event, like status listeners
+(pipeline/stages/status_changes.py): what they write (a callback, in the follow-up outbox) commits
+with the event, and anything they send out waits for the commit.
 """
 from __future__ import annotations
 
@@ -43,12 +44,13 @@ def record(notification: Notification, kind: str, *, occurred_at: datetime.datet
            detail: dict[str, Any] | None = None) -> NotificationEvent | None:
     """Record the event; None when this notification already has one of this kind (a repeat)."""
     fields = {**notification_detail(notification), **(detail or {})}
-    try:
-        with database.atomic():
-            event = NotificationEvent.create(service=notification.service_id, notification_id=notification.id,
-                                             kind=kind, occurred_at=occurred_at or utcnow(), detail=fields)
-    except peewee.IntegrityError:
-        return None
-    for listener in _listeners:
-        listener(event)
+    with database.atomic():
+        try:
+            with database.atomic():  # a savepoint: a repeat's failed INSERT leaves the transaction usable
+                event = NotificationEvent.create(service=notification.service_id, notification_id=notification.id,
+                                                 kind=kind, occurred_at=occurred_at or utcnow(), detail=fields)
+        except peewee.IntegrityError:
+            return None
+        for listener in _listeners:
+            listener(event)
     return event

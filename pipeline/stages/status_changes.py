@@ -5,6 +5,7 @@ both move it, and an illegal move is refused: counted and logged at DEBUG when i
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -12,7 +13,7 @@ from typing import Any
 
 import peewee
 
-from models.db import utcnow
+from models.db import database, utcnow
 from models.notification import Notification, unindexed_status
 from observability.metrics import status_transitions, status_transitions_out_of_order
 from pipeline.domain.statuses import ALLOWED, COMPLETED, out_of_order
@@ -26,17 +27,33 @@ class IllegalTransition(Exception):
 
 
 # Called as listener(notification_id, new_status) after every transition that changed a row (callbacks
-# to services hang off this). A listener may run inside the caller's transaction, so anything it sends
-# out must wait for the commit (workers.enqueue.enqueue_after_commit).
+# to services hang off this), in the transaction that made the change, so anything it sends out must
+# wait for the commit (workers.enqueue).
 StatusListener = Callable[[str, str], None]
 _listeners: list[StatusListener] = []
+# writes(new_status): whether a listener may write a follow-up of a change to new_status (a callback
+# in the follow-up outbox, a fallback chain's mark). Asked before every change, so it must be cheap.
+FollowsUp = Callable[[str], bool]
+_writers: list[FollowsUp] = []
 
 
-def on_change(listener: StatusListener) -> StatusListener:
-    """Register a listener for status changes; usable as a decorator."""
+def on_change(listener: StatusListener, *, writes: FollowsUp | None = None) -> StatusListener:
+    """Register a listener for status changes; usable as a decorator. A listener that writes what must
+    commit with the change says when (writes): such a change is then made in a transaction."""
     if listener not in _listeners:  # registering the same function twice still notifies it once
         _listeners.append(listener)
+        if writes is not None:
+            _writers.append(writes)
     return listener
+
+
+def _with_follow_ups(new_status: str) -> contextlib.AbstractContextManager[Any]:
+    """The change and what its listeners write, in one transaction: the caller's, or one of its own
+    when a listener may write a follow-up. Made in two, a process that died between the change's
+    commit and the follow-up's would lose the follow-up for good."""
+    if database.in_transaction() or not any(writes(new_status) for writes in _writers):
+        return contextlib.nullcontext()
+    return database.atomic()
 
 
 def _values(new_status: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -58,10 +75,12 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     Returns True when this call made the change, False when the notification is already in
     new_status (a redelivered message: nothing to do). Raises IllegalTransition otherwise.
     """
-    changed = throughput.change_status(notification_id, ALLOWED[new_status], _values(new_status, fields))
+    with _with_follow_ups(new_status):
+        changed = throughput.change_status(notification_id, ALLOWED[new_status], _values(new_status, fields))
+        if changed is not None:
+            _notify(str(notification_id), new_status)
     if changed is not None:
         status_transitions.labels(changed, new_status).inc()
-        _notify(str(notification_id), new_status)
         return True
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
     if current is not None and current.status == new_status:
@@ -108,28 +127,39 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
     if not notification_ids:
         return []
     values = _values(new_status, fields)
-    if where is None and also is None:
-        moved_rows = throughput.change_statuses(list(notification_ids), ALLOWED[new_status], values)
-    else:
-        condition = Notification.id.in_(list(notification_ids)) & unindexed_status().in_(ALLOWED[new_status])
-        for field, value in (where or {}).items():
-            condition &= (field.is_null() if value is None else field.is_null(False) if value is NOT_NULL
-                          else field == value)
-        if also is not None:
-            condition &= also
-        moved_rows = [(row.id, row.notification_type) for row in Notification.update(values).where(condition)
-                      .returning(Notification.id, Notification.notification_type).execute()]
-    return _moved(moved_rows, new_status, set(map(str, notification_ids)) if log_refused else set())
+    with _with_follow_ups(new_status):
+        if where is None and also is None:
+            moved_rows = throughput.change_statuses(list(notification_ids), ALLOWED[new_status], values)
+        else:
+            moved_rows = _change_where(notification_ids, new_status, values, where, also)
+        moved = _announced(moved_rows, new_status)
+    return _moved(moved_rows, moved, new_status, set(map(str, notification_ids)) if log_refused else set())
 
 
-def _moved(moved_rows: list[tuple[Any, str]], new_status: str, wanted: set[str]) -> list[str]:
-    """The ids a batch move's RETURNING gave (id, notification type), counted and announced; those
-    of `wanted` that did not move are logged where refused."""
+def _change_where(notification_ids: Collection[Any], new_status: str, values: dict[str, Any],
+                  where: Mapping[peewee.Field, Any] | None, also: peewee.Expression | None) -> list[tuple[Any, str]]:
+    condition = Notification.id.in_(list(notification_ids)) & unindexed_status().in_(ALLOWED[new_status])
+    for field, value in (where or {}).items():
+        condition &= (field.is_null() if value is None else field.is_null(False) if value is NOT_NULL
+                      else field == value)
+    if also is not None:
+        condition &= also
+    return [(row.id, row.notification_type) for row in Notification.update(values).where(condition)
+            .returning(Notification.id, Notification.notification_type).execute()]
+
+
+def _announced(moved_rows: list[tuple[Any, str]], new_status: str) -> list[str]:
+    """The ids a batch move's RETURNING gave (id, notification type), each told to the listeners."""
     moved = [str(Notification.id.python_value(row_id)) for row_id, _ in moved_rows]
-    for notification_type, count in Counter(notification_type for _, notification_type in moved_rows).items():
-        status_transitions.labels(notification_type, new_status).inc(count)  # once per type: each is a lock and a write
     for notification_id in moved:
         _notify(notification_id, new_status)
+    return moved
+
+
+def _moved(moved_rows: list[tuple[Any, str]], moved: list[str], new_status: str, wanted: set[str]) -> list[str]:
+    """A batch move's ids, counted; those of `wanted` that did not move are logged where refused."""
+    for notification_type, count in Counter(notification_type for _, notification_type in moved_rows).items():
+        status_transitions.labels(notification_type, new_status).inc(count)  # once per type: each is a lock and a write
     if len(moved) < len(wanted):
         _log_refused(wanted - set(moved), new_status)
     return moved
@@ -146,7 +176,10 @@ def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, A
         first.setdefault(str(notification_id), index)
     unique = [changes[index] for index in first.values()]
     shared = _values(new_status, {})  # the status and its timestamps, alike for every row
-    moved = set(_moved(throughput.change_each_status(ALLOWED[new_status], shared, unique), new_status, set(first)))
+    with _with_follow_ups(new_status):
+        moved_rows = throughput.change_each_status(ALLOWED[new_status], shared, unique)
+        announced = _announced(moved_rows, new_status)
+    moved = set(_moved(moved_rows, announced, new_status, set(first)))
     return [str(notification_id) in moved and first[str(notification_id)] == index
             for index, (notification_id, _) in enumerate(changes)]
 

@@ -62,11 +62,16 @@ def _chain_goes_on(notification_id: object, new_status: str) -> bool:
     return link is not None and bool(link.alternatives) and link.refused is None
 
 
+def may_be_due(new_status: str) -> bool:
+    """Whether a change to new_status may make a klantcontact due (no query while no service is linked)."""
+    return new_status in statuses.FINAL and _any_link()
+
+
 def due_after(notification_id: str, new_status: str) -> str | None:
     """A message's status changed: the id of the case event whose klantcontact is now due, or None.
     Only for final statuses once some service is linked: one query (a second for a failure of a case
     event's message, to see whether its chain goes on)."""
-    if new_status not in statuses.FINAL or not _any_link():
+    if not may_be_due(new_status):
         return None
     event = _awaiting_event_of(notification_id)
     if event is None or _chain_goes_on(notification_id, new_status):
