@@ -10,7 +10,6 @@ from config import get_settings
 def create_app() -> Flask:
     """The web app, wired step by step (api/wiring.py); the steps' order is the request hooks' order."""
     from api import wiring
-    from api.monitoring import register_monitoring
     from cli import register_cli
 
     settings = get_settings()
@@ -21,7 +20,7 @@ def create_app() -> Flask:
     wiring.register_blueprints(app)
     register_error_handlers(app)
     register_cli(app)
-    register_monitoring(app)
+    wiring.add_monitoring(app)
     wiring.connect_requests(app)
     wiring.open_send_door(app)
     wiring.add_status(app, settings)
