@@ -1,7 +1,7 @@
 """The web console: its own WSGI app (`console:app`), apart from the public API.
 
 It calls the same functions as the admin API and the CLI; only presentation lives here. One
-blueprint per area (`console/<area>/views.py`), each registered by one line of console/wiring.py's list.
+blueprint per area (`console/<area>/views.py`), each registered by one line of console/blueprints.py's list.
 """
 from __future__ import annotations
 
