@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -187,88 +188,11 @@ class _Ink:
         return _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)
 
     def walk(self, content: ContentStream, resources: DictionaryObject, s: _State, depth: int = 0) -> None:
-        stack: list[_State] = []
-        path: list[tuple[float, float]] = []
-        clip_pending = False
-        tm = tlm = _IDENTITY
+        walk = _Walk(self, resources, s, depth)
         for operands, op in content.operations:
-            if op == b"q":
-                stack.append(replace(s))
-            elif op == b"Q":
-                s = stack.pop() if stack else s
-            elif op == b"cm":
-                s.ctm = _mul(tuple(_nums(operands)), s.ctm)  # type: ignore[arg-type]
-            elif op == b"w":
-                s.line_width = float(operands[0])
-            elif op in (b"g", b"rg", b"k"):
-                s.fill_plain, s.fill_white = True, _white(operands)
-            elif op in (b"G", b"RG", b"K"):
-                s.stroke_plain, s.stroke_white = True, _white(operands)
-            elif op == b"cs":  # a new colour space starts at black, or full tint: never white
-                s.fill_plain, s.fill_white = _plain_space(resources, operands[0]), False
-            elif op == b"CS":
-                s.stroke_plain, s.stroke_white = _plain_space(resources, operands[0]), False
-            elif op in (b"sc", b"scn"):
-                s.fill_white = s.fill_plain and _white(operands)
-            elif op in (b"SC", b"SCN"):
-                s.stroke_white = s.stroke_plain and _white(operands)
-            elif op in (b"m", b"l", b"c", b"v", b"y"):
-                v = _nums(operands)
-                # Bezier control points bound the curve, so their box bounds the path (maybe loosely).
-                path.extend(_apply(s.ctm, v[i], v[i + 1]) for i in range(0, len(v) - 1, 2))
-            elif op == b"re":
-                x, y, w, h = _nums(operands)
-                box = _bbox([(x, y), (x + w, y + h), (x, y + h), (x + w, y)], s.ctm)
-                path.extend([box[:2], box[2:]])
-            elif op in (b"W", b"W*"):
-                clip_pending = True  # takes effect at the next painting operator
-            elif op in (b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"):
-                if path:
-                    box = _bbox(path)
-                    strokes, fills = op in (b"S", b"s", b"B", b"B*", b"b", b"b*"), op not in (b"S", b"s", b"n")
-                    if strokes and not s.stroke_white:
-                        pad = s.line_width / 2 * max(abs(s.ctm[0]) + abs(s.ctm[2]), abs(s.ctm[1]) + abs(s.ctm[3]))
-                        self.mark((box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad), s.clip)
-                    if fills and not s.fill_white:
-                        self.mark(box, s.clip)
-                    if clip_pending:
-                        s.clip = _intersect(s.clip, box)
-                path, clip_pending = [], False
-            elif op == b"BT":
-                tm = tlm = _IDENTITY
-            elif op == b"Tf":
-                (s.font, s.font_scale), s.size = self.font(resources, operands[0]), float(operands[1])
-            elif op in _TEXT_STATE:
-                attribute, factor = _TEXT_STATE[op]
-                setattr(s, attribute, float(operands[0]) * factor)
-            elif op == b"Tr":
-                s.render_mode = int(operands[0])
-            elif op in (b"Td", b"TD", b"T*", b"'", b'"'):
-                if op == b"TD":
-                    s.leading = -float(operands[1])
-                if op == b'"':
-                    s.word_spacing, s.char_spacing = float(operands[0]), float(operands[1])
-                tx, ty = _nums(operands[:2]) if op in (b"Td", b"TD") else (0.0, -s.leading)
-                tm = tlm = _mul((1.0, 0.0, 0.0, 1.0, tx, ty), tlm)
-                if op in (b"'", b'"'):
-                    tm = self.show(s, tm, operands[-1])
-            elif op == b"Tm":
-                tm = tlm = tuple(_nums(operands))  # type: ignore[assignment]
-            elif op == b"Tj":
-                tm = self.show(s, tm, operands[0])
-            elif op == b"TJ":
-                for item in operands[0]:
-                    if isinstance(item, (int, float)):
-                        tm = _mul((1.0, 0.0, 0.0, 1.0, -float(item) / 1000.0 * s.size * s.h_scale, 0.0), tm)
-                    else:
-                        tm = self.show(s, tm, item)
-            elif op == b"INLINE IMAGE":
-                self.mark(_bbox(_UNIT_SQUARE, s.ctm), s.clip)
-            elif op == b"sh":
-                if s.clip is not None:  # a shading fills whatever the clip allows
-                    self.mark(s.clip, s.clip)
-            elif op == b"Do":
-                self.xobject(resources, operands[0], s, depth)
+            handler = _OPERATORS.get(op)
+            if handler is not None:
+                handler(walk, operands, op)
 
     def xobject(self, resources: DictionaryObject, name: Any, s: _State, depth: int) -> None:
         xobj = resources.get("/XObject", DictionaryObject()).get_object().get(name)
@@ -285,6 +209,149 @@ class _Ink:
                 self.forms[id(xobj)] = ContentStream(xobj, self.reader)
             inner = replace(s, ctm=ctm, clip=clip)
             self.walk(self.forms[id(xobj)], xobj.get("/Resources", resources).get_object(), inner, depth + 1)
+
+
+@dataclass
+class _Walk:
+    """One content stream being walked: the graphics state and the states saved by `q`, the path
+    being built and the text position. Each operator that paints, or changes what or where the next
+    one paints, has a handler here; `_OPERATORS` maps the operators to them, the rest are skipped."""
+
+    ink: _Ink
+    resources: DictionaryObject
+    s: _State
+    depth: int
+    stack: list[_State] = field(default_factory=list)
+    path: list[tuple[float, float]] = field(default_factory=list)
+    clip_pending: bool = False
+    tm: Matrix = _IDENTITY
+    tlm: Matrix = _IDENTITY
+
+    def save(self, operands: list[Any], op: bytes) -> None:
+        self.stack.append(replace(self.s))
+
+    def restore(self, operands: list[Any], op: bytes) -> None:
+        self.s = self.stack.pop() if self.stack else self.s
+
+    def transform(self, operands: list[Any], op: bytes) -> None:
+        self.s.ctm = _mul(tuple(_nums(operands)), self.s.ctm)  # type: ignore[arg-type]
+
+    def line_width(self, operands: list[Any], op: bytes) -> None:
+        self.s.line_width = float(operands[0])
+
+    def fill_colour(self, operands: list[Any], op: bytes) -> None:
+        self.s.fill_plain, self.s.fill_white = True, _white(operands)
+
+    def stroke_colour(self, operands: list[Any], op: bytes) -> None:
+        self.s.stroke_plain, self.s.stroke_white = True, _white(operands)
+
+    def fill_space(self, operands: list[Any], op: bytes) -> None:
+        # A new colour space starts at black, or full tint: never white.
+        self.s.fill_plain, self.s.fill_white = _plain_space(self.resources, operands[0]), False
+
+    def stroke_space(self, operands: list[Any], op: bytes) -> None:
+        self.s.stroke_plain, self.s.stroke_white = _plain_space(self.resources, operands[0]), False
+
+    def fill_colour_in_space(self, operands: list[Any], op: bytes) -> None:
+        self.s.fill_white = self.s.fill_plain and _white(operands)
+
+    def stroke_colour_in_space(self, operands: list[Any], op: bytes) -> None:
+        self.s.stroke_white = self.s.stroke_plain and _white(operands)
+
+    def path_points(self, operands: list[Any], op: bytes) -> None:
+        v = _nums(operands)
+        # Bezier control points bound the curve, so their box bounds the path (maybe loosely).
+        self.path.extend(_apply(self.s.ctm, v[i], v[i + 1]) for i in range(0, len(v) - 1, 2))
+
+    def rectangle(self, operands: list[Any], op: bytes) -> None:
+        x, y, w, h = _nums(operands)
+        box = _bbox([(x, y), (x + w, y + h), (x, y + h), (x + w, y)], self.s.ctm)
+        self.path.extend([box[:2], box[2:]])
+
+    def clip(self, operands: list[Any], op: bytes) -> None:
+        self.clip_pending = True  # takes effect at the next painting operator
+
+    def paint(self, operands: list[Any], op: bytes) -> None:
+        s = self.s
+        if self.path:
+            box = _bbox(self.path)
+            strokes, fills = op in (b"S", b"s", b"B", b"B*", b"b", b"b*"), op not in (b"S", b"s", b"n")
+            if strokes and not s.stroke_white:
+                pad = s.line_width / 2 * max(abs(s.ctm[0]) + abs(s.ctm[2]), abs(s.ctm[1]) + abs(s.ctm[3]))
+                self.ink.mark((box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad), s.clip)
+            if fills and not s.fill_white:
+                self.ink.mark(box, s.clip)
+            if self.clip_pending:
+                s.clip = _intersect(s.clip, box)
+        self.path, self.clip_pending = [], False
+
+    def begin_text(self, operands: list[Any], op: bytes) -> None:
+        self.tm = self.tlm = _IDENTITY
+
+    def font(self, operands: list[Any], op: bytes) -> None:
+        (self.s.font, self.s.font_scale), self.s.size = self.ink.font(self.resources, operands[0]), float(operands[1])
+
+    def text_state(self, operands: list[Any], op: bytes) -> None:
+        attribute, factor = _TEXT_STATE[op]
+        setattr(self.s, attribute, float(operands[0]) * factor)
+
+    def render_mode(self, operands: list[Any], op: bytes) -> None:
+        self.s.render_mode = int(operands[0])
+
+    def next_line(self, operands: list[Any], op: bytes) -> None:
+        s = self.s
+        if op == b"TD":
+            s.leading = -float(operands[1])
+        if op == b'"':
+            s.word_spacing, s.char_spacing = float(operands[0]), float(operands[1])
+        tx, ty = _nums(operands[:2]) if op in (b"Td", b"TD") else (0.0, -s.leading)
+        self.tm = self.tlm = _mul((1.0, 0.0, 0.0, 1.0, tx, ty), self.tlm)
+        if op in (b"'", b'"'):
+            self.tm = self.ink.show(s, self.tm, operands[-1])
+
+    def text_matrix(self, operands: list[Any], op: bytes) -> None:
+        self.tm = self.tlm = tuple(_nums(operands))  # type: ignore[assignment]
+
+    def show_text(self, operands: list[Any], op: bytes) -> None:
+        self.tm = self.ink.show(self.s, self.tm, operands[0])
+
+    def show_texts(self, operands: list[Any], op: bytes) -> None:
+        for item in operands[0]:
+            if isinstance(item, (int, float)):
+                self.tm = _mul((1.0, 0.0, 0.0, 1.0, -float(item) / 1000.0 * self.s.size * self.s.h_scale, 0.0), self.tm)
+            else:
+                self.tm = self.ink.show(self.s, self.tm, item)
+
+    def inline_image(self, operands: list[Any], op: bytes) -> None:
+        self.ink.mark(_bbox(_UNIT_SQUARE, self.s.ctm), self.s.clip)
+
+    def shading(self, operands: list[Any], op: bytes) -> None:
+        if self.s.clip is not None:  # a shading fills whatever the clip allows
+            self.ink.mark(self.s.clip, self.s.clip)
+
+    def xobject(self, operands: list[Any], op: bytes) -> None:
+        self.ink.xobject(self.resources, operands[0], self.s, self.depth)
+
+
+# The content-stream operators the walk follows, by what they do (PDF 32000-1, annex A).
+_OPERATORS: dict[bytes, Callable[[_Walk, list[Any], bytes], None]] = {
+    b"q": _Walk.save, b"Q": _Walk.restore, b"cm": _Walk.transform, b"w": _Walk.line_width,
+    **dict.fromkeys((b"g", b"rg", b"k"), _Walk.fill_colour),
+    **dict.fromkeys((b"G", b"RG", b"K"), _Walk.stroke_colour),
+    b"cs": _Walk.fill_space, b"CS": _Walk.stroke_space,
+    **dict.fromkeys((b"sc", b"scn"), _Walk.fill_colour_in_space),
+    **dict.fromkeys((b"SC", b"SCN"), _Walk.stroke_colour_in_space),
+    **dict.fromkeys((b"m", b"l", b"c", b"v", b"y"), _Walk.path_points),
+    b"re": _Walk.rectangle,
+    **dict.fromkeys((b"W", b"W*"), _Walk.clip),
+    **dict.fromkeys((b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"), _Walk.paint),
+    b"BT": _Walk.begin_text, b"Tf": _Walk.font,
+    **dict.fromkeys(_TEXT_STATE, _Walk.text_state),
+    b"Tr": _Walk.render_mode,
+    **dict.fromkeys((b"Td", b"TD", b"T*", b"'", b'"'), _Walk.next_line),
+    b"Tm": _Walk.text_matrix, b"Tj": _Walk.show_text, b"TJ": _Walk.show_texts,
+    b"INLINE IMAGE": _Walk.inline_image, b"sh": _Walk.shading, b"Do": _Walk.xobject,
+}
 
 
 def _is_a4_portrait(page: PageObject) -> bool:
