@@ -13,6 +13,7 @@ import redis
 from flask import Flask, Response, g, jsonify
 
 from config import Settings, get_settings, redis_url
+from models import platform
 from models.db import database, enter_request, init_database, leave_request
 from observability import logs
 from pipeline.infrastructure import provider_settings
@@ -66,6 +67,9 @@ def connect_requests(app: Flask) -> None:
     @app.before_request
     def _connect() -> None:
         g.connection_was_open = enter_request()
+        # The platform's emails an API request sends (going live, say) are in the platform's own
+        # language: no page chose one. Declared each request, since a thread's context outlives it.
+        platform.set_language(platform.DEFAULT_LANGUAGE)
 
     @app.teardown_request
     def _disconnect(exc: BaseException | None) -> None:
