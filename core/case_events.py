@@ -38,6 +38,7 @@ CALLBACK_PATH = "/case-events/"
 NOT_AUTHORISED = "Not authorised"  # the one answer to any Authorization we did not give
 # The refusals the console words in Dutch (console/case_events/views.py), by their codes.
 HAS_QUERY = "{field} must not have a query or a fragment"
+NOT_LISTED = "{field} must be a public internet address or one in CASE_EVENTS_PRIVATE_NETWORKS"
 REQUIRED = "{field} is required"
 BAD_TEXT = "{field} must be 1 to {limit} characters"
 TEMPLATE_NOT_FOUND = "templates {scenario} {channel} template {template_id} not found"
@@ -65,8 +66,12 @@ def find_link(service_id: str) -> CaseEventLink:
 
 def root_problem(field: str, value: str) -> str | None:
     """Why a root is refused: as a callback URL is (https to a public address; loopback only where
-    CALLBACKS_ALLOW_HTTP_LOOPBACK allows it), with no query or fragment, at most MAX_ROOT long."""
-    problem = outbound.url_problem(value, allow_loopback=outbound.loopback_allowed())
+    CALLBACKS_ALLOW_HTTP_LOOPBACK allows it), or to an address inside CASE_EVENTS_PRIVATE_NETWORKS (the
+    same check is made again at every connection), with no query or fragment, at most MAX_ROOT long."""
+    networks = outbound.private_networks()
+    problem = outbound.url_problem(value, allow_loopback=outbound.loopback_allowed(), networks=networks)
+    if problem is outbound.NOT_PUBLIC and networks:
+        return Refusal.filled("case_events_root_not_listed", NOT_LISTED, field=field)
     if problem:
         return problem.about(field)
     if "?" in value or "#" in value:

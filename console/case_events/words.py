@@ -50,6 +50,9 @@ def _channel(values: Mapping[str, Any]) -> str:
 REFUSALS: dict[str, Words] = {
     "case_events_root_query": lambda v: _("%(field)s: enter the API's root without a query or fragment",
                                           field=_field(v)),
+    "case_events_root_not_listed": lambda v: _(
+        "%(field)s: enter a URL of a server on the public internet or in an internal network the operator "
+        "allowed", field=_field(v)),
     "case_events_required": lambda v: _("Enter the %(field)s", field=_field(v).lower()),
     "case_events_bad_text": lambda v: _("%(field)s: use 1 to %(limit)s characters", field=_field(v),
                                         limit=v.get("limit")),
@@ -78,6 +81,9 @@ def _api(detail: Mapping[str, Any]) -> str:
 def _waiting(detail: Mapping[str, Any], attempts: int) -> str:
     if detail.get("rate_limit"):
         return _("Waiting: the service's rate limit is full (tried %(attempts)s times)", attempts=attempts)
+    if detail.get("code") == domain.CERTIFICATE:
+        return _("Waiting: the certificate of %(api)s is not trusted (tried %(attempts)s times)", api=_api(detail),
+                 attempts=attempts)
     if detail.get("status"):
         return _("Waiting: %(api)s answered HTTP %(status)s (tried %(attempts)s times)", api=_api(detail),
                  status=detail["status"], attempts=attempts)
@@ -109,6 +115,8 @@ def outcome(event: CaseEvent) -> str:
         channels = ", ".join(_channel({"channel": channel}) for channel in detail.get("channels") or [])
         return _("Not sent: no template for this on the channels the citizen can be reached by (%(channels)s)",
                  channels=channels)
+    if state == domain.API_REFUSED and detail.get("code") == domain.ADDRESS_REFUSED:
+        return _("Not sent: %(api)s is at an address this service may not reach", api=_api(detail))
     if state == domain.API_REFUSED:
         return _("Not sent: %(api)s refused the request (HTTP %(status)s)", api=_api(detail),
                  status=detail.get("status") or "–")
@@ -122,6 +130,11 @@ def outcome(event: CaseEvent) -> str:
 def subscription_state(link: CaseEventLink) -> str:
     if link.subscription_state is None:
         return _("Not subscribed yet")
+    code = (link.subscription_detail or {}).get("code")
+    if code == domain.ADDRESS_REFUSED:
+        return _("Not asked: Open Notificaties is at an address this service may not reach")
+    if code == domain.CERTIFICATE:
+        return _("Open Notificaties could not be reached: its certificate is not trusted")
     said = str(SUBSCRIPTION_STATES.get(link.subscription_state, link.subscription_state))
     status = (link.subscription_detail or {}).get("status")
     return _("%(state)s (answered HTTP %(status)s)", state=said, status=status) if status else said
