@@ -11,6 +11,7 @@ import dramatiq
 from config import get_settings
 from models.db import database, init_database
 from pipeline.stages import notification_events, status_changes
+from pipeline.stages.fallback import on_refused
 from workers import (
     callbacks,
     case_events,
@@ -49,6 +50,7 @@ def wire() -> dramatiq.Broker:
             status_changes.on_change(callbacks.status_changed)
             status_changes.on_change(fallback.status_changed)  # the next step of a fallback chain
             status_changes.on_change(case_events.status_changed)  # a case event's klantcontact, after the chain
+            on_refused(case_events.fallback_refused)  # ... or once its next step was refused
             notification_events.on_record(callbacks.event_recorded)
             _wired = True
     return current_broker()

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask_babel import gettext as _, lazy_gettext as _l
+from markupsafe import Markup
 
 from console.services.refusals import Words, fixed, in_words, translated
 from console.value_names import CHANNELS
@@ -90,9 +91,30 @@ def _waiting(detail: Mapping[str, Any], attempts: int) -> str:
     return _("Waiting: %(api)s could not be reached (tried %(attempts)s times)", api=_api(detail), attempts=attempts)
 
 
+def _reasons(detail: Mapping[str, Any]) -> Markup:
+    """The refusals kept, in words; a link in them (trial mode's page) stays a link."""
+    return Markup("; ").join(refusal(restored(kept)) for kept in detail.get("refusals") or [])
+
+
+def _filled(sentence: str, **values: object) -> Markup:
+    """One of our sentences (its translation, unfilled) with the values put in, escaped but for Markup."""
+    return Markup(sentence) % values
+
+
+def _sent(event: CaseEvent, detail: Mapping[str, Any]) -> str:
+    refused = detail.get(domain.FALLBACK_REFUSED)
+    if refused:
+        return _filled(_("Not delivered: the message failed and the fallback by %(channel)s was refused: "
+                         "%(reasons)s"), channel=_channel(refused), reasons=_reasons(refused))
+    said = _filled(_("Message sent by %(channel)s"), channel=_channel({"channel": event.channel}))
+    for left_out in detail.get(domain.FALLBACK_LEFT_OUT) or []:
+        said += Markup(". ") + _filled(_("No fallback by %(channel)s: %(reasons)s"), channel=_channel(left_out),
+                                       reasons=_reasons(left_out))
+    return said
+
+
 def _refused_send(detail: Mapping[str, Any]) -> str:
-    reasons = [str(refusal(restored(kept))) for kept in detail.get("refusals") or []]
-    return _("Not sent: %(reasons)s", reasons="; ".join(reasons))
+    return _filled(_("Not sent: %(reasons)s"), reasons=_reasons(detail))
 
 
 def outcome(event: CaseEvent) -> str:
@@ -104,7 +126,7 @@ def outcome(event: CaseEvent) -> str:
     if state == domain.WAITING:
         return _waiting(detail, event.attempts)
     if state == domain.SENT:
-        return _("Message sent by %(channel)s", channel=_channel({"channel": event.channel}))
+        return _sent(event, detail)
     if state == domain.NOT_INFORMED:
         return _("Not sent: at this status type the initiator is not informed")
     if state == domain.NOT_TAKING_PART:

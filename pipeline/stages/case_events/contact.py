@@ -49,7 +49,7 @@ def _awaiting_event_of(notification_id: object) -> CaseEvent | None:
         NotificationFallback.notification == notification_id)
     first = NotificationFallback.select(NotificationFallback.fallback_for).where(
         NotificationFallback.notification.in_(stood_in_for))
-    return CaseEvent.select(CaseEvent.id).where(
+    return CaseEvent.select(CaseEvent.id, CaseEvent.detail).where(
         ((CaseEvent.notification_id == notification_id) | CaseEvent.notification_id.in_(stood_in_for)
          | CaseEvent.notification_id.in_(first)) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).first()
 
@@ -72,6 +72,22 @@ def due_after(notification_id: str, new_status: str) -> str | None:
     if event is None or _chain_goes_on(notification_id, new_status):
         return None
     moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow()).where(
+        (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
+    return str(event.id) if moved else None
+
+
+def due_after_refusal(notification_id: str, channel: str, refusals: list[dict[str, Any]]) -> str | None:
+    """The fallback step after a case event's failed message was refused (trial mode, an address the
+    letter rules refuse): the id of the event, which now keeps the refusal beside its outcome and whose
+    klantcontact is due (the failed message's, not arrived, as the OMC records a failed message), or None."""
+    if not _any_link():
+        return None
+    event = _awaiting_event_of(notification_id)
+    if event is None:
+        return None
+    detail = {**(event.detail or {}), domain.FALLBACK_REFUSED: {"channel": channel, "refusals": refusals}}
+    moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow(),
+                             detail=detail).where(
         (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
     return str(event.id) if moved else None
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +21,7 @@ from models.case_event import CaseEvent, CaseEventLink
 from models.db import database, utcnow
 from models.service import Service
 from pipeline.domain import case_events as domain
-from pipeline.domain.errors import ApiError, RateLimitError, kept
+from pipeline.domain.errors import ApiError, RateLimitError, Refusal, kept
 from pipeline.infrastructure.throughput import Enqueue
 from pipeline.infrastructure.zgw import OutsideRoots, Refused, Unreachable, ZgwError
 from pipeline.stages.case_events import reading
@@ -37,6 +38,7 @@ LONGEST_RETRY_SECONDS = 3600.0
 # hand has its three days again, and a worker stopped for days loses nothing.
 GIVE_UP_AFTER_ATTEMPTS = 80
 LIVE = "live"  # a case event is sent as a live key's send: trial mode and the limits apply
+_PLACED = re.compile(r"^(fallback\[\d\]) ")  # a refusal of an alternative, in words without a code
 
 
 def retry_delay(attempts: int) -> float:
@@ -103,6 +105,9 @@ def _process(event: CaseEvent, link: CaseEventLink, service: Service, enqueue: M
     known = {"zaak_identificatie": str(facts.zaak.get("identificatie") or "")[:40] or None,
              "status_omschrijving": status_text or None, "scenario": domain.scenario_of(facts.statustype),
              "zaak_uuid": str(facts.zaak.get("uuid") or "")[:36] or None}
+    # Kept at once: an API refusing or down from here on still shows on the case's page.
+    CaseEvent.update(updated_at=utcnow(), **known).where(
+        (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
     if facts.case_type not in (link.case_types or []):
         _finish(event, domain.NOT_TAKING_PART, {"case_type": facts.case_type}, **known)
         return
@@ -150,26 +155,59 @@ def _body(plan: list[tuple[str, Any]], templates: Mapping[str, str], values: dic
     return body
 
 
+def _place(message: str) -> str | None:
+    """Which alternative of the fallback a send's refusal is about ("fallback[0]"), or None for the message's own."""
+    if isinstance(message, Refusal):
+        return message.values.get("place")
+    found = _PLACED.match(message)
+    return found.group(1) if found else None
+
+
+def _left_out(refused: ApiError, alternatives: int) -> int | None:
+    """The alternative (its index) every refusal is about, or None when the message itself is refused."""
+    places = {_place(message) for message in refused.messages}
+    return next((index for index in range(alternatives) if places == {f"fallback[{index}]"}), None)
+
+
 def _send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],
           values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> None:
+    """Send the plan's first channel with the others as its fallback. An alternative the send rules
+    refuse (a trial service's letter, an address the letter rules refuse) is left out and kept on the
+    event, so the citizen still hears by the channels that reach them; a refusal of the message itself
+    ends the event as send-refused. Each try shortens the plan, so it ends."""
+    left_out: list[dict[str, Any]] = []
+    while True:
+        try:
+            _claim_and_send(event, service, plan, templates, values, {**known, "detail": (
+                {domain.FALLBACK_LEFT_OUT: left_out} if left_out else None)}, enqueue)
+            return
+        except RateLimitError:
+            raise
+        except ApiError as refused:
+            index = _left_out(refused, len(plan) - 1)
+            refusals = [kept(message) for message in refused.messages]
+            if index is None:
+                _finish(event, domain.SEND_REFUSED, {"channel": plan[0][0], "refusals": refusals}, **known)
+                return
+            left_out.append({"channel": plan[index + 1][0], "refusals": refusals})
+            plan = plan[:index + 1] + plan[index + 2:]
+
+
+def _claim_and_send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],
+                    values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> None:
+    """Claim the event and send, in one transaction: a refused send rolls the claim back with it."""
     channel = plan[0][0]
     body = _body(plan, templates, values, known["zaak_identificatie"] or str(event.id))
     sender = Sender(service, LIVE)
-    claimed_state = {"state": domain.SENT, "channel": channel, "detail": None, "next_attempt_at": None,
+    claimed_state = {"state": domain.SENT, "channel": channel, "next_attempt_at": None,
                      "updated_at": utcnow(), "contact_state": domain.CONTACT_AWAITING, **known}
-    try:
-        with database.atomic():
-            claimed = CaseEvent.update(claimed_state).where(
-                (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
-            if not claimed:
-                return  # another run of this event sent it
-            if channel == domain.LETTER:
-                notification = send_letter(sender, body, enqueue[domain.LETTER])
-            else:
-                notification = send_notification(sender, channel, body, enqueue[channel]).notification
-            CaseEvent.update(notification_id=notification.id).where(CaseEvent.id == event.id).execute()
-    except RateLimitError:
-        raise
-    except ApiError as refused:
-        _finish(event, domain.SEND_REFUSED, {"channel": channel, "refusals": [kept(m) for m in refused.messages]},
-                **known)
+    with database.atomic():
+        claimed = CaseEvent.update(claimed_state).where(
+            (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
+        if not claimed:
+            return  # another run of this event sent it
+        if channel == domain.LETTER:
+            notification = send_letter(sender, body, enqueue[domain.LETTER])
+        else:
+            notification = send_notification(sender, channel, body, enqueue[channel]).notification
+        CaseEvent.update(notification_id=notification.id).where(CaseEvent.id == event.id).execute()
