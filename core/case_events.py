@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +36,9 @@ MAX_CLIENT_ID = 255
 MAX_SECRET = 1000
 SECRET_CHANGED = "(changed)"  # what the history records of a credential that was set
 CALLBACK_PATH = "/case-events/"
+# Open Notificaties refuses a longer callbackUrl (Abonnement.callbackUrl maxLength: open-zaak/open-notificaties
+# src/openapi.yaml, as the Notificaties API 1.0 it implements), answering a bare 400.
+MAX_CALLBACK_URL = 200
 NOT_AUTHORISED = "Not authorised"  # the one answer to any Authorization we did not give
 # The refusals the console words in Dutch (console/case_events/views.py), by their codes.
 HAS_QUERY = "{field} must not have a query or a fragment"
@@ -44,12 +48,23 @@ BAD_TEXT = "{field} must be 1 to {limit} characters"
 TEMPLATE_NOT_FOUND = "templates {scenario} {channel} template {template_id} not found"
 TEMPLATE_OF_ANOTHER_CHANNEL = "templates {scenario} {channel} template is a {kind} template"
 NO_NRC = Refusal("case_events_no_nrc", "nrc_root is required to subscribe")
+CALLBACK_TOO_LONG = ("callback_url is {length} characters long, and Open Notificaties takes at most {limit}: "
+                     "BASE_URL must be shorter")
 NOT_RETRYABLE = "event {event_id} is {state}: only one that ended without a message is tried again"
 
 
 def callback_url(link: CaseEventLink) -> str:
     """The address Open Notificaties posts this link's messages to."""
     return f"{get_settings().base_url}{CALLBACK_PATH}{link.id}"
+
+
+def callback_url_problem() -> Refusal | None:
+    """Why Open Notificaties cannot post to this service's links: every link's address (the same length,
+    a uuid at its end) too long for it. Checked where a link is saved and where it subscribes."""
+    length = len(f"{get_settings().base_url}{CALLBACK_PATH}") + len(str(uuid.UUID(int=0)))
+    if length <= MAX_CALLBACK_URL:
+        return None
+    return Refusal.filled("case_events_callback_too_long", CALLBACK_TOO_LONG, length=length, limit=MAX_CALLBACK_URL)
 
 
 def link_of(service_id: object) -> CaseEventLink | None:
@@ -150,6 +165,8 @@ def set_link(service_id: str, values: Mapping[str, Any]) -> CaseEventLink:
     if values.get("nrc_root") and (problem := root_problem("nrc_root", values["nrc_root"])):
         problems.append(problem)
     problems += _text_problems(values)
+    if too_long := callback_url_problem():
+        problems.append(too_long)
     if existing is None:
         problems += [Refusal.filled("case_events_required", REQUIRED, field=field)
                      for field in ("client_secret", "klant_token") if not values.get(field)]
@@ -215,6 +232,8 @@ def register(service_id: str) -> CaseEventLink:
     link = find_link(service_id)
     if not link.nrc_root:
         raise ValidationError(NO_NRC)
+    if too_long := callback_url_problem():
+        raise ValidationError(too_long)
     found = subscription.register(link, callback_url(link), link.service.name)
     with database.atomic():
         link = _keep_subscription(link, found)

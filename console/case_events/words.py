@@ -60,6 +60,9 @@ REFUSALS: dict[str, Words] = {
     "case_events_template_not_found": fixed(_l("That template does not exist (any more)")),
     "case_events_template_channel": lambda v: _("Choose a template of the channel %(channel)s", channel=_channel(v)),
     "case_events_no_nrc": fixed(_l("Enter the Open Notificaties API first")),
+    "case_events_callback_too_long": lambda v: _(
+        "The address Open Notificaties would post to is %(length)s characters long; Open Notificaties takes at "
+        "most %(limit)s. Ask the operator to shorten BASE_URL", length=v.get("length"), limit=v.get("limit")),
     "case_events_not_retryable": fixed(_l("Only an event that ended without a message can be tried again")),
 }
 
