@@ -60,7 +60,7 @@ def test_the_console_says_so_in_dutch(zgw, service, base_url):
     assert ("Het adres waarop Open Notificaties zou posten is 216 tekens lang; Open Notificaties neemt er hoogstens "
             "200. Vraag de beheerder BASE_URL korter te maken") in text
     assert "Geweigerd" not in text and "Nog niet geabonneerd" in text
-    saved = page_text(member.post(settings + "/connection", data={"csrf_token": csrf_token(member, settings + "/connection"),
-                                                                  **_body(zgw)}))
+    form = settings + "/connection"
+    saved = page_text(member.post(form, data={"csrf_token": csrf_token(member, form), **_body(zgw)}))
     assert "Het adres waarop Open Notificaties zou posten is 216 tekens lang" in saved
     assert zgw.subscriptions() == []
