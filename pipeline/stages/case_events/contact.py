@@ -20,6 +20,7 @@ from models.db import utcnow
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.service import Service
+from observability.metrics import case_event_klantcontacts
 from pipeline.domain import case_events as domain, statuses
 from pipeline.domain.formatting import iso
 from pipeline.infrastructure import zgw
@@ -127,9 +128,15 @@ def _klantcontact(event: CaseEvent, message: Notification | None) -> dict[str, A
     }
 
 
+# Counted from the start, so that increase() sees a process's first refusal (an alert watches it).
+case_event_klantcontacts.labels(domain.CONTACT_REFUSED)
+WAITING = "waiting"  # Open Klant down: the klantcontact is tried again (counted, never kept)
+
+
 def _set(event: CaseEvent, contact_state: str, **fields: Any) -> None:
-    CaseEvent.update(contact_state=contact_state, updated_at=utcnow(), **fields).where(
-        (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_DUE)).execute()
+    if CaseEvent.update(contact_state=contact_state, updated_at=utcnow(), **fields).where(
+            (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_DUE)).execute():
+        case_event_klantcontacts.labels(contact_state).inc()
 
 
 def record(event_id: object) -> float | None:
@@ -154,6 +161,7 @@ def record(event_id: object) -> float | None:
         CaseEvent.update(attempts=event.attempts + 1, next_attempt_at=utcnow() + datetime.timedelta(seconds=delay),
                          updated_at=utcnow()).where(CaseEvent.id == event.id).execute()
         log.info("case event %s: klantcontact waits, the %s API answered %s", event.id, down.api, down.status)
+        case_event_klantcontacts.labels(WAITING).inc()
         return delay
     except Refused as refused:
         log.warning("case event %s: klantcontact refused by the %s API with %s", event.id, refused.api, refused.status)

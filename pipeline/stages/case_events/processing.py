@@ -20,9 +20,11 @@ from typing import Any
 from models.case_event import CaseEvent, CaseEventLink
 from models.db import database, utcnow
 from models.service import Service
+from observability.metrics import case_event_outcomes
 from pipeline.domain import case_events as domain
 from pipeline.domain.errors import ApiError, RateLimitError, Refusal, kept
 from pipeline.infrastructure.throughput import Enqueue
+from pipeline.infrastructure import zgw
 from pipeline.infrastructure.zgw import OutsideRoots, Refused, Unreachable, ZgwError
 from pipeline.stages.case_events import reading
 from pipeline.stages.sends.letters import send_letter
@@ -39,6 +41,16 @@ LONGEST_RETRY_SECONDS = 3600.0
 GIVE_UP_AFTER_ATTEMPTS = 80
 LIVE = "live"  # a case event is sent as a live key's send: trial mode and the limits apply
 _PLACED = re.compile(r"^(fallback\[\d\]) ")  # a refusal of an alternative, in words without a code
+# Outcomes an API causes: counted by the API, not by the scenario (often not read yet).
+_API_OUTCOMES = frozenset({domain.API_REFUSED, domain.GAVE_UP, domain.WAITING, domain.OUTSIDE_ROOTS})
+# The series an alert watches exist from the start, so that increase() sees a process's first refusal.
+for _api in (zgw.ZAKEN, zgw.CATALOGI, zgw.KLANT):
+    for _outcome in (domain.API_REFUSED, domain.GAVE_UP):
+        case_event_outcomes.labels(_outcome, "", _api)
+
+
+def _count(outcome: str, scenario: str | None = None, api: str | None = None) -> None:
+    case_event_outcomes.labels(outcome, "" if outcome in _API_OUTCOMES else scenario or "", api or "").inc()
 
 
 def retry_delay(attempts: int) -> float:
@@ -50,7 +62,11 @@ def _finish(event: CaseEvent, state: str, detail: Mapping[str, Any] | None = Non
     """Keep a final outcome, unless another run of this event got there first."""
     values = {"state": state, "detail": dict(detail) if detail else None, "next_attempt_at": None,
               "updated_at": utcnow(), **fields}
-    return CaseEvent.update(values).where((CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute() == 1
+    kept_now = CaseEvent.update(values).where(
+        (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute() == 1
+    if kept_now:
+        _count(state, fields.get("scenario"), (detail or {}).get("api"))
+    return kept_now
 
 
 def _wait(event: CaseEvent, detail: Mapping[str, Any]) -> float | None:
@@ -63,9 +79,10 @@ def _wait(event: CaseEvent, detail: Mapping[str, Any]) -> float | None:
         return None
     attempts = event.attempts + 1
     delay = retry_delay(attempts)
-    CaseEvent.update(state=domain.WAITING, detail=dict(detail), attempts=attempts, updated_at=now,
-                     next_attempt_at=now + datetime.timedelta(seconds=delay)).where(
-        (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
+    if CaseEvent.update(state=domain.WAITING, detail=dict(detail), attempts=attempts, updated_at=now,
+                        next_attempt_at=now + datetime.timedelta(seconds=delay)).where(
+            (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute():
+        _count(domain.WAITING, api=detail.get("api"))
     return delay
 
 
@@ -178,8 +195,9 @@ def _send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templ
     left_out: list[dict[str, Any]] = []
     while True:
         try:
-            _claim_and_send(event, service, plan, templates, values, {**known, "detail": (
-                {domain.FALLBACK_LEFT_OUT: left_out} if left_out else None)}, enqueue)
+            if _claim_and_send(event, service, plan, templates, values, {**known, "detail": (
+                    {domain.FALLBACK_LEFT_OUT: left_out} if left_out else None)}, enqueue):
+                _count(domain.SENT, known["scenario"])
             return
         except RateLimitError:
             raise
@@ -194,8 +212,9 @@ def _send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templ
 
 
 def _claim_and_send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],
-                    values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> None:
-    """Claim the event and send, in one transaction: a refused send rolls the claim back with it."""
+                    values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> bool:
+    """Claim the event and send, in one transaction: a refused send rolls the claim back with it.
+    Whether this run sent it (False: another run had)."""
     channel = plan[0][0]
     body = _body(plan, templates, values, known["zaak_identificatie"] or str(event.id))
     sender = Sender(service, LIVE)
@@ -205,9 +224,10 @@ def _claim_and_send(event: CaseEvent, service: Service, plan: list[tuple[str, An
         claimed = CaseEvent.update(claimed_state).where(
             (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
         if not claimed:
-            return  # another run of this event sent it
+            return False  # another run of this event sent it
         if channel == domain.LETTER:
             notification = send_letter(sender, body, enqueue[domain.LETTER])
         else:
             notification = send_notification(sender, channel, body, enqueue[channel]).notification
         CaseEvent.update(notification_id=notification.id).where(CaseEvent.id == event.id).execute()
+    return True
