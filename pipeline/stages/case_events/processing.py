@@ -23,8 +23,8 @@ from models.service import Service
 from observability.metrics import case_event_outcomes
 from pipeline.domain import case_events as domain
 from pipeline.domain.errors import ApiError, RateLimitError, Refusal, kept
-from pipeline.infrastructure.throughput import Enqueue
 from pipeline.infrastructure import zgw
+from pipeline.infrastructure.throughput import Enqueue
 from pipeline.infrastructure.zgw import OutsideRoots, Refused, Unreachable, ZgwError
 from pipeline.stages.case_events import reading
 from pipeline.stages.sends.letters import send_letter
