@@ -43,10 +43,16 @@ LIVE = "live"  # a case event is sent as a live key's send: trial mode and the l
 _PLACED = re.compile(r"^(fallback\[\d\]) ")  # a refusal of an alternative, in words without a code
 # Outcomes an API causes: counted by the API, not by the scenario (often not read yet).
 _API_OUTCOMES = frozenset({domain.API_REFUSED, domain.GAVE_UP, domain.WAITING, domain.OUTSIDE_ROOTS})
-# The series an alert watches exist from the start, so that increase() sees a process's first refusal.
-for _api in (zgw.ZAKEN, zgw.CATALOGI, zgw.KLANT):
-    for _outcome in (domain.API_REFUSED, domain.GAVE_UP):
-        case_event_outcomes.labels(_outcome, "", _api)
+
+
+def _start_watched_series() -> None:
+    """The series an alert watches exist from the start, so that increase() sees a process's first refusal."""
+    for api in (zgw.ZAKEN, zgw.CATALOGI, zgw.KLANT):
+        for outcome in (domain.API_REFUSED, domain.GAVE_UP):
+            case_event_outcomes.labels(outcome, "", api)
+
+
+_start_watched_series()
 
 
 def _count(outcome: str, scenario: str | None = None, api: str | None = None) -> None:
