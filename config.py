@@ -134,6 +134,11 @@ class Settings:
     # How notifications are recorded and limits counted (pipeline/infrastructure/throughput): "fast"
     # (default: group commit, cached SQL, leases) or "reference" (the plain ORM, what the tests also run on).
     throughput: str = "fast"
+    # Case events (docs/zgw.md): private networks (CIDRs) the ZGW APIs may also be reached in, by https
+    # only (callbacks and SMS gateways never), and a CA file to trust for the ZGW APIs instead of
+    # certifi's bundle (a municipality's own CA; the system's bundle when that CA is installed there).
+    case_events_private_networks: tuple[str, ...] = ()
+    case_events_ca_file: str | None = None
 
 
 def load_settings() -> Settings:
@@ -211,6 +216,9 @@ def load_settings() -> Settings:
         console_theme_css=Path(os.environ["CONSOLE_THEME_CSS"]) if os.environ.get("CONSOLE_THEME_CSS") else None,
         console_theme_class=os.environ.get("CONSOLE_THEME_CLASS", "").strip() or None,
         throughput=os.environ.get("THROUGHPUT", "fast").strip().lower() or "fast",
+        case_events_private_networks=tuple(network.strip() for network in os.environ.get(
+            "CASE_EVENTS_PRIVATE_NETWORKS", "").split(",") if network.strip()),
+        case_events_ca_file=os.environ.get("CASE_EVENTS_CA_FILE") or None,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,20 +36,35 @@ MAX_CLIENT_ID = 255
 MAX_SECRET = 1000
 SECRET_CHANGED = "(changed)"  # what the history records of a credential that was set
 CALLBACK_PATH = "/case-events/"
+# Open Notificaties refuses a longer callbackUrl (Abonnement.callbackUrl maxLength: open-zaak/open-notificaties
+# src/openapi.yaml, as the Notificaties API 1.0 it implements), answering a bare 400.
+MAX_CALLBACK_URL = 200
 NOT_AUTHORISED = "Not authorised"  # the one answer to any Authorization we did not give
 # The refusals the console words in Dutch (console/case_events/views.py), by their codes.
 HAS_QUERY = "{field} must not have a query or a fragment"
+NOT_LISTED = "{field} must be a public internet address or one in CASE_EVENTS_PRIVATE_NETWORKS"
 REQUIRED = "{field} is required"
 BAD_TEXT = "{field} must be 1 to {limit} characters"
 TEMPLATE_NOT_FOUND = "templates {scenario} {channel} template {template_id} not found"
 TEMPLATE_OF_ANOTHER_CHANNEL = "templates {scenario} {channel} template is a {kind} template"
 NO_NRC = Refusal("case_events_no_nrc", "nrc_root is required to subscribe")
+CALLBACK_TOO_LONG = ("callback_url is {length} characters long, and Open Notificaties takes at most {limit}: "
+                     "BASE_URL must be shorter")
 NOT_RETRYABLE = "event {event_id} is {state}: only one that ended without a message is tried again"
 
 
 def callback_url(link: CaseEventLink) -> str:
     """The address Open Notificaties posts this link's messages to."""
     return f"{get_settings().base_url}{CALLBACK_PATH}{link.id}"
+
+
+def callback_url_problem() -> Refusal | None:
+    """Why Open Notificaties cannot post to this service's links: every link's address (the same length,
+    a uuid at its end) too long for it. Checked where a link is saved and where it subscribes."""
+    length = len(f"{get_settings().base_url}{CALLBACK_PATH}") + len(str(uuid.UUID(int=0)))
+    if length <= MAX_CALLBACK_URL:
+        return None
+    return Refusal.filled("case_events_callback_too_long", CALLBACK_TOO_LONG, length=length, limit=MAX_CALLBACK_URL)
 
 
 def link_of(service_id: object) -> CaseEventLink | None:
@@ -65,8 +81,12 @@ def find_link(service_id: str) -> CaseEventLink:
 
 def root_problem(field: str, value: str) -> str | None:
     """Why a root is refused: as a callback URL is (https to a public address; loopback only where
-    CALLBACKS_ALLOW_HTTP_LOOPBACK allows it), with no query or fragment, at most MAX_ROOT long."""
-    problem = outbound.url_problem(value, allow_loopback=outbound.loopback_allowed())
+    CALLBACKS_ALLOW_HTTP_LOOPBACK allows it), or to an address inside CASE_EVENTS_PRIVATE_NETWORKS (the
+    same check is made again at every connection), with no query or fragment, at most MAX_ROOT long."""
+    networks = outbound.private_networks()
+    problem = outbound.url_problem(value, allow_loopback=outbound.loopback_allowed(), networks=networks)
+    if problem is outbound.NOT_PUBLIC and networks:
+        return Refusal.filled("case_events_root_not_listed", NOT_LISTED, field=field)
     if problem:
         return problem.about(field)
     if "?" in value or "#" in value:
@@ -145,6 +165,8 @@ def set_link(service_id: str, values: Mapping[str, Any]) -> CaseEventLink:
     if values.get("nrc_root") and (problem := root_problem("nrc_root", values["nrc_root"])):
         problems.append(problem)
     problems += _text_problems(values)
+    if too_long := callback_url_problem():
+        problems.append(too_long)
     if existing is None:
         problems += [Refusal.filled("case_events_required", REQUIRED, field=field)
                      for field in ("client_secret", "klant_token") if not values.get(field)]
@@ -210,6 +232,8 @@ def register(service_id: str) -> CaseEventLink:
     link = find_link(service_id)
     if not link.nrc_root:
         raise ValidationError(NO_NRC)
+    if too_long := callback_url_problem():
+        raise ValidationError(too_long)
     found = subscription.register(link, callback_url(link), link.service.name)
     with database.atomic():
         link = _keep_subscription(link, found)

@@ -52,6 +52,16 @@ provider_webhook_refusals = prom.Counter(
     "notify_provider_webhook_refusals_total",
     "Provider webhook messages refused or not understood, by provider and reason.", ["provider", "reason"])
 
+case_event_outcomes = prom.Counter(
+    "notify_case_event_outcomes_total",
+    "Case events (statuses set on cases in Open Zaak) by the outcome kept; the scenario for outcomes decided"
+    " from the case, the API for outcomes an API caused (waiting is counted at each try).",
+    ["outcome", "scenario", "api"])
+case_event_klantcontacts = prom.Counter(
+    "notify_case_event_klantcontacts_total",
+    "Klantcontacten recorded in Open Klant after a case event's message, by outcome (waiting at each try).",
+    ["outcome"])
+
 messages_without_notification = prom.Counter(
     "notify_messages_without_notification_total",
     "Send messages whose notification does not exist (deleted, or never in this database), by actor.", ["actor"])

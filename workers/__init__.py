@@ -11,6 +11,7 @@ import dramatiq
 from config import get_settings
 from models.db import database, init_database
 from pipeline.stages import notification_events, status_changes
+from pipeline.stages.fallback import on_refused
 from workers import (
     callbacks,
     case_events,
@@ -51,6 +52,7 @@ def wire() -> dramatiq.Broker:
             status_changes.on_change(fallback.status_changed, writes=fallback.may_fall_back)  # a chain's next step
             # A case event's klantcontact, once its chain is over: marked due in the change's transaction.
             status_changes.on_change(case_events.status_changed, writes=case_events.may_record_contact)
+            on_refused(case_events.fallback_refused)  # ... or once its next step was refused
             notification_events.on_record(callbacks.event_recorded)
             _wired = True
     return current_broker()

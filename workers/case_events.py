@@ -68,6 +68,14 @@ def status_changed(notification_id: str, new_status: str) -> None:
         enqueue_after_commit(record_klantcontact, event_id)
 
 
+def fallback_refused(notification_id: str, channel: str, refusals: list[dict[str, Any]]) -> None:
+    """The fallback step of a case event's message was refused: the chain ended at the failed message,
+    which the event now says, and its klantcontact is due."""
+    event_id = contact.due_after_refusal(notification_id, channel, refusals)
+    if event_id is not None:
+        enqueue_after_commit(record_klantcontact, event_id)
+
+
 def enqueue_event(event_id: str) -> None:
     """Call inside the transaction that recorded the event: it is processed after the commit."""
     enqueue_after_commit(process_case_event, event_id)

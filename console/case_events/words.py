@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask_babel import gettext as _, lazy_gettext as _l
+from markupsafe import Markup
 
 from console.services.refusals import Words, fixed, in_words, translated
 from console.value_names import CHANNELS
@@ -50,12 +51,18 @@ def _channel(values: Mapping[str, Any]) -> str:
 REFUSALS: dict[str, Words] = {
     "case_events_root_query": lambda v: _("%(field)s: enter the API's root without a query or fragment",
                                           field=_field(v)),
+    "case_events_root_not_listed": lambda v: _(
+        "%(field)s: enter a URL of a server on the public internet or in an internal network the operator "
+        "allowed", field=_field(v)),
     "case_events_required": lambda v: _("Enter the %(field)s", field=_field(v).lower()),
     "case_events_bad_text": lambda v: _("%(field)s: use 1 to %(limit)s characters", field=_field(v),
                                         limit=v.get("limit")),
     "case_events_template_not_found": fixed(_l("That template does not exist (any more)")),
     "case_events_template_channel": lambda v: _("Choose a template of the channel %(channel)s", channel=_channel(v)),
     "case_events_no_nrc": fixed(_l("Enter the Open Notificaties API first")),
+    "case_events_callback_too_long": lambda v: _(
+        "The address Open Notificaties would post to is %(length)s characters long; Open Notificaties takes at "
+        "most %(limit)s. Ask the operator to shorten BASE_URL", length=v.get("length"), limit=v.get("limit")),
     "case_events_not_retryable": fixed(_l("Only an event that ended without a message can be tried again")),
 }
 
@@ -78,15 +85,39 @@ def _api(detail: Mapping[str, Any]) -> str:
 def _waiting(detail: Mapping[str, Any], attempts: int) -> str:
     if detail.get("rate_limit"):
         return _("Waiting: the service's rate limit is full (tried %(attempts)s times)", attempts=attempts)
+    if detail.get("code") == domain.CERTIFICATE:
+        return _("Waiting: the certificate of %(api)s is not trusted (tried %(attempts)s times)", api=_api(detail),
+                 attempts=attempts)
     if detail.get("status"):
         return _("Waiting: %(api)s answered HTTP %(status)s (tried %(attempts)s times)", api=_api(detail),
                  status=detail["status"], attempts=attempts)
     return _("Waiting: %(api)s could not be reached (tried %(attempts)s times)", api=_api(detail), attempts=attempts)
 
 
+def _reasons(detail: Mapping[str, Any]) -> Markup:
+    """The refusals kept, in words; a link in them (trial mode's page) stays a link."""
+    return Markup("; ").join(refusal(restored(kept)) for kept in detail.get("refusals") or [])
+
+
+def _filled(sentence: str, **values: object) -> Markup:
+    """One of our sentences (its translation, unfilled) with the values put in, escaped but for Markup."""
+    return Markup(sentence) % values
+
+
+def _sent(event: CaseEvent, detail: Mapping[str, Any]) -> str:
+    refused = detail.get(domain.FALLBACK_REFUSED)
+    if refused:
+        return _filled(_("Not delivered: the message failed and the fallback by %(channel)s was refused: "
+                         "%(reasons)s"), channel=_channel(refused), reasons=_reasons(refused))
+    said = _filled(_("Message sent by %(channel)s"), channel=_channel({"channel": event.channel}))
+    for left_out in detail.get(domain.FALLBACK_LEFT_OUT) or []:
+        said += Markup(". ") + _filled(_("No fallback by %(channel)s: %(reasons)s"), channel=_channel(left_out),
+                                       reasons=_reasons(left_out))
+    return said
+
+
 def _refused_send(detail: Mapping[str, Any]) -> str:
-    reasons = [str(refusal(restored(kept))) for kept in detail.get("refusals") or []]
-    return _("Not sent: %(reasons)s", reasons="; ".join(reasons))
+    return _filled(_("Not sent: %(reasons)s"), reasons=_reasons(detail))
 
 
 def outcome(event: CaseEvent) -> str:
@@ -98,7 +129,7 @@ def outcome(event: CaseEvent) -> str:
     if state == domain.WAITING:
         return _waiting(detail, event.attempts)
     if state == domain.SENT:
-        return _("Message sent by %(channel)s", channel=_channel({"channel": event.channel}))
+        return _sent(event, detail)
     if state == domain.NOT_INFORMED:
         return _("Not sent: at this status type the initiator is not informed")
     if state == domain.NOT_TAKING_PART:
@@ -109,6 +140,8 @@ def outcome(event: CaseEvent) -> str:
         channels = ", ".join(_channel({"channel": channel}) for channel in detail.get("channels") or [])
         return _("Not sent: no template for this on the channels the citizen can be reached by (%(channels)s)",
                  channels=channels)
+    if state == domain.API_REFUSED and detail.get("code") == domain.ADDRESS_REFUSED:
+        return _("Not sent: %(api)s is at an address this service may not reach", api=_api(detail))
     if state == domain.API_REFUSED:
         return _("Not sent: %(api)s refused the request (HTTP %(status)s)", api=_api(detail),
                  status=detail.get("status") or "–")
@@ -122,6 +155,11 @@ def outcome(event: CaseEvent) -> str:
 def subscription_state(link: CaseEventLink) -> str:
     if link.subscription_state is None:
         return _("Not subscribed yet")
+    code = (link.subscription_detail or {}).get("code")
+    if code == domain.ADDRESS_REFUSED:
+        return _("Not asked: Open Notificaties is at an address this service may not reach")
+    if code == domain.CERTIFICATE:
+        return _("Open Notificaties could not be reached: its certificate is not trusted")
     said = str(SUBSCRIPTION_STATES.get(link.subscription_state, link.subscription_state))
     status = (link.subscription_detail or {}).get("status")
     return _("%(state)s (answered HTTP %(status)s)", state=said, status=status) if status else said

@@ -35,6 +35,12 @@ GAVE_UP = "gave-up"  # an API stayed down past the horizon
 OUTCOMES = (PENDING, WAITING, SENT, NOT_INFORMED, NOT_TAKING_PART, NO_CONTACT_DETAILS, NO_TEMPLATE, API_REFUSED,
             OUTSIDE_ROOTS, SEND_REFUSED, GAVE_UP)
 OPEN = frozenset({PENDING, WAITING})
+# A sent event's detail: the alternatives the send rules refused when it was sent, left out of its fallback
+# ([{channel, refusals}]); and when its message failed, the fallback step refused then ({channel, refusals}).
+FALLBACK_LEFT_OUT, FALLBACK_REFUSED = "fallback_left_out", "fallback_refused"
+# The codes of an answer that never came (pipeline/infrastructure/zgw.py): we refused the address the
+# API's name resolves to (pipeline/infrastructure/outbound.py), or its certificate is not trusted.
+ADDRESS_REFUSED, CERTIFICATE = "address-refused", "certificate"
 
 # The klantcontact in Open Klant, once the message sent is final.
 CONTACT_AWAITING = "awaiting"  # the message is not final yet

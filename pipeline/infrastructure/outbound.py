@@ -16,9 +16,15 @@ included), multicast, reserved or unspecified addresses, in every notation a res
 the name is. CALLBACKS_ALLOW_HTTP_LOOPBACK (tests, a local set-up) lets loopback through, by https or
 plain http; plain http goes nowhere else, but for CA certificates (SelfVerifyingDataAdapter), which
 are trusted only once they chain up to a trusted root whatever carried them.
+
+The ZGW APIs alone (PrivateNetworksAdapter, `networks=private_networks()`) may also reach addresses
+inside the networks CASE_EVENTS_PRIVATE_NETWORKS lists, by https only, under any name but the metadata
+names (inside, the addresses decide: a cluster's *.svc.cluster.local is such a name); loopback and
+link-local only where a listed network names them. Callbacks and SMS gateways never do.
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from collections.abc import Callable
@@ -36,6 +42,8 @@ from pipeline.domain.errors import Refusal
 from version import __version__
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Networks = tuple[Network, ...]
 # (host, port) -> the addresses it resolves to, as text; raises OSError (socket.gaierror) when it does not.
 Resolver = Callable[[str, int], list[str]]
 
@@ -52,6 +60,11 @@ _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _NUMERIC_HOST = frozenset("0123456789abcdefxABCDEFX.")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+# What CASE_EVENTS_PRIVATE_NETWORKS may list: ranges no public host has (RFC 1918, shared 100.64/10, IPv6
+# unique local), and loopback and link-local for whoever names them on purpose.
+LISTABLE = tuple(ipaddress.ip_network(block) for block in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
+    "127.0.0.0/8", "::1/128", "169.254.0.0/16", "fe80::/10"))
 
 
 class RefusedAddress(Exception):
@@ -64,6 +77,37 @@ def system_resolver(host: str, port: int) -> list[str]:
 
 def loopback_allowed() -> bool:
     return get_settings().callbacks_allow_http_loopback
+
+
+def network_problem(text: str) -> str | None:
+    """Why one entry of CASE_EVENTS_PRIVATE_NETWORKS cannot be listed, or None."""
+    try:
+        loose = ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return f"{text} is not a network in CIDR notation (such as 10.0.0.0/8)"
+    try:
+        network = ipaddress.ip_network(text)
+    except ValueError:
+        return f"{text} has host bits set: did you mean {loose}?"
+    if not any(network.version == block.version and network.subnet_of(block)  # type: ignore[arg-type]
+               for block in LISTABLE):
+        return (f"{text} is not a private range: only addresses no public host has are listed (inside "
+                f"{', '.join(str(block) for block in LISTABLE)})")
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def parsed_networks(texts: tuple[str, ...]) -> Networks:
+    """The networks listed, or none at all when one entry cannot be listed: a process with such a
+    setting refuses to start (pipeline/infrastructure/provider_settings.py), and any other reaches less."""
+    if any(network_problem(text) for text in texts):
+        return ()
+    return tuple(ipaddress.ip_network(text) for text in texts)
+
+
+def private_networks() -> Networks:
+    """The networks inside which the ZGW APIs may be reached (CASE_EVENTS_PRIVATE_NETWORKS)."""
+    return parsed_networks(get_settings().case_events_private_networks)
 
 
 def _literal(host: str) -> Address | None:
@@ -94,8 +138,10 @@ def _unwrapped(address: Address) -> Address:
     return address
 
 
-def address_allowed(address: Address, *, allow_loopback: bool) -> bool:
+def address_allowed(address: Address, *, allow_loopback: bool, networks: Networks = ()) -> bool:
     address = _unwrapped(address)
+    if any(address in network for network in networks):
+        return True
     if address.is_loopback:
         return allow_loopback
     if isinstance(address, ipaddress.IPv4Address) and address in _THIS_NETWORK:
@@ -109,8 +155,10 @@ def _is_loopback_name(name: str) -> bool:
     return name == _LOOPBACK_NAMES[0] or name.endswith(_LOOPBACK_NAMES[1])
 
 
-def _name_allowed(host: str, *, allow_loopback: bool) -> bool:
+def _name_allowed(host: str, *, allow_loopback: bool, networks: Networks = ()) -> bool:
     name = host.rstrip(".").lower()
+    if networks:  # inside, names of one label and local suffixes are the rule: their addresses decide
+        return name not in _METADATA_NAMES
     if _is_loopback_name(name):
         return allow_loopback
     return "." in name and name not in _METADATA_NAMES and not name.endswith(_LOCAL_SUFFIXES)
@@ -121,23 +169,25 @@ def _is_loopback_host(host: str) -> bool:
     return _unwrapped(literal).is_loopback if literal is not None else _is_loopback_name(host.rstrip(".").lower())
 
 
-def _check(host: str, text: str, *, plain_http: bool, allow_loopback: bool) -> None:
+def _check(host: str, text: str, *, plain_http: bool, allow_loopback: bool, networks: Networks) -> None:
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
         raise RefusedAddress(f"{host} resolves to {text}, which is not an address") from None
-    if not address_allowed(address, allow_loopback=allow_loopback) or \
+    if not address_allowed(address, allow_loopback=allow_loopback, networks=networks) or \
             (plain_http and not _unwrapped(address).is_loopback):
-        raise RefusedAddress(f"{host} is, or resolves to, {text}: not a public internet address")
+        where = "a public internet address or one in a listed network" if networks else "a public internet address"
+        raise RefusedAddress(f"{host} is, or resolves to, {text}: not {where}")
 
 
 def connectable_addresses(host: str, port: int, *, plain_http: bool, allow_loopback: bool,
-                          resolver: Resolver | None = system_resolver) -> list[str]:
+                          resolver: Resolver | None = system_resolver, networks: Networks = ()) -> list[str]:
     """The addresses to connect to for this host, every one of them checked; raises RefusedAddress
     (when one address of a name is refused, the name is: whoever controls it chose them all) or the
-    resolver's OSError. Without a resolver a name is checked, not looked up, and nothing is returned."""
+    resolver's OSError. Without a resolver a name is checked, not looked up, and nothing is returned.
+    `networks`: private networks whose addresses are allowed too (the ZGW APIs' only)."""
     literal = _literal(host)
-    if literal is None and not _name_allowed(host, allow_loopback=allow_loopback):
+    if literal is None and not _name_allowed(host, allow_loopback=allow_loopback, networks=networks):
         raise RefusedAddress(f"{host} is not a public internet name")
     if literal is not None:
         found = [str(literal)]
@@ -148,14 +198,16 @@ def connectable_addresses(host: str, port: int, *, plain_http: bool, allow_loopb
     if not found:
         raise socket.gaierror(socket.EAI_NONAME, f"{host} resolves to nothing")
     for text in found:
-        _check(host, text, plain_http=plain_http, allow_loopback=allow_loopback)
+        _check(host, text, plain_http=plain_http, allow_loopback=allow_loopback, networks=networks)
     return found
 
 
-def url_problem(url: str, *, allow_loopback: bool, resolver: Resolver | None = system_resolver) -> Refusal | None:
+def url_problem(url: str, *, allow_loopback: bool, resolver: Resolver | None = system_resolver,
+                networks: Networks = ()) -> Refusal | None:
     """Why this URL is refused as an outbound address ("<field> <problem>"'s problem), or None. With a
     resolver a name is looked up too; one that does not resolve now passes (it is checked again at
-    every connection). Without one, only what the URL itself says is checked."""
+    every connection). Without one, only what the URL itself says is checked. `networks`: as
+    connectable_addresses'."""
     if any(c.isspace() or not c.isprintable() for c in url):
         return NOT_HTTPS
     try:
@@ -172,7 +224,7 @@ def url_problem(url: str, *, allow_loopback: bool, resolver: Resolver | None = s
         return NOT_HTTPS
     try:
         connectable_addresses(host, port or _DEFAULT_PORTS[parts.scheme], plain_http=plain_http,
-                              allow_loopback=allow_loopback, resolver=resolver)
+                              allow_loopback=allow_loopback, resolver=resolver, networks=networks)
     except RefusedAddress:
         return NOT_PUBLIC
     except OSError:
@@ -189,11 +241,17 @@ class _Checked(HTTPConnection):
 
     plain_http = False
 
+    @staticmethod
+    def networks() -> Networks:
+        """Private networks whose addresses this connection may reach too: none but for the ZGW APIs'."""
+        return ()
+
     def connect(self) -> None:
         name = self.host
         try:
             addresses = connectable_addresses(name, self.port, plain_http=self.plain_http,
-                                              allow_loopback=loopback_allowed(), resolver=system_resolver)
+                                              allow_loopback=loopback_allowed(), resolver=system_resolver,
+                                              networks=self.networks())
         except socket.gaierror as error:
             raise NameResolutionError(name, self, error) from error
         tls = self if isinstance(self, HTTPSConnection) else None
@@ -229,6 +287,14 @@ class PublicHTTPConnection(_Checked):
     Information Access, which must still chain up to a trusted root."""
 
 
+class _PrivateNetworksHTTPConnection(CheckedHTTPConnection):
+    networks = staticmethod(private_networks)
+
+
+class _PrivateNetworksHTTPSConnection(CheckedHTTPSConnection):
+    networks = staticmethod(private_networks)
+
+
 class _CheckedHTTPPool(HTTPConnectionPool):
     ConnectionCls = CheckedHTTPConnection
 
@@ -241,7 +307,16 @@ class _CheckedHTTPSPool(HTTPSConnectionPool):
     ConnectionCls = CheckedHTTPSConnection
 
 
+class _PrivateNetworksHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _PrivateNetworksHTTPConnection
+
+
+class _PrivateNetworksHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _PrivateNetworksHTTPSConnection
+
+
 CHECKED_POOLS = {"http": _CheckedHTTPPool, "https": _CheckedHTTPSPool}
+_PRIVATE_NETWORKS_POOLS = {"http": _PrivateNetworksHTTPPool, "https": _PrivateNetworksHTTPSPool}
 _SELF_VERIFYING_POOLS = {"http": _PublicHTTPPool, "https": _CheckedHTTPSPool}
 
 
@@ -260,6 +335,15 @@ class CheckedAdapter(requests.adapters.HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = CHECKED_POOLS
+
+
+class PrivateNetworksAdapter(requests.adapters.HTTPAdapter):
+    """CheckedAdapter's checks, with the addresses inside CASE_EVENTS_PRIVATE_NETWORKS allowed too (read
+    at each connection, as the addresses are): for the ZGW APIs, never anything else."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = _PRIVATE_NETWORKS_POOLS
 
 
 class SelfVerifyingDataAdapter(requests.adapters.HTTPAdapter):

@@ -23,7 +23,7 @@ import peewee
 
 from config import Settings
 from models.outages import DATABASE_UNAVAILABLE
-from pipeline.infrastructure import throughput
+from pipeline.infrastructure import outbound, throughput
 from pipeline.infrastructure.print_provider import PROVIDERS
 from pipeline.infrastructure.print_provider.ssh import HostKeyPin, SftpTarget
 from pipeline.infrastructure.providers.email import smtp
@@ -75,14 +75,19 @@ def _sns_topic_arns(settings: Settings) -> str | None:
         if wrong else None
 
 
-def _sns_ca_file(settings: Settings) -> str | None:
-    if not settings.sns_ca_file:
+def _ca_file_problem(path: str | None) -> str | None:
+    if not path:
         return None
     try:
-        ssl.create_default_context(cafile=settings.sns_ca_file)
+        ssl.create_default_context(cafile=path)
     except (OSError, ssl.SSLError) as error:
         return f"cannot be read as PEM certificates: {error}"
     return None
+
+
+def _private_networks(settings: Settings) -> str | None:
+    wrong = [problem for text in settings.case_events_private_networks if (problem := outbound.network_problem(text))]
+    return "; ".join(wrong) or None
 
 
 def _sftp(settings: Settings, problem: Callable[[str], str | None], value: str | None) -> str | None:
@@ -116,7 +121,7 @@ RULES = (
     Rule("SMTP_TIMEOUT_SECONDS", lambda s: _positive(s.smtp_timeout_seconds), _WORKER),
     Rule("SNS_HOST_PATTERN", _sns_host_pattern, _WEB_AND_WORKER),
     Rule("SNS_TOPIC_ARNS", _sns_topic_arns, _WEB_AND_WORKER),
-    Rule("SNS_CA_FILE", _sns_ca_file, _WEB_AND_WORKER, reads_host_file=True),
+    Rule("SNS_CA_FILE", lambda s: _ca_file_problem(s.sns_ca_file), _WEB_AND_WORKER, reads_host_file=True),
     Rule("PRINT_PROVIDER", lambda s: None if s.print_provider in PROVIDERS
          else f"must be one of {', '.join(PROVIDERS)}, not {s.print_provider!r}", _WORKER),
     Rule("PRINT_SFTP_URL", lambda s: _sftp(s, SftpTarget.problem, s.print_sftp_url), _WORKER),
@@ -126,6 +131,9 @@ RULES = (
          if s.print_provider == "sftp" else None, _WORKER),
     Rule("CLAMD_URL", lambda s: clamd_url_problem(s.clamd_url) if s.clamd_url else None, _EVERYWHERE),
     Rule("THROUGHPUT", lambda s: throughput.setting_problem(s.throughput), _EVERYWHERE),
+    # The web (admin API) and the console save links and subscribe synchronously; the worker reads the APIs.
+    Rule("CASE_EVENTS_PRIVATE_NETWORKS", _private_networks, _EVERYWHERE),
+    Rule("CASE_EVENTS_CA_FILE", lambda s: _ca_file_problem(s.case_events_ca_file), _EVERYWHERE, reads_host_file=True),
 )
 
 

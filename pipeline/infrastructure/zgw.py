@@ -4,9 +4,12 @@ and Open Notificaties (issue 52).
 Hostile until checked: a URL is fetched only when it lies under the root configured for its API, checked
 BEFORE the credentials are put on the request (a forged message naming another host, or a path that
 climbs out of the root, never carries our token anywhere); the connection then goes through the
-outbound address checks (pipeline/infrastructure/outbound.py) and follows no redirect; an answer is
-read up to MAX_ANSWER_BYTES within a deadline. URLs are never logged or kept in errors: a query for a
-party names the citizen's BSN.
+outbound address checks (pipeline/infrastructure/outbound.py: public addresses, and those inside
+CASE_EVENTS_PRIVATE_NETWORKS, by https) and follows no redirect; an answer is read up to
+MAX_ANSWER_BYTES within a deadline. Certificates are checked against CASE_EVENTS_CA_FILE when it is
+set, else certifi's bundle (the session takes nothing from the environment: REQUESTS_CA_BUNDLE and
+SSL_CERT_FILE do not count). URLs are never logged or kept in errors: a query for a party names the
+citizen's BSN.
 
 Credentials as each API's OpenAPI file says: Open Zaak and Open Notificaties take a ZGW JWT (HS256 with
 the client's secret, `iss` and `client_id` the client id, `iat`, `user_id`, `user_representation`),
@@ -26,6 +29,8 @@ from urllib.parse import unquote, urlsplit
 import jwt
 import requests
 
+from config import get_settings
+from pipeline.domain.case_events import ADDRESS_REFUSED, CERTIFICATE
 from pipeline.infrastructure import outbound
 
 CONNECT_SECONDS = 5
@@ -154,13 +159,16 @@ def request(api: Api, method: str, url: str, *, what: str, json_body: Any = None
         raise OutsideRoots(what)
     sent = {"Accept": "application/json", **(headers or {}), "Authorization": api.authorization()}
     try:
-        with outbound.session() as session:
+        with outbound.session(adapter=outbound.PrivateNetworksAdapter()) as session:
             response = session.request(method, url, headers=sent, json=json_body, allow_redirects=False,
-                                       timeout=(CONNECT_SECONDS, READ_SECONDS), stream=True)
+                                       timeout=(CONNECT_SECONDS, READ_SECONDS), stream=True,
+                                       verify=get_settings().case_events_ca_file or True)
             with response:
                 body = _read(response, api.name)
     except outbound.RefusedAddress:
-        raise Refused(api.name, None, "address-refused") from None
+        raise Refused(api.name, None, ADDRESS_REFUSED) from None
+    except requests.exceptions.SSLError:  # waited out too: a certificate being renewed, a CA file put right
+        raise Unreachable(api.name, None, CERTIFICATE) from None
     except requests.RequestException:
         raise Unreachable(api.name, None) from None
     status = response.status_code

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from config import Settings
@@ -31,6 +31,18 @@ from pipeline.stages.documents import prepare_files
 # The final failures a chain goes on from; delivered, sent (international) and received end it.
 FALLS_BACK_ON = frozenset({statuses.PERMANENT_FAILURE, statuses.TEMPORARY_FAILURE, statuses.TECHNICAL_FAILURE})
 SWEPT_AT_ONCE = 10_000
+# Called as listener(failed notification id, the refused step's channel, the refusals as kept) in the
+# transaction that keeps a refusal: the chain ended at the failed message, and no status change will say
+# so (a case event's klantcontact hangs off this). What a listener sends out must wait for the commit.
+RefusalListener = Callable[[str, str, list[dict[str, Any]]], None]
+_refusal_listeners: list[RefusalListener] = []
+
+
+def on_refused(listener: RefusalListener) -> RefusalListener:
+    """Register a listener for a chain ended by a refused step; the same function twice is called once."""
+    if listener not in _refusal_listeners:
+        _refusal_listeners.append(listener)
+    return listener
 
 
 def _open() -> Any:
@@ -118,9 +130,13 @@ def _claim(failed_id: object, new_id: uuid.UUID) -> bool:
         (NotificationFallback.notification == failed_id) & _open()).execute() == 1
 
 
-def _refuse(failed_id: object, refused: ApiError) -> None:
-    NotificationFallback.update(refused=[kept(message) for message in refused.messages]).where(
-        (NotificationFallback.notification == failed_id) & _open()).execute()
+def _refuse(failed_id: object, channel: str, refused: ApiError) -> None:
+    refusals = [kept(message) for message in refused.messages]
+    with database.atomic():
+        if NotificationFallback.update(refused=refusals).where(
+                (NotificationFallback.notification == failed_id) & _open()).execute():
+            for listener in _refusal_listeners:
+                listener(str(failed_id), channel, refusals)
 
 
 def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notification | None:
@@ -143,7 +159,7 @@ def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notifi
             record([row], enqueue[row.notification_type], _daily(failed.service, row.notification_type),
                    saving_links({row.id: chain} if chain is not None else {}, with_row))
     except ApiError as refused:
-        _refuse(failed.id, refused)
+        _refuse(failed.id, alternative["type"], refused)
         return None
     return row
 

@@ -20,6 +20,7 @@ from models.db import utcnow
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.service import Service
+from observability.metrics import case_event_klantcontacts
 from pipeline.domain import case_events as domain, statuses
 from pipeline.domain.formatting import iso
 from pipeline.infrastructure import zgw
@@ -49,7 +50,7 @@ def _awaiting_event_of(notification_id: object) -> CaseEvent | None:
         NotificationFallback.notification == notification_id)
     first = NotificationFallback.select(NotificationFallback.fallback_for).where(
         NotificationFallback.notification.in_(stood_in_for))
-    return CaseEvent.select(CaseEvent.id).where(
+    return CaseEvent.select(CaseEvent.id, CaseEvent.detail).where(
         ((CaseEvent.notification_id == notification_id) | CaseEvent.notification_id.in_(stood_in_for)
          | CaseEvent.notification_id.in_(first)) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).first()
 
@@ -77,6 +78,22 @@ def due_after(notification_id: str, new_status: str) -> str | None:
     if event is None or _chain_goes_on(notification_id, new_status):
         return None
     moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow()).where(
+        (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
+    return str(event.id) if moved else None
+
+
+def due_after_refusal(notification_id: str, channel: str, refusals: list[dict[str, Any]]) -> str | None:
+    """The fallback step after a case event's failed message was refused (trial mode, an address the
+    letter rules refuse): the id of the event, which now keeps the refusal beside its outcome and whose
+    klantcontact is due (the failed message's, not arrived, as the OMC records a failed message), or None."""
+    if not _any_link():
+        return None
+    event = _awaiting_event_of(notification_id)
+    if event is None:
+        return None
+    detail = {**(event.detail or {}), domain.FALLBACK_REFUSED: {"channel": channel, "refusals": refusals}}
+    moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow(),
+                             detail=detail).where(
         (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
     return str(event.id) if moved else None
 
@@ -116,9 +133,15 @@ def _klantcontact(event: CaseEvent, message: Notification | None) -> dict[str, A
     }
 
 
+# Counted from the start, so that increase() sees a process's first refusal (an alert watches it).
+case_event_klantcontacts.labels(domain.CONTACT_REFUSED)
+WAITING = "waiting"  # Open Klant down: the klantcontact is tried again (counted, never kept)
+
+
 def _set(event: CaseEvent, contact_state: str, **fields: Any) -> None:
-    CaseEvent.update(contact_state=contact_state, updated_at=utcnow(), **fields).where(
-        (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_DUE)).execute()
+    if CaseEvent.update(contact_state=contact_state, updated_at=utcnow(), **fields).where(
+            (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_DUE)).execute():
+        case_event_klantcontacts.labels(contact_state).inc()
 
 
 def record(event_id: object) -> float | None:
@@ -143,6 +166,7 @@ def record(event_id: object) -> float | None:
         CaseEvent.update(attempts=event.attempts + 1, next_attempt_at=utcnow() + datetime.timedelta(seconds=delay),
                          updated_at=utcnow()).where(CaseEvent.id == event.id).execute()
         log.info("case event %s: klantcontact waits, the %s API answered %s", event.id, down.api, down.status)
+        case_event_klantcontacts.labels(WAITING).inc()
         return delay
     except Refused as refused:
         log.warning("case event %s: klantcontact refused by the %s API with %s", event.id, refused.api, refused.status)

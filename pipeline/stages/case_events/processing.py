@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import datetime
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from models.case_event import CaseEvent, CaseEventLink
 from models.db import database, utcnow
 from models.service import Service
+from observability.metrics import case_event_outcomes
 from pipeline.domain import case_events as domain
-from pipeline.domain.errors import ApiError, RateLimitError, kept
+from pipeline.domain.errors import ApiError, RateLimitError, Refusal, kept
+from pipeline.infrastructure import zgw
 from pipeline.infrastructure.throughput import Enqueue
 from pipeline.infrastructure.zgw import OutsideRoots, Refused, Unreachable, ZgwError
 from pipeline.stages.case_events import reading
@@ -37,6 +40,23 @@ LONGEST_RETRY_SECONDS = 3600.0
 # hand has its three days again, and a worker stopped for days loses nothing.
 GIVE_UP_AFTER_ATTEMPTS = 80
 LIVE = "live"  # a case event is sent as a live key's send: trial mode and the limits apply
+_PLACED = re.compile(r"^(fallback\[\d\]) ")  # a refusal of an alternative, in words without a code
+# Outcomes an API causes: counted by the API, not by the scenario (often not read yet).
+_API_OUTCOMES = frozenset({domain.API_REFUSED, domain.GAVE_UP, domain.WAITING, domain.OUTSIDE_ROOTS})
+
+
+def _start_watched_series() -> None:
+    """The series an alert watches exist from the start, so that increase() sees a process's first refusal."""
+    for api in (zgw.ZAKEN, zgw.CATALOGI, zgw.KLANT):
+        for outcome in (domain.API_REFUSED, domain.GAVE_UP):
+            case_event_outcomes.labels(outcome, "", api)
+
+
+_start_watched_series()
+
+
+def _count(outcome: str, scenario: str | None = None, api: str | None = None) -> None:
+    case_event_outcomes.labels(outcome, "" if outcome in _API_OUTCOMES else scenario or "", api or "").inc()
 
 
 def retry_delay(attempts: int) -> float:
@@ -48,7 +68,11 @@ def _finish(event: CaseEvent, state: str, detail: Mapping[str, Any] | None = Non
     """Keep a final outcome, unless another run of this event got there first."""
     values = {"state": state, "detail": dict(detail) if detail else None, "next_attempt_at": None,
               "updated_at": utcnow(), **fields}
-    return CaseEvent.update(values).where((CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute() == 1
+    kept_now = CaseEvent.update(values).where(
+        (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute() == 1
+    if kept_now:
+        _count(state, fields.get("scenario"), (detail or {}).get("api"))
+    return kept_now
 
 
 def _wait(event: CaseEvent, detail: Mapping[str, Any]) -> float | None:
@@ -61,9 +85,10 @@ def _wait(event: CaseEvent, detail: Mapping[str, Any]) -> float | None:
         return None
     attempts = event.attempts + 1
     delay = retry_delay(attempts)
-    CaseEvent.update(state=domain.WAITING, detail=dict(detail), attempts=attempts, updated_at=now,
-                     next_attempt_at=now + datetime.timedelta(seconds=delay)).where(
-        (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
+    if CaseEvent.update(state=domain.WAITING, detail=dict(detail), attempts=attempts, updated_at=now,
+                        next_attempt_at=now + datetime.timedelta(seconds=delay)).where(
+            (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute():
+        _count(domain.WAITING, api=detail.get("api"))
     return delay
 
 
@@ -103,6 +128,9 @@ def _process(event: CaseEvent, link: CaseEventLink, service: Service, enqueue: M
     known = {"zaak_identificatie": str(facts.zaak.get("identificatie") or "")[:40] or None,
              "status_omschrijving": status_text or None, "scenario": domain.scenario_of(facts.statustype),
              "zaak_uuid": str(facts.zaak.get("uuid") or "")[:36] or None}
+    # Kept at once: an API refusing or down from here on still shows on the case's page.
+    CaseEvent.update(updated_at=utcnow(), **known).where(
+        (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
     if facts.case_type not in (link.case_types or []):
         _finish(event, domain.NOT_TAKING_PART, {"case_type": facts.case_type}, **known)
         return
@@ -150,26 +178,62 @@ def _body(plan: list[tuple[str, Any]], templates: Mapping[str, str], values: dic
     return body
 
 
+def _place(message: str) -> str | None:
+    """Which alternative of the fallback a send's refusal is about ("fallback[0]"), or None for the message's own."""
+    if isinstance(message, Refusal):
+        return message.values.get("place")
+    found = _PLACED.match(message)
+    return found.group(1) if found else None
+
+
+def _left_out(refused: ApiError, alternatives: int) -> int | None:
+    """The alternative (its index) every refusal is about, or None when the message itself is refused."""
+    places = {_place(message) for message in refused.messages}
+    return next((index for index in range(alternatives) if places == {f"fallback[{index}]"}), None)
+
+
 def _send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],
           values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> None:
+    """Send the plan's first channel with the others as its fallback. An alternative the send rules
+    refuse (a trial service's letter, an address the letter rules refuse) is left out and kept on the
+    event, so the citizen still hears by the channels that reach them; a refusal of the message itself
+    ends the event as send-refused. Each try shortens the plan, so it ends."""
+    left_out: list[dict[str, Any]] = []
+    while True:
+        try:
+            if _claim_and_send(event, service, plan, templates, values, {**known, "detail": (
+                    {domain.FALLBACK_LEFT_OUT: left_out} if left_out else None)}, enqueue):
+                _count(domain.SENT, known["scenario"])
+            return
+        except RateLimitError:
+            raise
+        except ApiError as refused:
+            index = _left_out(refused, len(plan) - 1)
+            refusals = [kept(message) for message in refused.messages]
+            if index is None:
+                _finish(event, domain.SEND_REFUSED, {"channel": plan[0][0], "refusals": refusals}, **known)
+                return
+            left_out.append({"channel": plan[index + 1][0], "refusals": refusals})
+            plan = plan[:index + 1] + plan[index + 2:]
+
+
+def _claim_and_send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],
+                    values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> bool:
+    """Claim the event and send, in one transaction: a refused send rolls the claim back with it.
+    Whether this run sent it (False: another run had)."""
     channel = plan[0][0]
     body = _body(plan, templates, values, known["zaak_identificatie"] or str(event.id))
     sender = Sender(service, LIVE)
-    claimed_state = {"state": domain.SENT, "channel": channel, "detail": None, "next_attempt_at": None,
+    claimed_state = {"state": domain.SENT, "channel": channel, "next_attempt_at": None,
                      "updated_at": utcnow(), "contact_state": domain.CONTACT_AWAITING, **known}
-    try:
-        with database.atomic():
-            claimed = CaseEvent.update(claimed_state).where(
-                (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
-            if not claimed:
-                return  # another run of this event sent it
-            if channel == domain.LETTER:
-                notification = send_letter(sender, body, enqueue[domain.LETTER])
-            else:
-                notification = send_notification(sender, channel, body, enqueue[channel]).notification
-            CaseEvent.update(notification_id=notification.id).where(CaseEvent.id == event.id).execute()
-    except RateLimitError:
-        raise
-    except ApiError as refused:
-        _finish(event, domain.SEND_REFUSED, {"channel": channel, "refusals": [kept(m) for m in refused.messages]},
-                **known)
+    with database.atomic():
+        claimed = CaseEvent.update(claimed_state).where(
+            (CaseEvent.id == event.id) & CaseEvent.state.in_(domain.OPEN)).execute()
+        if not claimed:
+            return False  # another run of this event sent it
+        if channel == domain.LETTER:
+            notification = send_letter(sender, body, enqueue[domain.LETTER])
+        else:
+            notification = send_notification(sender, channel, body, enqueue[channel]).notification
+        CaseEvent.update(notification_id=notification.id).where(CaseEvent.id == event.id).execute()
+    return True

@@ -55,17 +55,19 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from tests.zgw.fakes.server import Tls
 from tests.zgw.fakes.world import ZgwWorld
 
 
 @contextlib.contextmanager
-def zgw_world() -> Iterator[ZgwWorld]:
-    """Starts the three fakes on free ports; stops them (and the NRC's delivery thread) on leaving."""
-    world = ZgwWorld().start()
+def zgw_world(*, openzaak_tls: Tls | None = None, klant_tls: Tls | None = None) -> Iterator[ZgwWorld]:
+    """Starts the three fakes on free ports (Open Zaak and Open Klant over TLS under a name when given
+    one); stops them (and the NRC's delivery thread) on leaving."""
+    world = ZgwWorld(openzaak_tls=openzaak_tls, klant_tls=klant_tls).start()
     try:
         yield world
     finally:
         world.stop()
 
 
-__all__ = ["ZgwWorld", "zgw_world"]
+__all__ = ["Tls", "ZgwWorld", "zgw_world"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from tests.zgw.fakes import openklant_schemas as schemas
 from tests.zgw.fakes.common import Problem, fout, validatie_fout
-from tests.zgw.fakes.server import Answer, FakeServer, Request, Route, build_routes
+from tests.zgw.fakes.server import Answer, FakeServer, Request, Route, Tls, build_routes
 
 PATHS = """
 /actoren GET:actorenList POST:actorenCreate
@@ -85,8 +85,8 @@ class OpenKlant(FakeServer):
     name = "openklant"
     version = "0.9.0"
 
-    def __init__(self, token: str) -> None:
-        super().__init__()
+    def __init__(self, token: str, tls: Tls | None = None) -> None:
+        super().__init__(tls)
         self.token = token
         self.page_size = 100
         self.root = f"{self.base_url}{PREFIX}/"

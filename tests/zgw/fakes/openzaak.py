@@ -28,7 +28,7 @@ from typing import Any
 
 from tests.zgw.fakes import openzaak_schemas as schemas
 from tests.zgw.fakes.common import Problem, check_zgw_jwt, iso_datetime, now_utc, problems, validatie_fout
-from tests.zgw.fakes.server import Answer, FakeServer, Request, Route, build_routes
+from tests.zgw.fakes.server import Answer, FakeServer, Request, Route, Tls, build_routes
 
 ZAKEN_PATHS = """
 /klantcontacten GET:klantcontact_list POST:klantcontact_create
@@ -103,8 +103,8 @@ ROLLEN_PARAMETERS = ROLLEN_FILTERS | {
 class OpenZaak(FakeServer):
     name = "openzaak"
 
-    def __init__(self, clients: dict[str, str]) -> None:
-        super().__init__()
+    def __init__(self, clients: dict[str, str], tls: Tls | None = None) -> None:
+        super().__init__(tls)
         self.clients = clients  # client id -> secret
         self.page_size = 100
         self.zaken_root = f"{self.base_url}{ZAKEN_PREFIX}/"

@@ -8,15 +8,17 @@ answers each request in this order, as the Django REST framework apps behind the
    serve: 501 (so a test that needs it fails loudly instead of seeing a wrong answer);
 5. an `Accept` that excludes JSON: 406; then the operation's handler.
 
-Each answer is recorded (method, path with query, status). A 2xx body is checked against the response
-schema transcribed from the file before it goes out: a fake that would answer outside its own schema
-answers 500 instead, naming the fault. Connections close after each answer (no keep-alive), so stopping
-the server leaves no thread behind.
+Served over TLS under a name when given `Tls` (a municipality's internal API with its own CA: the test
+resolves the name), else plain http on 127.0.0.1. Each answer is recorded (method, path with query,
+status). A 2xx body is checked against the response schema transcribed from the file before it goes
+out: a fake that would answer outside its own schema answers 500 instead, naming the fault. Connections
+close after each answer (no keep-alive), so stopping the server leaves no thread behind.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import ssl
 import threading
 import uuid
 from collections.abc import Callable
@@ -96,6 +98,14 @@ def _is_uuid(value: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Tls:
+    """Serve over TLS: the server context (a certificate for `host`) and the name the URLs the fake
+    renders carry, which the test makes resolve to where it listens."""
+    context: ssl.SSLContext
+    host: str
+
+
 class _Server(ThreadingMixIn, WSGIServer):
     daemon_threads = False
     block_on_close = True  # server_close() waits for every answer in progress
@@ -116,13 +126,16 @@ class FakeServer:
     # Operations whose handler talks to the outside (the NRC's test messages): not run under the lock.
     unlocked: frozenset[str] = frozenset()
 
-    def __init__(self) -> None:
+    def __init__(self, tls: Tls | None = None) -> None:
         self.lock = threading.RLock()
         self.down: set[str] = set()  # path prefixes answered 503 (an API taken down)
         self._log: list[tuple[str, str, int]] = []
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.set_app(self._app)
         self.base_url = f"http://127.0.0.1:{self._server.server_port}"
+        if tls is not None:
+            self._server.socket = tls.context.wrap_socket(self._server.socket, server_side=True)
+            self.base_url = f"https://{tls.host}:{self._server.server_port}"
         self._routes: list[Route] = []
         self._thread: threading.Thread | None = None
 

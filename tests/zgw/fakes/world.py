@@ -13,7 +13,7 @@ from tests.zgw.fakes.common import zgw_token
 from tests.zgw.fakes.openklant import OpenKlant
 from tests.zgw.fakes.opennotificaties import OpenNotificaties
 from tests.zgw.fakes.openzaak import OpenZaak
-from tests.zgw.fakes.server import FakeServer
+from tests.zgw.fakes.server import FakeServer, Tls
 
 _PREFIXES = {"zaken": "/zaken/", "catalogi": "/catalogi/"}
 RSIN = "002220647"  # passes the 11-proef, as the Zaken API's bronorganisatie must
@@ -30,7 +30,9 @@ def elfproef(number: str) -> bool:
 class ZgwWorld:
     """Attributes and methods as the interface file names them."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, openzaak_tls: Tls | None = None, klant_tls: Tls | None = None) -> None:
+        """`openzaak_tls`, `klant_tls`: Open Zaak, Open Klant served over TLS under a name (an internal
+        network's); Open Notificaties always on 127.0.0.1 by plain http."""
         self.client_id = "notify-zgw"
         self.secret = secrets.token_urlsafe(48)
         self.nrc_client_id = "notify-nrc-consumer"
@@ -39,8 +41,8 @@ class ZgwWorld:
         self.rsin = RSIN
         # Open Zaak's own credentials at the NRC, for publishing (scope notificaties.publiceren).
         self._publisher = ("openzaak-publisher", secrets.token_urlsafe(48))
-        self._openzaak = OpenZaak({self.client_id: self.secret})
-        self._klant = OpenKlant(self.klant_token)
+        self._openzaak = OpenZaak({self.client_id: self.secret}, openzaak_tls)
+        self._klant = OpenKlant(self.klant_token, klant_tls)
         self._nrc = OpenNotificaties(consumers={self.nrc_client_id: self.nrc_secret},
                                      publishers={self._publisher[0]: self._publisher[1]})
         self._apis: dict[str, FakeServer] = {"zaken": self._openzaak, "catalogi": self._openzaak,
