@@ -89,6 +89,7 @@ def create_console_app() -> Flask:
     from console.letter_upload.views import bp as letter_upload_bp
     from console.mailbox.views import bp as mailbox_bp
     from console.main.views import bp as main_bp
+    from console.messages.labels import status_label
     from console.messages.views import bp as messages_bp
     from console.ops.views import bp as ops_bp
     from console.organisations.views import bp as organisations_bp
@@ -97,6 +98,7 @@ def create_console_app() -> Flask:
     from console.settings.views import bp as settings_bp
     from console.team.views import bp as team_bp
     from console.template_editor.views import bp as template_editor_bp
+    from pipeline.domain.recipients import written_phone_number, written_recipient
 
     for blueprint in (
         main_bp, accounts_bp, account_settings_bp,
@@ -154,6 +156,11 @@ def create_console_app() -> Flask:
     app.jinja_env.filters["day"] = times.day
     # Stored values (a channel, key type, permission, status, provider) by the names a person reads.
     app.jinja_env.globals["value_name"] = value_names.value_name
+    # A message's status (one wording per status per channel) and its recipient (a phone number written one
+    # way), as the downloads and emails word them too: pipeline/domain/message_words.py, recipients.
+    app.jinja_env.globals["status_label"] = status_label
+    app.jinja_env.globals["recipient"] = written_recipient
+    app.jinja_env.filters["phone"] = written_phone_number
     # The release, in every page's footer (version.py).
     app.jinja_env.globals["release"] = __version__  # not "version": the template pages have a version of their own
 

@@ -102,4 +102,5 @@ MIGRATIONS: list[Step] = [
     Step(195, "a bulk job's rows kept in parts, each taken by the chunk that sends it"),
     Step(200, "the lists' indexes per channel, for a channel filter alone and for failed rows", transaction=False),
     Step(205, "a fallback chain beside each message: the one stood in for, the one sent instead, what is left"),
+    Step(230, "a messages report built in the background is written in the language of the page that asked"),
 ]
