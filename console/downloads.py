@@ -25,10 +25,13 @@ MEDIA_TYPE = "text/csv; charset=utf-8"
 _NOT_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+_LINK = re.compile(r"<a\b[^>]*>.*?</a>", re.S)
+
+
 def _worded(record: dict) -> str:
-    """A kept refusal as the console's pages word it, without a link's markup."""
+    """A kept refusal as the console's pages word it, without the links a page adds (a file has none)."""
     text = translated(restored(record))
-    return text.striptags() if isinstance(text, Markup) else str(text)
+    return Markup(_LINK.sub("", str(text))).striptags() if isinstance(text, Markup) else str(text)
 
 
 def written(time_zone: str | None = None) -> Written:

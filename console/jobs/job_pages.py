@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, abort, redirect, render_template, request, url_for
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 
 from console import downloads
 from console.acting import perform
@@ -68,7 +68,7 @@ def job(service_id: str, job_id: str) -> Any:
 @service_permission_required("view_activity")
 def report(service_id: str, job_id: str) -> Response:
     found = _job(service_id, job_id)
-    _, pieces = job_report(service_id, str(found.id), downloads.written())
+    _found, pieces = job_report(service_id, str(found.id), downloads.written())
     # "overzicht-afspraken-<id>.csv": what it is, the upload's name (without its extension) and the job.
     return downloads.csv_download(pieces, downloads.file_name(
         _("report"), found.original_file_name.rsplit(".", 1)[0], str(found.id)))

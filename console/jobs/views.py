@@ -80,7 +80,7 @@ def _column_help(version: TemplateVersion) -> dict[str, Any]:
             "needed": [(shown(need.column, language), shown(need.instead, language) if need.instead else None)
                        for need in needed_columns(version)],
             "recipient_names": other_names(RECIPIENT_COLUMN[version.template.template_type], language),
-            "first_line": shown(ADDRESS_COLUMNS[0], language), "last_line": shown(ADDRESS_COLUMNS[-2], language)}
+            "last_line": shown(ADDRESS_COLUMNS[-2], language)}
 
 
 @bp.get("/services/<service_id>/jobs/new")
