@@ -30,6 +30,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from core.accounts import create_setup_link
 from models.notification import Notification
+from pipeline.domain.recipients import written_phone_number
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible, code_in, downloaded_rows, path_of_link
 from tests.console.walk_stops import ROOT, WIDE, Walk
@@ -322,8 +323,8 @@ def _spreadsheet(walk: Walk, service_id: str) -> None:
     assert page.locator("#count-failed").inner_text() == "0"
     walk.stop("job")
     report = downloaded_rows(page.locator("#job-report"))
-    assert len(report) == ROWS + 1 and report[0][:2] == ["Row number", "Recipient"]
-    assert {r[1] for r in report[1:]} == {phone(n) for n in range(ROWS)}
+    assert len(report) == ROWS + 1 and report[0][:2] == ["Rijnummer", "Ontvanger"]
+    assert {r[1] for r in report[1:]} == {written_phone_number(phone(n)) for n in range(ROWS)}
 
     _nav(page, "Berichten")
     assert page.locator("table.notify-messages tbody tr").count() == 50
@@ -337,9 +338,9 @@ def _spreadsheet(walk: Walk, service_id: str) -> None:
     with page.expect_navigation():
         page.click("main form[role=search] button")
     listed = downloaded_rows(page.locator("a.notify-report-link"))
-    recipients = [r[listed[0].index("Recipient")] for r in listed[1:]] if "Recipient" in listed[0] else []
+    recipients = [r[listed[0].index("Ontvanger")] for r in listed[1:]] if "Ontvanger" in listed[0] else []
     assert len(listed) == ROWS + 2, len(listed)  # the spreadsheet's rows and the text to yourself
-    assert set(recipients) >= {phone(n) for n in range(ROWS)}
+    assert set(recipients) >= {written_phone_number(phone(n)) for n in range(ROWS)}
 
 
 def _letter(walk: Walk, service_id: str) -> None:
