@@ -110,7 +110,7 @@ def test_a_letter_reads_the_same_on_its_page_its_job_and_the_report(console_app)
                             "Gedrukt en gepost"]
     job_page = client.get(f"/services/{service.id}/jobs/{job.id}").get_data(as_text=True)
     message_page = client.get(f"/services/{service.id}/notifications/{posted.id}").get_data(as_text=True)
-    assert 'data-label="Status">Gedrukt en gepost</td>' in job_page
+    assert 'data-label="Status" class="utrecht-table__cell">Gedrukt en gepost</td>' in job_page
     assert '<dt>Gedrukt en gepost</dt>' in job_page  # the job's count of letters posted, in the same words
     assert '<strong class="notify-message-status">Gedrukt en gepost</strong>' in message_page
     assert "Afgeleverd" not in job_page
