@@ -29,7 +29,7 @@ def unsubscribe_requests_csv(service_id: str) -> str:
     return report_csv(_events(service_id))
 
 
-def _template_names(events: list[NotificationEvent]) -> dict[tuple[str, int], str]:
+def _template_names(events: list[NotificationEvent]) -> dict[tuple[str, object], str]:
     ids = {(event.detail or {}).get("template_id") for event in events} - {None}
     versions = TemplateVersion.select(TemplateVersion.template, TemplateVersion.version, TemplateVersion.name).where(
         TemplateVersion.template.in_(list(ids))) if ids else []

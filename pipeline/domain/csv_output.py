@@ -34,7 +34,8 @@ _PART_END = re.compile(r"[,;\r\n]")
 def text_cell(value: object) -> str:
     """The value as a cell's text; None is an empty cell."""
     text = "" if value is None else str(value)
-    pieces, taken = [], 0
+    pieces: list[str] = []
+    taken = 0
     for start in _PART_START.finditer(text):
         sign = start.end()
         if sign < taken or (pieces and sign == taken):  # after "\r\n" both line ends find the same sign
