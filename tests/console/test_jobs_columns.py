@@ -218,3 +218,15 @@ def test_the_letter_page_names_exactly_what_the_upload_takes(console_app):
                                                                              "Jan"]]))
     assert [cells[2] for cells in _cells(short.get_data(as_text=True), "problems")] == [
         "Vul “adresregel 2” in", "Een adres heeft minstens 3 regels nodig"]
+
+
+def test_the_preview_counts_its_rows_in_the_singular_or_the_plural(console_app):
+    service = create_service()
+    template = create_sample_template(service=service, body="Hoi ((naam))")
+    client, _member = _client(console_app, service)
+    two = "De eerste rijen van het bestand (2 rijen in totaal)"
+    one_row, two_rows = [[phone(1), "Jan"]], [[phone(1), "Jan"], [phone(2), "Piet"]]
+    for lines, caption in ((one_row, "Het bestand heeft 1 rij"), (two_rows, two)):
+        check_url = _upload(client, service, template, csv_file(["telefoonnummer", "naam"], lines)).headers["Location"]
+        html = client.get(check_url).get_data(as_text=True)
+        assert re.search(r'<table[^>]*id="preview".*?<caption[^>]*>(.*?)</caption>', html, re.S).group(1) == caption
