@@ -48,7 +48,7 @@ def file_name(*parts: str, suffix: str = "csv") -> str:
 
 def stamp(value: datetime.datetime, time_zone: str | None = None) -> str:
     """A moment for a file's name, on the service's clock (the console's times are on it too)."""
-    return Written("nl", time_zone or times.zone_name()).file_stamp(value)
+    return written(time_zone).file_stamp(value)
 
 
 def csv_download(pieces: Iterable[str] | str | bytes, name: str) -> Response:
