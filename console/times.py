@@ -9,14 +9,12 @@ from __future__ import annotations
 import datetime
 import zoneinfo
 
-from babel.dates import format_date, format_datetime
+from babel.dates import format_date
 from flask_babel import get_locale
 
 from console.auth import current_service
 from models.service import DEFAULT_TIME_ZONE
-
-MINUTES = "d MMM y HH:mm"
-SECONDS = "d MMM y HH:mm:ss"
+from pipeline.domain.wall_clock import on_the_clock, on_the_wall
 
 
 def zone_name() -> str:
@@ -28,23 +26,17 @@ def zone(name: str | None = None) -> zoneinfo.ZoneInfo:
     return zoneinfo.ZoneInfo(name or zone_name())
 
 
-def _aware(value: datetime.datetime) -> datetime.datetime:
-    return value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
-
-
 def local(value: datetime.datetime, name: str | None = None) -> datetime.datetime:
     """A stored UTC time as the clock on the wall of the zone shows it."""
-    return _aware(value).astimezone(zone(name))
+    return on_the_wall(value, name or zone_name())
 
 
 def when(value: datetime.datetime | None, seconds: bool = False, time_zone: str | None = None) -> str:
     """"26 nov 2026 07:00 CET": the date and time in the zone, in the page's language, and the zone's
-    abbreviation (CET in winter, CEST in summer), so no reader takes it for their own clock's."""
+    abbreviation, written as the platform's emails and the console's downloads write it."""
     if value is None:
         return "–"
-    shown = zone(time_zone)
-    text = format_datetime(_aware(value), SECONDS if seconds else MINUTES, tzinfo=shown, locale=get_locale())
-    return f"{text} {local(value, time_zone).tzname()}"
+    return on_the_clock(value, time_zone or zone_name(), str(get_locale()), seconds=seconds)
 
 
 def day(value: datetime.datetime | datetime.date | None) -> str:
@@ -60,8 +52,3 @@ def to_utc(wall_clock: datetime.datetime, name: str | None = None) -> datetime.d
     """A time entered on the zone's clock, as stored (naive UTC). A time the clock skips or shows twice
     (the hours around a change to or from summer time) is read as zoneinfo reads it: its first reading."""
     return wall_clock.replace(tzinfo=zone(name)).astimezone(datetime.UTC).replace(tzinfo=None)
-
-
-def start_of_day(value: datetime.date, name: str | None = None) -> datetime.datetime:
-    """Midnight of that day on the zone's clock, as stored (naive UTC)."""
-    return to_utc(datetime.datetime.combine(value, datetime.time()), name)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
 
-from console.messages.labels import STATUS, STATUS_FILTERS
+from console.messages.labels import CHANNELS, STATUS, STATUS_FILTERS
 
-CHANNELS = {"email": _l("Email"), "sms": _l("Text message"), "letter": _l("Letter")}
 KEY_TYPES = {"live": _l("Live"), "team": _l("Team and guest list"), "test": _l("Test")}
 MEMBER_PERMISSIONS = {
     "view_activity": _l("See dashboard"),

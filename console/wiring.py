@@ -118,6 +118,8 @@ def add_security_headers(app: Flask, settings: Settings) -> None:
 
 def add_template_helpers(app: Flask, settings: Settings, theme_values: dict[str, Any]) -> None:
     """What every page's template may use: the signed-in user, the language, and filters for figures and times."""
+    from console.messages.labels import status_label
+    from pipeline.domain.recipients import written_phone_number, written_recipient
 
     @app.context_processor
     def _globals() -> dict[str, Any]:
@@ -132,6 +134,11 @@ def add_template_helpers(app: Flask, settings: Settings, theme_values: dict[str,
     app.jinja_env.filters["day"] = times.day
     # Stored values (a channel, key type, permission, status, provider) by the names a person reads.
     app.jinja_env.globals["value_name"] = value_names.value_name
+    # A message's status (one wording per status per channel) and its recipient (a phone number written one
+    # way), as the downloads and emails word them too: pipeline/domain/message_words.py, recipients.
+    app.jinja_env.globals["status_label"] = status_label
+    app.jinja_env.globals["recipient"] = written_recipient
+    app.jinja_env.filters["phone"] = written_phone_number
     # The release, in every page's footer (version.py).
     app.jinja_env.globals["release"] = __version__  # not "version": the template pages have a version of their own
 

@@ -69,6 +69,7 @@ def renew_invitation(invitation: Invitation, sent_by: User) -> Invitation:
 
 
 def _send_invitation(invitation: Invitation, service: Service, token: str, invited_by: User) -> None:
+    from models.platform import current_language
     from pipeline.domain.wall_clock import on_the_clock
     from workers.platform_email import send_platform_email
 
@@ -77,8 +78,8 @@ def _send_invitation(invitation: Invitation, service: Service, token: str, invit
         raise InvitationError("an invitation without an address is not emailed")
     send_platform_email("invitation", address, {
         "service_name": service.name, "invited_by": invited_by.name, "url": link(f"/invitation/{token}"),
-        # On the service's clock, as its team page shows the same invitation.
-        "expires": on_the_clock(invitation.expires_at, service.time_zone),
+        # On the service's clock, in the email's language, as its team page shows the same invitation.
+        "expires": on_the_clock(invitation.expires_at, service.time_zone, current_language()),
     })
 
 

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from core.ids import checked_uuid
 from core.services import find_service
 from models.job import Job
-from models.template import TemplateVersion, find_version
+from models.template import Template, TemplateVersion, find_version
 from pipeline.domain.errors import NoResultFound
+from pipeline.domain.message_words import Written
 from pipeline.stages.jobs import lifecycle
 from pipeline.stages.jobs.checking import CheckedSheet
 from pipeline.stages.jobs.report import stream_job_report
@@ -57,7 +58,13 @@ def job_template_name(job: Job) -> str:
     return version.name if version else ""
 
 
-def job_report(service_id: str, job_id: str) -> tuple[Job, Iterator[str]]:
-    """The job and its report (CSV text pieces, to stream): each row's recipient, status and times."""
+def job_channel(job: Job) -> str:
+    """The channel of the job's template, which every row of the job is sent by."""
+    return Template.select(Template.template_type).where(Template.id == job.template_id).scalar() or ""
+
+
+def job_report(service_id: str, job_id: str, written: Written) -> tuple[Job, Iterator[str]]:
+    """The job and its report (CSV text pieces, to stream) in the reader's words: each row's recipient,
+    status and times."""
     job = find_job(service_id, job_id)
-    return job, stream_job_report(job, job_template_name(job))
+    return job, stream_job_report(job, job_template_name(job), written)

@@ -14,16 +14,19 @@ from workers.enqueue import follow_up
 from workers.reports import build_message_report
 
 
-def background_report(service: Service, user_id: object, search: MessageSearch) -> MessageReport | None:
+def background_report(service: Service, user_id: object, search: MessageSearch,
+                      language: str | None = None) -> MessageReport | None:
     """The report handed to a worker when more messages match than a response should stream, holding
-    those accepted until now; None when few enough match to stream them at once."""
+    those accepted until now and written in `language` (the asking page's); None when few enough match to
+    stream them at once."""
     threshold = get_settings().message_report_background_rows
     if count_matches(service, search, at_most=threshold) <= threshold:
         return None
     asked_at = utcnow()
     with database.atomic():
         report = MessageReport.create(service=service, created_by_user_id=user_id, created_at=asked_at,
-                                      filters=dataclasses.replace(search, created_before=asked_at).as_dict())
+                                      filters=dataclasses.replace(search, created_before=asked_at).as_dict(),
+                                      language=language)
         follow_up(build_message_report, str(report.id))  # nothing else would build it, were it lost
     return report
 

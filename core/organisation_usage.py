@@ -11,9 +11,14 @@ from core.organisations import find_organisation, services_in
 from core.usage import MonthlyUsage, monthly_usage
 from models.organisation import Organisation
 from models.service import Service
+from pipeline.domain.csv_output import csv_text
+from pipeline.domain.i18n import N_, translator
+from pipeline.domain.message_words import Written
 
-CSV_HEADER = ["service_id", "service_name", "emails", "text_messages", "text_message_fragments", "letters",
-              "letter_sheets", "text_message_cost", "letter_cost", "total_cost", "unpriced_messages"]
+CSV_COLUMNS = (N_("Service ID"), N_("Service"), N_("Emails"), N_("Text messages"), N_("Text message fragments"),
+               N_("Letters"), N_("Letter sheets"), N_("Cost of text messages (euro)"), N_("Cost of letters (euro)"),
+               N_("Total cost (euro)"), N_("Messages without a price"))
+TOTAL = N_("Total")
 
 
 @dataclass
@@ -54,14 +59,19 @@ def organisation_usage(organisation_id: str, year: int, month: int) -> Organisat
     return result
 
 
-def _row(service_id: str, name: str, usage: MonthlyUsage) -> list[object]:
+def _row(service_id: str, name: str, usage: MonthlyUsage, language: str) -> list[object]:
+    # Amounts with the decimal sign of the reader's language (a Dutch spreadsheet reads "12,35" as a number).
+    def money(value: float) -> str:
+        return translator(language).decimal(value, "0.00##")
+
     return [service_id, name, usage.email.notifications, usage.sms.notifications, usage.sms.billable_units,
-            usage.letter.notifications, usage.letter.billable_sheets, usage.sms.cost_in_pounds,
-            usage.letter.cost_in_pounds, usage.total_cost_in_pounds, usage.unpriced_notifications]
+            usage.letter.notifications, usage.letter.billable_sheets, money(usage.sms.cost_in_pounds),
+            money(usage.letter.cost_in_pounds), money(usage.total_cost_in_pounds), usage.unpriced_notifications]
 
 
-def usage_rows(usage: OrganisationUsage, total_label: str = "Total") -> list[list[object]]:
-    """The CSV's rows after its header: one per service, then the total."""
-    rows = [_row(str(one.service.id), one.service.name, one.usage) for one in usage.services]
+def usage_csv(usage: OrganisationUsage, written: Written) -> str:
+    """The month as a CSV for the reader: a row per service, then the total, in their language."""
     assert usage.total is not None
-    return [*rows, ["", total_label, *_row("", "", usage.total)[2:]]]
+    rows = [_row(str(one.service.id), one.service.name, one.usage, written.language) for one in usage.services]
+    total = ["", written.word(TOTAL), *_row("", "", usage.total, written.language)[2:]]
+    return csv_text([[written.word(name) for name in CSV_COLUMNS], *rows, total])

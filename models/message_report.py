@@ -20,6 +20,7 @@ class MessageReport(BaseModel):
     service_id: uuid.UUID  # the key's raw value: peewee's accessor, typed here for mypy
     created_by_user_id = peewee.UUIDField(null=True)
     filters = JSONField()  # the messages list's search (its text and public filter names), as JSON
+    language = peewee.CharField(null=True)  # of the console page that asked: the file's words; None is Dutch
     status = peewee.CharField(default=PENDING)
     rows_total = peewee.IntegerField(null=True)  # known once the worker has counted the matches
     rows_written = peewee.IntegerField(default=0)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request
-from flask_babel import lazy_gettext as _l
+from flask_babel import gettext as _, lazy_gettext as _l
 
+from console import downloads
 from console.auth import current_service, service_permission_required
-from core.unsubscribe_requests import unsubscribe_requests_csv
+from core.unsubscribe_requests import written_unsubscribe_requests
 from models.notification_event import COMPLAINT, RETURNED_LETTER, UNSUBSCRIBE, NotificationEvent
 from models.queries import retention_cutoff
 
@@ -43,5 +44,6 @@ def index(service_id: str) -> Any:
 @bp.get("/services/<service_id>/delivery-events/unsubscribe-requests.csv")
 @service_permission_required("view_activity")
 def unsubscribe_csv(service_id: str) -> Response:
-    return Response(unsubscribe_requests_csv(service_id), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="unsubscribe-requests-{service_id}.csv"'})
+    written = downloads.written()
+    return downloads.csv_download(written_unsubscribe_requests(service_id, written),
+                                  downloads.file_name(_("unsubscribe-requests"), service_id))

@@ -1,6 +1,6 @@
 """The example file of a template, CSV or XLSX, downloaded from its upload page: its columns named in
-the page's language, and the downloader's own email address or mobile number as the example row's
-recipient where the account has one (pipeline/stages/jobs/example.py)."""
+the page's language, and a row the upload takes as it is, to the downloader's own email address or mobile
+number, or a letter to the service's own address (pipeline/stages/jobs/example.py)."""
 from __future__ import annotations
 
 import re
@@ -13,6 +13,7 @@ from console.auth import current_service, current_user, service_permission_requi
 from console.found import template_or_404
 from console.jobs.blueprint import bp
 from console.send_one.flow import own_details
+from models.service import LetterContact, default_of
 from pipeline.stages.jobs.example import example_csv, example_rows, example_xlsx
 from pipeline.stages.jobs.upload import BULK_CHANNELS
 
@@ -28,7 +29,9 @@ def example(service_id: str, template_id: str, kind: str) -> Any:
         abort(404)
     version = template_or_404(template_id, types=BULK_CHANNELS)
     channel = version.template.template_type
-    rows = example_rows(version, str(get_locale()), own_details(current_service(), current_user(), channel))
+    contact = default_of(LetterContact, current_service()) if channel == "letter" else None
+    rows = example_rows(version, str(get_locale()), own_details(current_service(), current_user(), channel),
+                        contact.contact_block if contact else None)
     data = example_csv(rows) if kind == "csv" else example_xlsx(rows)
     # An ASCII name for every browser: the template's name with anything else made a hyphen.
     name = _NOT_IN_FILE_NAME.sub("-", version.name).strip("-").lower() or "template"

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, redirect, render_template, request, stream_with_context, url_for
-from flask_babel import lazy_gettext as _l
+from flask import Response, abort, redirect, render_template, request, url_for
+from flask_babel import gettext as _, lazy_gettext as _l
 
+from console import downloads
 from console.acting import perform
 from console.auth import current_service, service_permission_required
 from console.jobs.blueprint import bp
-from core.jobs import cancel_job, find_job, job_report, job_template_name, list_jobs
+from core.jobs import cancel_job, find_job, job_channel, job_report, job_template_name, list_jobs
 from models.job import WAITING, Job
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.template import Template, TemplateVersion
 from pipeline.domain.errors import NoResultFound, ValidationError
 from pipeline.stages.jobs.chains import chains
-from pipeline.stages.jobs.progress import job_progress, outcome
+from pipeline.stages.jobs.progress import job_progress
 
 MESSAGES_PER_PAGE = 50
 JOBS_SHOWN = 100
@@ -47,7 +48,7 @@ def job(service_id: str, job_id: str) -> Any:
     page = max(1, request.args.get("page", 1, type=int) or 1)
     first = (page - 1) * MESSAGES_PER_PAGE
     messages = list(Notification.select(Notification.id, Notification.to, Notification.status,
-                                        Notification.job_row_number)
+                                        Notification.notification_type, Notification.job_row_number)
                     .where((Notification.job_id == found.id)
                            & Notification.job_row_number.between(first, first + MESSAGES_PER_PAGE - 1))
                     .order_by(Notification.job_row_number))
@@ -58,7 +59,7 @@ def job(service_id: str, job_id: str) -> Any:
         "jobs/job.html", service=current_service(), job=found, progress=job_progress(found),
         template_name=job_template_name(found), fell_back=fell_back, chains=chained,
         chained=bool(chained.steps) or any(chained.refused(message.id) for message in messages),
-        messages=messages, outcome=outcome, page=page, first_row=first,
+        messages=messages, channel=job_channel(found), page=page, first_row=first,
         has_next=first + MESSAGES_PER_PAGE < found.rows_processed, cancellable=found.status in WAITING,
     )
 
@@ -67,15 +68,10 @@ def job(service_id: str, job_id: str) -> Any:
 @service_permission_required("view_activity")
 def report(service_id: str, job_id: str) -> Response:
     found = _job(service_id, job_id)
-    _, pieces = job_report(service_id, str(found.id))
-    name = f"report-{found.original_file_name.rsplit('.', 1)[0]}-{found.id}.csv"
-    return Response(stream_with_context(pieces), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{_safe_filename(name)}"'})
-
-
-def _safe_filename(name: str) -> str:
-    # The upload's name is the user's: only characters that cannot break out of the header's quotes.
-    return "".join(c if (c.isascii() and c.isalnum()) or c in "-_." else "_" for c in name)
+    _found, pieces = job_report(service_id, str(found.id), downloads.written())
+    # "overzicht-afspraken-<id>.csv": what it is, the upload's name (without its extension) and the job.
+    return downloads.csv_download(pieces, downloads.file_name(
+        _("report"), found.original_file_name.rsplit(".", 1)[0], str(found.id)))
 
 
 @bp.post("/services/<service_id>/jobs/<job_id>/cancel")

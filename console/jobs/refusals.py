@@ -36,6 +36,9 @@ WORDS: dict[str, Words] = {
     "file_too_big_unpacked": fixed(_l("The file is too big once unpacked")),
     "file_missing_column": lambda values: _("The file has no column called “%(name)s”",
                                             name=shown(values["name"], str(get_locale()))),
+    # A row's address line left blank (a blank cell is no value): named as the file's column is.
+    "address_line_required": lambda values: _("Fill in “%(name)s”", name=shown(
+        values["field"].replace("_", " "), str(get_locale()))),
     "file_over_daily_limit": lambda values: _(
         "The file has %(rows)s rows, but the service can send only %(left)s more %(kind)s today "
         "(its daily limit is %(limit)s). Nothing has been sent.", rows=values["rows"], left=values["left"],

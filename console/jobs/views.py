@@ -28,7 +28,14 @@ from core.jobs import create_and_start_job
 from models.db import is_uuid, utcnow
 from models.template import Template, TemplateVersion, find_version
 from pipeline.domain.rendering import normalise_key
-from pipeline.stages.jobs.columns import ADDRESS_COLUMNS, RECIPIENT_COLUMN, other_names, shown, template_columns
+from pipeline.stages.jobs.columns import (
+    ADDRESS_COLUMNS,
+    RECIPIENT_COLUMN,
+    needed_columns,
+    other_names,
+    shown,
+    template_columns,
+)
 from pipeline.stages.jobs.upload import BULK_CHANNELS, check_upload
 
 PREVIEW_ROWS = 5
@@ -66,11 +73,14 @@ def _columns(version: TemplateVersion) -> list[str]:
 
 
 def _column_help(version: TemplateVersion) -> dict[str, Any]:
-    """The columns, and the other names the recipient's column may have, for jobs/_columns.html."""
+    """The columns a file needs (each with the one that may stand for it: the one list the upload checks
+    against), and the other names the recipient's column may have, for jobs/_columns.html."""
     language = str(get_locale())
     return {"columns": _columns(version),
+            "needed": [(shown(need.column, language), shown(need.instead, language) if need.instead else None)
+                       for need in needed_columns(version)],
             "recipient_names": other_names(RECIPIENT_COLUMN[version.template.template_type], language),
-            "postcode_name": shown(ADDRESS_COLUMNS[-1], language)}
+            "last_line": shown(ADDRESS_COLUMNS[-2], language)}
 
 
 @bp.get("/services/<service_id>/jobs/new")

@@ -11,6 +11,7 @@ from console.services.refusals import translated
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from pipeline.domain.errors import restored
+from pipeline.domain.recipients import written_recipient
 from pipeline.stages.fallback import FALLS_BACK_ON, link_of
 
 
@@ -29,7 +30,9 @@ def _link(service_id: object, notification_id: uuid.UUID | None) -> Link | None:
              .where((Notification.id == notification_id) & (Notification.service == service_id)).first())
     if found is None:  # purged after its retention period
         return None
-    return Link(found.id, str(labels.CHANNELS[found.notification_type]), (found.to or "").split("\n")[0])
+    to = (found.to or "").split("\n")[0] if found.notification_type == "letter" \
+        else written_recipient(found.notification_type, found.to)
+    return Link(found.id, str(labels.CHANNELS[found.notification_type]), to)
 
 
 def step_coming(notification: Notification, link: NotificationFallback | None) -> bool:

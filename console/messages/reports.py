@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, redirect, render_template, stream_with_context, url_for
+from flask import Response, abort, redirect, render_template, url_for
+from flask_babel import get_locale, gettext as _
 
+from console import downloads
 from console.auth import current_service, current_user, service_permission_required
 from console.messages.blueprint import bp
 from console.messages.listing import filter_args, message_search, search_form
@@ -17,8 +19,9 @@ from pipeline.infrastructure.storage import BlobNotFound, report_storage
 from pipeline.stages.message_report import report_key, stream_csv
 
 
-def _filename(service: Any, stamp: Any) -> str:
-    return f"messages-{service.id}-{stamp:%Y-%m-%dT%H%M}.csv"
+def _filename(service: Any, asked_at: Any) -> str:
+    """"berichten-<service>-2026-12-07-1538.csv": the moment asked for on the service's clock."""
+    return downloads.file_name(_("messages"), str(service.id), downloads.stamp(asked_at, service.time_zone))
 
 
 @bp.get("/services/<service_id>/notifications.csv")
@@ -29,10 +32,10 @@ def report(service_id: str) -> Any:
     if not form.validate():
         return redirect(url_for("messages.index", service_id=service_id, **filter_args()))
     search = message_search(form)
-    made = background_report(service, current_user().id, search)
+    made = background_report(service, current_user().id, search, str(get_locale()))
     if made is None:
-        return Response(stream_with_context(stream_csv(service, search)), mimetype="text/csv", headers={
-            "Content-Disposition": f'attachment; filename="{_filename(service, utcnow())}"'})
+        return downloads.csv_download(stream_csv(service, search, downloads.written(service.time_zone)),
+                                      _filename(service, utcnow()))
     return redirect(url_for("messages.report_progress", service_id=service_id, report_id=made.id))
 
 
@@ -57,5 +60,4 @@ def report_file(service_id: str, report_id: str) -> Response:
         data = report_storage().get(report_key(found))
     except BlobNotFound:
         abort(404)
-    return Response(data, mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{_filename(current_service(), found.created_at)}"'})
+    return downloads.csv_download(data, _filename(current_service(), found.created_at))

@@ -17,21 +17,20 @@ from flask_wtf import FlaskForm
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.validators import DataRequired, Length
 
-from console import times
+from console import downloads, times
 from console.auth import current_user, login_required, platform_admin_required
 from console.organisations import history_wording, settings_views  # settings_views: its routes join bp
 from console.organisations.blueprint import bp
 from console.organisations.shared import KIND_NAMES, ROLE_NAMES, ConfirmForm, may_manage, perform, visible
 from core import organisation_members as members, organisations as orgs
 from core.go_live import approve_for_organisation, check_organisation_step, reject_go_live
-from core.organisation_usage import CSV_HEADER, organisation_usage, usage_rows
+from core.organisation_usage import organisation_usage, usage_csv as written_usage
 from core.search import search
 from models.appearance import EmailBrand, LetterBrand
 from models.db import is_uuid
 from models.go_live import GoLiveRequest
 from models.organisation import Organisation
 from models.service import Service, find_service_by_name
-from pipeline.domain.csv_output import csv_text
 from pipeline.domain.errors import BadRequestError, NoResultFound
 from workers.platform_email import send_platform_email
 
@@ -224,9 +223,9 @@ def usage_csv(organisation_id: str) -> Response:
     organisation = visible(organisation_id)
     year, month = _month()
     figures = organisation_usage(str(organisation.id), year, month)
-    body = csv_text([CSV_HEADER, *usage_rows(figures, _("Total"))])
-    name = f"usage-{year:04d}-{month:02d}.csv"
-    return Response(body, mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    written = downloads.written(organisation.time_zone)
+    return downloads.csv_download(written_usage(figures, written),
+                                  downloads.file_name(_("usage"), organisation.name, f"{year:04d}-{month:02d}"))
 
 
 def _service_awaiting(organisation: Organisation, service_id: str) -> GoLiveRequest:

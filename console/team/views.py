@@ -23,6 +23,7 @@ from core.service_users import (
 )
 from core.team import add_guest, list_guests, remove_guest
 from models.user import SERVICE_PERMISSIONS
+from pipeline.domain.recipients import written_phone_number
 
 bp = Blueprint("team", __name__)
 
@@ -118,7 +119,8 @@ def guest_list(service_id: str) -> Any:
     form = GuestForm()
     if form.validate_on_submit():
         done, _ = perform(lambda: add_guest(service_id, form.recipient.data), form,
-                          confirm=_l("%(recipient)s added to the guest list", recipient=form.recipient.data.strip()))
+                          confirm=_l("%(recipient)s added to the guest list",
+                                     recipient=written_phone_number(form.recipient.data)))
         if done:
             return redirect(url_for("team.guest_list", service_id=service_id))
     return render_template("team/guest_list.html", service=current_service(), form=form,

@@ -104,4 +104,5 @@ MIGRATIONS: list[Step] = [
     Step(205, "a fallback chain beside each message: the one stood in for, the one sent instead, what is left"),
     Step(215, "the follow-up outbox: queue messages written in the transaction of the change they follow"),
     Step(220, "case events: a service's link to the ZGW APIs, and each message Open Notificaties posted"),
+    Step(230, "a messages report built in the background is written in the language of the page that asked"),
 ]

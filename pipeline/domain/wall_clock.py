@@ -1,16 +1,36 @@
-"""A moment as written in the platform's own emails: on the clock of the service's time zone (else the
-platform's default, Europe/Amsterdam), with the zone's abbreviation, as the console shows the same moment."""
+"""The one way a moment is written for a person: on the clock of the service's time zone (else the
+platform's default, Europe/Amsterdam), in the reader's language, with the zone's abbreviation. The
+console's pages, the platform's own emails and the console's downloads all write a time with
+`on_the_clock`, so "9 dec 2026 15:36 CET" reads the same wherever a person meets it."""
 from __future__ import annotations
 
 import datetime
 import zoneinfo
 
+from babel.dates import format_datetime
+
 from models.service import DEFAULT_TIME_ZONE
+from pipeline.domain.i18n import LOCALES
+
+MINUTES = "d MMM y HH:mm"
+SECONDS = "d MMM y HH:mm:ss"  # the worker dashboard's and local mailbox's, where seconds tell events apart
 
 
-def on_the_clock(value: datetime.datetime, time_zone: str | None = None) -> str:
-    """"26-11-2026 18:04 CET": a stored time (naive is UTC) in the zone, numeric so the bilingual emails
-    need no month names; CET in winter, CEST in summer, so no reader takes it for another zone's clock."""
-    moment = value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
-    shown = moment.astimezone(zoneinfo.ZoneInfo(time_zone or DEFAULT_TIME_ZONE))
-    return f"{shown:%d-%m-%Y %H:%M} {shown.tzname()}"
+def _aware(value: datetime.datetime) -> datetime.datetime:
+    return value if value.tzinfo else value.replace(tzinfo=datetime.UTC)  # stored times are naive UTC
+
+
+def on_the_wall(value: datetime.datetime, time_zone: str | None = None) -> datetime.datetime:
+    """A stored time as the clock on the wall of the zone shows it."""
+    return _aware(value).astimezone(zoneinfo.ZoneInfo(time_zone or DEFAULT_TIME_ZONE))
+
+
+def on_the_clock(value: datetime.datetime, time_zone: str | None = None, language: str = "nl",
+                 seconds: bool = False) -> str:
+    """"9 dec 2026 15:36 CET" (English: "9 Dec 2026 15:36 CET"): a stored time in the zone, the month
+    abbreviated in the language, and the zone's abbreviation (CET in winter, CEST in summer), so no reader
+    takes it for their own clock's."""
+    shown = on_the_wall(value, time_zone)
+    locale = LOCALES.get(language, LOCALES["nl"])
+    text = format_datetime(shown, SECONDS if seconds else MINUTES, tzinfo=shown.tzinfo, locale=locale)
+    return f"{text} {shown.tzname()}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from config import get_settings
 from models import cache
 from models.api_key import EXPIRY_WARNING, ApiKey
+from models.platform import current_language
 from models.service import Service
 from models.user import ServiceUser, User
 from pipeline.domain.wall_clock import on_the_clock
@@ -57,6 +58,6 @@ def claim(key_id: uuid.UUID, now: datetime.datetime) -> ExpiryWarning | None:
     return ExpiryWarning(to=to, personalisation={
         "service_name": service.name, "key_name": key.name,
         # The service's clock, as its console shows the expiry.
-        "expires": on_the_clock(_expiry_of(key), service.time_zone),
+        "expires": on_the_clock(_expiry_of(key), service.time_zone, current_language()),
         "url": f"{get_settings().admin_url}/services/{service.id}/api-keys",
     })

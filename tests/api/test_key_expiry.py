@@ -6,6 +6,7 @@ import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from babel.dates import format_datetime
 
 from core.keys import create_key, rotate_key
 from core.tokens import create_token
@@ -136,7 +137,8 @@ def test_managers_are_warned_once_14_days_before_a_key_expires():
     body = Notification.get(Notification.to == "m@example.nl").body
     # On the service's clock with the zone's abbreviation, as the console shows the expiry.
     expires = ApiKey.get_by_id(soon.id).expires_at.replace(tzinfo=datetime.UTC).astimezone(ZoneInfo("Europe/Amsterdam"))
-    assert f"De API-sleutel ci van Belastingen verloopt op {expires:%d-%m-%Y %H:%M} {expires.tzname()}." in body
+    written = format_datetime(expires, "d MMM y HH:mm", locale="nl")  # "9 dec 2026 15:36", as the console writes it
+    assert f"De API-sleutel ci van Belastingen verloopt op {written} {expires.tzname()}." in body
     assert expires.tzname() in ("CET", "CEST")
     assert f"/services/{service.id}/api-keys" in body
     assert ApiKey.get_by_id(soon.id).expiry_warned_at is not None

@@ -75,8 +75,9 @@ def path_of_link(text: str, kind: str) -> str:
 
 
 def downloaded_rows(link) -> list[list[str]]:
-    """Click a link (a Playwright locator) that downloads a CSV file; its rows."""
+    """Click a link (a Playwright locator) that downloads a CSV file; its rows (the console's files start with
+    a byte order mark, which is not part of the first cell)."""
     with link.page.expect_download() as download:
         link.click()
-    with open(download.value.path(), encoding="utf-8") as file:
+    with open(download.value.path(), encoding="utf-8-sig", newline="") as file:
         return list(csv.reader(file))

@@ -42,7 +42,7 @@ def test_the_page_shows_api_messages_and_callback_attempts(page, live_server, wo
     rows = page.locator("#api-messages tbody tr")
     assert rows.count() == 1  # the console's own send is not an API message
     cells = rows.first.locator("td").all_inner_texts()
-    assert cells[1].startswith("0612345678") and cells[2] == "order-17" and cells[3] == "backend (Test)"
+    assert cells[1].startswith("06 12345678") and cells[2] == "order-17" and cells[3] == "backend (Test)"
     assert cells[4] == "Afgeleverd\nIn de API: delivered"  # the API's word marked as such, beside the Dutch
     attempts = page.locator("#attempts-delivery-status tbody tr")
     assert attempts.count() == 2

@@ -123,14 +123,14 @@ def test_jobs_scheduled_sends_and_received_texts(console_app):
 
     page = client.get(f"/services/{service.id}/dashboard").get_data(as_text=True)
     assert "leden.csv" in page and "250 van 1.000" in page
-    assert "1 bericht is ingepland." in page and "+31611111111" in page and "+31622222222" not in page
+    assert "1 bericht is ingepland." in page and "06 11111111" in page and "06 22222222" not in page
     assert "later.xlsx" in page and "2 jan 2030 10:30 CET" in page
     assert "Ja, graag" not in page and "Ontvangen sms-berichten" not in page  # no inbound_sms permission
 
     service.permissions = [*service.permissions, "inbound_sms"]
     service.save()
     page = client.get(f"/services/{service.id}/dashboard").get_data(as_text=True)
-    assert "Ontvangen sms-berichten" in page and "Ja, graag" in page and "+31633333333" in page
+    assert "Ontvangen sms-berichten" in page and "Ja, graag" in page and "06 33333333" in page
 
 
 def test_an_empty_dashboard_says_so(console_app):

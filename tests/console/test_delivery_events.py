@@ -18,7 +18,7 @@ from pipeline.stages.unsubscribe import record_request
 from tests.console.browser import assert_accessible, downloaded_rows
 from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user
-from tests.factories import create_notification, create_service
+from tests.factories import create_notification, create_sample_template, create_service
 
 
 def _return_letter(tmp_path, notification, returned_on: str) -> None:
@@ -72,7 +72,8 @@ def test_each_kind_appears_on_the_page_with_its_date_and_reference(signed_in_mem
     letter = create_notification(service=service, notification_type="letter", status="delivered",
                                  reference="brief-ref-7", sent_at=utcnow())
     _return_letter(tmp_path, letter, returned_on)
-    leaving = create_notification(service=service, notification_type="email", to="weg@example.nl",
+    newsletter = create_sample_template(service=service, template_type="email", name="Nieuwsbrief")
+    leaving = create_notification(service=service, template=newsletter, to="weg@example.nl",
                                   status="delivered", reference="mail-ref-2", sent_at=utcnow())
     assert record_request(leaving) is not None
     assert NotificationEvent.select().count() == 3
@@ -96,5 +97,8 @@ def test_each_kind_appears_on_the_page_with_its_date_and_reference(signed_in_mem
     assert cells[1:] == ["weg@example.nl", "mail-ref-2"]
     assert cells[0].split()[:3] == amsterdam(utcnow()).split()[:3]  # today, on Amsterdam's clock
     rows = downloaded_rows(page.get_by_role("link", name="Alle afmeldverzoeken downloaden (CSV)"))
+    assert rows[0] == ["E-mailadres", "Bericht-ID", "Referentie", "Sjabloon", "Verstuurd op", "Afgemeld op"]
     assert len(rows) == 2
-    assert rows[1][:3] == ["weg@example.nl", str(leaving.id), "mail-ref-2"]
+    # Times on the service's clock as its pages write them, the template by its name.
+    assert rows[1] == ["weg@example.nl", str(leaving.id), "mail-ref-2", "Nieuwsbrief", amsterdam(leaving.sent_at),
+                       cells[0]]

@@ -108,15 +108,18 @@ def _job_that_fell_back(service, templates):
 def test_the_job_report_and_page_show_each_rows_chain(client, service, templates):
     job, email, letter = _job_that_fell_back(service, templates)
     report = client.get(f"/services/{service.id}/jobs/{job.id}/report.csv").get_data(as_text=True)
-    rows = list(csv.reader(io.StringIO(report)))
-    assert rows[0][10:] == ["Fell back to", "Fallback status", "Fallback ID", "Fallback refused"]
-    assert rows[1][10:] == ["email, letter", "accepted", str(letter.id), ""]
-    assert rows[2][10:] == ["", "", "", str(trial_letters_message())]
+    rows = list(csv.reader(io.StringIO(report.removeprefix("\ufeff"))))
+    assert rows[0][10:] == ["In plaats daarvan verstuurd", "In plaats daarvan: status", "In plaats daarvan: bericht-ID",
+                            "Waarom er niets meer is verstuurd"]
+    assert rows[1][10:] == ["E-mail, Brief", "Geaccepteerd", str(letter.id), ""]
+    # The refusal in the page's words, without the link a page would add.
+    assert rows[2][10:] == ["", "", "", "In proefmodus kan deze dienst geen brieven versturen."]
     assert rows[3][10:] == ["", "", "", ""]
     page = client.get(f"/services/{service.id}/jobs/{job.id}").get_data(as_text=True)
     assert f'href="/services/{service.id}/notifications/{letter.id}"' in page
     assert "Teruggevallen 1" in _text(page)
-    assert "E-mail : Mislukt; Brief : Bezig" in _text(page)
+    # Each message's status in the words its own page uses.
+    assert "E-mail : Niet afgeleverd: het adres of nummer bestaat niet; Brief : Geaccepteerd" in _text(page)
     assert "(het volgende bericht is geweigerd)" in page
 
 

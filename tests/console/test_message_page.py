@@ -147,7 +147,7 @@ def test_the_page_follows_the_status_without_a_reload(signed_in_member, service)
     assert_accessible(page)
     page.evaluate("window.notReloaded = true")
     status_changes.transition(email.id, statuses.SENDING, sent_at=utcnow(), sent_by="smtp")
-    page.locator(".notify-message-status", has_text="Bezig met verzenden").wait_for()
+    page.locator(".notify-message-status", has_text="Bezig met versturen").wait_for()
     status_changes.transition(email.id, statuses.DELIVERED)
     page.locator(".notify-message-status", has_text="Afgeleverd").wait_for()
     assert page.evaluate("window.notReloaded") is True

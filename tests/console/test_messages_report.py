@@ -1,24 +1,39 @@
 """The messages report (CSV): streamed at once when short, built by a worker when long (with a progress
-page), and in either case the same rows the v2 API returns for the same notifications."""
+page), and in either case the messages the v2 API lists, written as the console's list shows them: its column
+names and status words in the page's language, times on the service's clock as its pages write them, a phone
+number written one way, an address on one line as entered."""
 from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime
 import io
+import re
+from zoneinfo import ZoneInfo
 
 import pytest
 
 import config
 from models.message_report import MessageReport
+from models.notification import Notification
 from pipeline.infrastructure.storage import report_storage
 from pipeline.stages import message_report
 from tests.conftest import wait_for
 from tests.console.browser import assert_accessible
-from tests.console.service_pages import signed_in_client
+from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import auth_headers, create_key, create_sample_template
 
 ADDRESS = {"address_line_1": "A. Jansen", "address_line_2": "Dorpsstraat 1", "address_line_3": "1234 AB Amsterdam"}
+HEADER = ["Ontvanger", "Referentie", "Sjabloon", "Kanaal", "Verstuurd door", "Spreadsheet", "Status",
+          "Geaccepteerd op", "API-sleutel", "Bericht-ID"]
+CHANNELS = {"sms": "Sms", "email": "E-mail", "letter": "Brief"}
+# The words of each message's own page for (channel, status).
+STATUSES = {("sms", "created"): "Geaccepteerd", ("email", "created"): "Geaccepteerd",
+            ("letter", "created"): "Geaccepteerd", ("sms", "sending"): "Bezig met versturen",
+            ("email", "sending"): "Bezig met versturen", ("sms", "delivered"): "Afgeleverd",
+            ("email", "delivered"): "Afgeleverd", ("letter", "sending"): "Aan de drukker gegeven",
+            ("letter", "delivered"): "Gedrukt en gepost"}
 
 
 def _send_through_the_api(client, service) -> str:
@@ -38,21 +53,24 @@ def _send_through_the_api(client, service) -> str:
     return key
 
 
-def _as_the_api_says(client, key) -> dict[str, list[str]]:
-    """What the report's row of each notification must hold, built from the v2 API's answer."""
+def _as_the_console_shows(client, key) -> dict[str, list[str]]:
+    """What the report's row of each notification the v2 API lists must hold, newest first."""
     api = client.get("/v2/notifications", headers=auth_headers(key)).get_json()["notifications"]
     names = {"sms": "Sms-herinnering", "email": "Mail-bevestiging", "letter": "Brief"}
+    recipients = {"sms": "06 12345678", "email": "jan@example.nl",
+                  "letter": "A. Jansen, Dorpsstraat 1, 1234 AB AMSTERDAM"}  # the printed lines, single-spaced
     expected = {}
     for n in api:
-        lines = [n[f"line_{i}"] for i in range(1, 8) if n.get(f"line_{i}")]
-        recipient = n["phone_number"] or n["email_address"] or ", ".join(lines)
-        expected[n["id"]] = [recipient, n["reference"] or "", names[n["type"]], n["type"], "", "", n["status"],
-                             n["created_at"], "Balie", n["id"]]
+        status = Notification.get_by_id(n["id"]).status
+        accepted = datetime.datetime.fromisoformat(n["created_at"]).replace(tzinfo=None)
+        expected[n["id"]] = [recipients[n["type"]], n["reference"] or "", names[n["type"]], CHANNELS[n["type"]], "",
+                             "", STATUSES[n["type"], status], amsterdam(accepted), "Balie", n["id"]]
     return expected
 
 
 def _rows(text: str) -> list[list[str]]:
-    return list(csv.reader(io.StringIO(text)))
+    assert text.startswith("\ufeff")  # a byte order mark: Excel reads the file as UTF-8
+    return list(csv.reader(io.StringIO(text[1:], newline="")))
 
 
 @pytest.fixture
@@ -68,19 +86,41 @@ def background_above(monkeypatch):
     return set_threshold
 
 
-def test_a_short_report_is_streamed_and_matches_the_api(viewer, client, service):
+def test_a_short_report_is_streamed_in_the_consoles_words(viewer, client, service):
     key = _send_through_the_api(client, service)
     response = viewer.get(f"/services/{service.id}/notifications.csv")
-    assert response.status_code == 200 and response.mimetype == "text/csv"
-    assert response.headers["Content-Disposition"].startswith(f'attachment; filename="messages-{service.id}-')
+    assert response.status_code == 200 and response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    # Named by the moment on the service's clock, as its pages show times.
+    name = re.fullmatch(rf'attachment; filename="berichten-{service.id}-(\d{{4}}-\d\d-\d\d-\d{{4}})\.csv"',
+                        response.headers["Content-Disposition"]).group(1)
+    local = datetime.datetime.now(ZoneInfo("Europe/Amsterdam")).replace(tzinfo=None)
+    assert abs(datetime.datetime.strptime(name, "%Y-%m-%d-%H%M") - local) < datetime.timedelta(minutes=2)
     header, *rows = _rows(response.get_data(as_text=True))
-    assert header == message_report.HEADER
-    expected = _as_the_api_says(client, key)
+    assert header == HEADER
+    expected = _as_the_console_shows(client, key)
     assert {row[-1]: row for row in rows} == expected
     assert [row[-1] for row in rows] == list(expected)  # newest first, as the API lists them
     filtered = _rows(viewer.get(f"/services/{service.id}/notifications.csv?channel=letter").get_data(as_text=True))
-    assert [row[3] for row in filtered[1:]] == ["letter"]
-    assert filtered[1][0] == "A. Jansen, Dorpsstraat 1, 1234 AB  AMSTERDAM"
+    assert [row[3] for row in filtered[1:]] == ["Brief"]
+    assert filtered[1][0] == "A. Jansen, Dorpsstraat 1, 1234 AB AMSTERDAM"
+
+
+def test_the_report_follows_the_consoles_language_also_when_a_worker_builds_it(viewer, client, service,
+                                                                                background_above):
+    _send_through_the_api(client, service)
+    with viewer.session_transaction() as session:
+        session["lang"] = "en"
+    english = _rows(viewer.get(f"/services/{service.id}/notifications.csv").get_data(as_text=True))
+    assert english[0] == ["Recipient", "Reference", "Template", "Channel", "Sent by", "Spreadsheet", "Status",
+                          "Accepted at", "API key", "Message ID"]
+    assert {row[3] for row in english[1:]} == {"Text message", "Email", "Letter"}
+    background_above(1)
+    location = viewer.get(f"/services/{service.id}/notifications.csv").headers["Location"]
+    assert MessageReport.get().language == "en"
+    assert message_report.build_report(MessageReport.get().id, report_storage()) == "ready"
+    download = viewer.get(f"{location}/download")
+    assert download.headers["Content-Disposition"].startswith(f'attachment; filename="messages-{service.id}-')
+    assert _rows(download.get_data(as_text=True))[0] == english[0]
 
 
 def test_formula_cells_come_out_as_text_in_both_kinds_of_report(viewer, client, service, background_above):
@@ -88,13 +128,15 @@ def test_formula_cells_come_out_as_text_in_both_kinds_of_report(viewer, client, 
     key = create_key(service=service, name="@SUM(1+1)")
     template = create_sample_template(service=service, name="+cmd|' /C calc'!A0", body="Hoi")
     expected = {}
-    for reference, escaped in (('=HYPERLINK("http://x.example")', '\'=HYPERLINK("http://x.example")'),
-                               ("-2+3", "'-2+3"), ("-42", "-42")):
+    for reference, escaped in (('=HYPERLINK("http://x.example")', '\u200b=HYPERLINK("http://x.example")'),
+                               ("-2+3", "\u200b-2+3"), ("-42", "-42"), ("-", "-"), ("+31612345678", "+31612345678")):
         sent = client.post("/v2/notifications/sms", headers=auth_headers(key), json={
-            "template_id": str(template.id), "phone_number": "+31612345678", "reference": reference})
+            "template_id": str(template.id), "phone_number": "+32 470 12 34 56", "reference": reference})
         assert sent.status_code == 201
-        # A plain number (a phone number, a negative amount) evaluates to itself: left as it is.
-        expected[sent.get_json()["id"]] = ["+31612345678", escaped, "'+cmd|' /C calc'!A0", "'@SUM(1+1)"]
+        # A formula behind a mark no reader sees; a plain number (a phone number, a negative amount) and a lone
+        # sign evaluate to themselves: left as they are. A Belgian number in international format starts with +.
+        expected[sent.get_json()["id"]] = ["\u200b+32 470 12 34 56", escaped, "\u200b+cmd|' /C calc'!A0",
+                                           "\u200b@SUM(1+1)"]
 
     def cells(text: str) -> dict[str, list[str]]:
         return {row[-1]: [row[0], row[1], row[2], row[8]] for row in _rows(text)[1:]}
@@ -107,7 +149,7 @@ def test_formula_cells_come_out_as_text_in_both_kinds_of_report(viewer, client, 
 
 
 def test_a_long_report_is_built_in_the_background_with_its_progress(viewer, client, service, background_above):
-    expected = _as_the_api_says(client, _send_through_the_api(client, service))
+    expected = _as_the_console_shows(client, _send_through_the_api(client, service))
     background_above(2)
     response = viewer.get(f"/services/{service.id}/notifications.csv?key_type=live")
     assert response.status_code == 302
@@ -147,23 +189,25 @@ def test_search_then_download_in_the_browser_and_compare_with_the_api(signed_in_
     page = signed_in_member
     key = _send_through_the_api(client, service)
     # The worker delivers the sms and the email (simulated provider); the letter waits for the printer.
-    wait_for(lambda: {row[6] for row in _as_the_api_says(client, key).values()} == {"delivered", "accepted"})
-    expected = _as_the_api_says(client, key)
+    wait_for(lambda: {row[6] for row in _as_the_console_shows(client, key).values()} == {"Afgeleverd", "Geaccepteerd"})
+    expected = _as_the_console_shows(client, key)
     page.goto(f"/services/{service.id}")
     page.get_by_role("link", name="Berichten").first.click()
     page.get_by_label("Ontvanger of referentie").fill("06 12345678")
     page.get_by_label("Kanaal").select_option("sms")
     page.get_by_role("button", name="Zoeken").click()
     assert page.locator("table.notify-messages tbody tr").count() == 1
-    assert page.locator("table.notify-messages tbody tr td").nth(1).inner_text() == "r-sms"
+    cells = page.locator("table.notify-messages tbody tr td")
+    assert cells.nth(1).inner_text() == "r-sms"
     assert_accessible(page)
-    page.screenshot(path="/tmp/msgs-list.png", full_page=True)
 
     with page.expect_download() as streamed:
         page.get_by_role("link", name="Download deze berichten (CSV)").click()
-    rows = _rows(open(streamed.value.path(), encoding="utf-8").read())[1:]
-    assert [row[-1] for row in rows] == [n for n, row in expected.items() if row[3] == "sms"]
+    rows = _rows(open(streamed.value.path(), encoding="utf-8", newline="").read())[1:]
+    assert [row[-1] for row in rows] == [n for n, row in expected.items() if row[3] == "Sms"]
     assert rows == [expected[rows[0][-1]]]
+    # The page and the file say the same: the number, the status, the time.
+    assert [cells.nth(i).inner_text() for i in (0, 5, 6)] == [rows[0][0], rows[0][6], rows[0][7]]
 
     background_above(2)  # the whole list, built by the worker, with the progress page
     page.goto(f"/services/{service.id}/notifications")
@@ -173,11 +217,10 @@ def test_search_then_download_in_the_browser_and_compare_with_the_api(signed_in_
     page.get_by_role("link", name="Download het overzicht (CSV)").wait_for(timeout=30000)
     assert page.get_by_text("Het overzicht is klaar: 3 berichten.").count() == 1
     assert_accessible(page)
-    page.screenshot(path="/tmp/msgs-report.png", full_page=True)
     with page.expect_download() as built:
         page.get_by_role("link", name="Download het overzicht (CSV)").click()
-    header, *rows = _rows(open(built.value.path(), encoding="utf-8").read())
-    assert header == message_report.HEADER
+    header, *rows = _rows(open(built.value.path(), encoding="utf-8", newline="").read())
+    assert header == HEADER
     assert {row[-1]: row for row in rows} == expected
 
 

@@ -171,16 +171,21 @@ def test_a_service_joins_its_municipality_and_goes_live_in_two_steps(page, brows
 
     with admin_page.expect_download() as download:
         admin_page.get_by_role("link", name="Downloaden als CSV").click()
-    lines = list(csv.DictReader(io.StringIO(download.value.path().read_text())))
-    by_service = {line["service_id"]: line for line in lines if line["service_id"]}
+    # In the page's language, amounts with its decimal comma (a Dutch spreadsheet reads "0,0454" as a number).
+    lines = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8-sig"))))
+
+    def euros(text: str) -> float:
+        return float(text.replace(",", "."))
+
+    by_service = {line["Dienst-ID"]: line for line in lines if line["Dienst-ID"]}
     for each in (service, other):
         fragments, cost = _v2_totals(live_server, keys[each.id])
         line = by_service[str(each.id)]
-        assert (int(line["text_message_fragments"]), float(line["total_cost"])) == (fragments, cost)
+        assert (int(line["Sms-delen"]), euros(line["Totale kosten (euro)"])) == (fragments, cost)
         assert rows[each.id][2] == str(fragments)
-    assert lines[-1]["service_name"] == "Totaal"
-    assert float(lines[-1]["total_cost"]) == round(sum(float(by_service[str(s.id)]["total_cost"])
-                                                       for s in (service, other)), 4)
+    assert lines[-1]["Dienst"] == "Totaal"
+    assert euros(lines[-1]["Totale kosten (euro)"]) == round(sum(euros(by_service[str(s.id)]["Totale kosten (euro)"])
+                                                                 for s in (service, other)), 4)
 
     admin_page.get_by_role("link", name="English").click()
     admin_page.wait_for_url(f"**{usage}")

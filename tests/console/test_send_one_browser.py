@@ -90,7 +90,7 @@ def test_reply_to_a_received_text_in_its_conversation(signed_in_member, service,
     page.goto(f"/services/{service.id}")
     page.click("nav.notify-service-nav >> text=Ontvangen sms-berichten")
     assert_accessible(page)
-    page.click("text=31612345678")
+    page.click("text=06 12345678")
     assert "Kan mijn afspraak later?" in page.inner_text("ol.notify-conversation")
     assert_accessible(page)
     conversation = page.url

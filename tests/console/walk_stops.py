@@ -12,6 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from tests.console.browser import assert_accessible
+from tests.console.word_breaks import broken_words, spilling_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "look"
@@ -83,24 +84,25 @@ class Walk:
 
 def check_at_width(page, name: str, width: int) -> None:
     """Every check of a page at one width, in one place: axe-core (WCAG 2.1 A/AA, and no two regions with one
-    name), nothing wider than the screen, no table cut off. A further check of a page as shown at a width
-    joins here."""
+    name), nothing wider than the screen, no table cut off, no word of a table broken inside (issue 51: a
+    table reads on a phone). A further check of a page as shown at a width joins here."""
     assert_accessible(page, rules=("landmark-unique",))
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width, (name, width, _too_wide(page, width))
     assert _cut_off_tables(page) == [], (name, width)
+    assert broken_words(page) == [], (name, width)
+    assert spilling_cells(page) == [], (name, width)
 
 
 def _too_wide(page, width: int) -> list[str]:
-    """The outermost elements that reach past the screen's right edge (a table's scrolling box holds its own)."""
+    """The outermost elements that reach past the screen's right edge."""
     return page.evaluate("""width => [...document.querySelectorAll('body *')]
-        .filter(e => e.getBoundingClientRect().right > width && !e.closest('.notify-table-scroll')
-                     && e.parentElement.getBoundingClientRect().right <= width)
+        .filter(e => e.getBoundingClientRect().right > width && e.parentElement.getBoundingClientRect().right <= width)
         .map(e => e.outerHTML.slice(0, 120))""", width)
 
 
 def _cut_off_tables(page) -> list[str]:
     """Tables wider than the box they are shown in: a column that needs scrolling sideways to be seen."""
-    return page.evaluate("""() => [...document.querySelectorAll('.notify-table-scroll, table')]
+    return page.evaluate("""() => [...document.querySelectorAll('table')]
         .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.outerHTML.slice(0, 120))""")
 
 

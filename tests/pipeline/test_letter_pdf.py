@@ -13,7 +13,6 @@ from pipeline.domain.letters.pdf import (
     MAX_SHEETS,
     LetterLayoutError,
     LetterPdf,
-    format_letter_date,
     render_letter_pdf,
     sheets_for_pages,
 )
@@ -167,11 +166,6 @@ def test_seven_line_address_fits_and_an_absurdly_long_one_does_not():
 def test_contact_block_too_long_for_the_page_is_refused():
     with pytest.raises(LetterLayoutError):
         render(contact_block="\n".join(f"line {n}" for n in range(60)))
-
-
-def test_date_format_follows_the_language_not_the_process_locale():
-    assert format_letter_date(datetime.date(2026, 1, 5)) == "5 januari 2026"
-    assert format_letter_date(DATE, "en") == "22 November 2026"
 
 
 @pytest.mark.parametrize(("pages", "sheets"), [(1, 1), (2, 1), (3, 2), (20, 10), (21, 11)])

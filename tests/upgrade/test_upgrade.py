@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.domain.recipients import written_phone_number
 from tests.schema_shape import differences
 from tests.upgrade.compare import changes
 from tests.upgrade.releases import RELEASES
@@ -51,12 +52,16 @@ def test_the_current_console_shows_the_old_messages_the_job_and_the_received_tex
     before, shown = upgraded.before, upgraded.console
     for listed, report in (("live", "messages"), ("test", "test messages")):
         notifications = before[f"notifications of the {listed} key"]
-        rows = {row["ID"]: row for row in shown[report]}
+        rows = {row["Bericht-ID"]: row for row in shown[report]}
         assert set(rows) == {n["id"] for n in notifications}, report
         for notification in notifications:
-            recipient = notification["phone_number"] or notification["email_address"]
+            # As the console shows a recipient: a phone number written one way, an email address as given (a
+            # number starting with + behind the invisible mark that keeps a spreadsheet from reading a formula).
+            recipient = (written_phone_number(notification["phone_number"]) if notification["phone_number"]
+                         else notification["email_address"])
             if recipient:
-                assert rows[notification["id"]]["Recipient"] == recipient, rows[notification["id"]]
+                shown_recipient = rows[notification["id"]]["Ontvanger"].replace("\u200b", "")
+                assert shown_recipient == recipient, rows[notification["id"]]
     assert "herinneringen.csv" in shown["job page"]
     for text in before["received texts of the live key"]:
         assert text["content"] in shown["conversations"]

@@ -80,7 +80,8 @@ def console_view(install: Install, world: World) -> dict[str, Any]:
     service = f"/services/{world.service_id}"
 
     def report(key_type: str) -> list[dict[str, str]]:
-        return list(csv.DictReader(io.StringIO(console.get(f"{service}/notifications.csv?key_type={key_type}").text)))
+        answer = console.get(f"{service}/notifications.csv?key_type={key_type}")
+        return list(csv.DictReader(io.StringIO(answer.content.decode("utf-8-sig"))))  # Dutch, as the console
 
     return {"messages": report("live-team"), "test messages": report("test"),
             "job page": console.get(f"{service}/jobs/{world.job_id}").text,

@@ -75,11 +75,6 @@ def sheets_for_pages(pages: int) -> int:
     return math.ceil(pages / 2)
 
 
-def format_letter_date(date: datetime.date, language: str = DEFAULT_LANGUAGE) -> str:
-    """'22 november 2026' (Babel, for the language; never the process locale)."""
-    return translator(language).date(date)
-
-
 @functools.cache
 def _register_fonts() -> None:
     pdfmetrics.registerFont(TTFont(FONT, str(_FONT_DIR / "DejaVuSans.ttf")))

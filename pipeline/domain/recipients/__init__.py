@@ -34,6 +34,7 @@ from pipeline.domain.recipients.phone import (  # noqa: E402
     PhoneNumber,
     format_phone_for_comparison,
     validate_phone_number,
+    written_phone_number,
 )
 from pipeline.domain.recipients.postal_address import (  # noqa: E402
     AddressErrors,
@@ -61,6 +62,21 @@ def recipient_of(channel: str, raw: str) -> Recipient:
     return Recipient(raw, validate_email_address(raw))
 
 
+def written_recipient(channel: str, to: str | None, one_line: bool = True) -> str:
+    """A message's recipient as a person reads it wherever it is shown: a text's number as
+    written_phone_number writes it, an email address as given, a letter's address lines as printed. On
+    one line (a list, a spreadsheet cell) the lines are joined by commas, each with single spaces: the
+    two spaces PostNL asks for between the postcode and the town belong on the envelope, where the
+    postcode line stands alone; between commas they read as a typing error."""
+    if not to:
+        return ""
+    if channel == "sms":
+        return written_phone_number(to)
+    if channel == "letter" and one_line:
+        return ", ".join(" ".join(line.split()) for line in to.splitlines() if line.strip())
+    return to
+
+
 __all__ = [
     "AddressErrors",
     "InvalidRecipient",
@@ -73,4 +89,6 @@ __all__ = [
     "validate_email_address",
     "validate_phone_number",
     "validate_postal_address",
+    "written_phone_number",
+    "written_recipient",
 ]

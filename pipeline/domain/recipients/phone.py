@@ -99,6 +99,36 @@ def validate_phone_number(raw: str) -> PhoneNumber:
     return _validate_international(digits)
 
 
+def written_phone_number(raw: str) -> str:
+    """The one way a phone number is written for a person, on the console's pages, in its downloads and in
+    the platform's emails: a Dutch number as the Dutch government writes it, nationally ("06 12345678",
+    "020 123 4567"), any other in international format with spaces ("+32 470 12 34 56"), so a number
+    typed as 0612345678, +31 6 1234 5678 or 0031612345678 reads the same everywhere. Anything that is no
+    phone number (a sender name, a number too short) is shown as given, its spaces made single."""
+    as_given = " ".join(str(raw).split())
+    try:
+        number = phonenumbers.parse(_international_form(raw), None)
+    except (InvalidRecipient, NumberParseException):
+        return as_given
+    if not phonenumbers.is_possible_number(number):
+        return as_given
+    style = phonenumbers.PhoneNumberFormat.NATIONAL if number.country_code == int(NL_PREFIX) \
+        else phonenumbers.PhoneNumberFormat.INTERNATIONAL
+    return phonenumbers.format_number(number, style)
+
+
+def _international_form(raw: str) -> str:
+    """"+<digits>" for a number in any usual spelling: a mobile as the API reads it, any other number (a
+    landline, a gateway's inbound number "3197010000001") by its trunk 0 or calling code."""
+    try:
+        return validate_phone_number(raw).e164
+    except InvalidRecipient:
+        digits, international = _clean(raw)
+    if not international and digits.startswith("0"):
+        return f"+{NL_PREFIX}{digits[1:]}"
+    return f"+{digits}"
+
+
 def format_phone_for_comparison(raw: str) -> str:
     """E.164 form for matching team members / guest list; the stripped input when invalid."""
     try:

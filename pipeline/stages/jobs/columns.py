@@ -92,15 +92,32 @@ def template_columns(version: TemplateVersion) -> Columns:
     return Columns(recipient, placeholder_columns(version))
 
 
-def missing_columns(header: list[str], version: TemplateVersion) -> list[str]:
-    """Every column the file lacks, in the order the template's columns are listed (canonical names)."""
+@dataclass(frozen=True)
+class Needed:
+    """A column a file for the template must have; `instead` is a column that may stand for it."""
+    column: str  # canonical name
+    instead: str | None = None
+
+
+def needed_columns(version: TemplateVersion) -> list[Needed]:
+    """What the upload page says a file needs and what the upload refuses a file without: one list. A
+    letter needs its first two address lines, and the third or the postcode standing for it (the API's
+    legacy address), besides any line its text repeats; the rows' addresses are then checked as the API
+    checks one (3 to 7 lines, the last a postcode and town or a country)."""
     channel = version.template.template_type
-    present = {normalise_key(name) for name in header}
     if channel == "letter":
         extra = _address_columns(version)[3:]  # lines the text repeats, or the postcode
-        # The third line, unless the postcode stands for it (as the API's legacy address has it).
-        third = [] if THIRD_LINE[1] in extra or normalise_key(THIRD_LINE[1]) in present else [THIRD_LINE[0]]
-        missing = [name for name in [*REQUIRED_ADDRESS, *third, *extra] if normalise_key(name) not in present]
+        third = [] if THIRD_LINE[1] in extra else [Needed(THIRD_LINE[0], instead=THIRD_LINE[1])]
+        recipient = [*(Needed(name) for name in REQUIRED_ADDRESS), *third, *(Needed(name) for name in extra)]
     else:
-        missing = [] if find_column(header, RECIPIENT_COLUMN[channel]) is not None else [RECIPIENT_COLUMN[channel]]
-    return missing + [name for name in placeholder_columns(version) if normalise_key(name) not in present]
+        recipient = [Needed(RECIPIENT_COLUMN[channel])]
+    return [*recipient, *(Needed(name) for name in placeholder_columns(version))]
+
+
+def missing_columns(header: list[str], version: TemplateVersion) -> list[str]:
+    """Every column the file lacks, in the order the template's columns are listed (canonical names)."""
+    def has(column: str) -> bool:
+        return find_column(header, column) is not None
+
+    return [need.column for need in needed_columns(version)
+            if not has(need.column) and not (need.instead and has(need.instead))]

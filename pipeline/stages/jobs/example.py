@@ -1,8 +1,12 @@
-"""An example file for a template: its columns named in the reader's language, as CSV or XLSX.
+"""An example file for a template: its columns named in the reader's language, as CSV or XLSX, and one row
+that the upload takes as it is, so a newcomer can try the whole way before writing their own.
 
-Its one example row holds only the recipient when that is the downloader's own email address or
-mobile number: every other cell is left to fill in, so a file uploaded unchanged is refused for its
-empty cells and never sends made-up text or a letter to a made-up address.
+The row goes to the downloader themselves: their email address or mobile number (a text or email
+template; without a number of their own there is no row, as a made-up number may be someone's), or for
+a letter the service's own address (its default contact block, when that is a postal address), so a
+letter sent unchanged comes back to the team; without one, an address in Voorbeeldstad, a town that does
+not exist, which the check page shows before anything is sent. Each placeholder holds its own name
+("naam"), so what arrives reads as the example it is.
 """
 from __future__ import annotations
 
@@ -10,15 +14,38 @@ import io
 
 from models.template import TemplateVersion
 from pipeline.domain.csv_output import csv_text
+from pipeline.domain.recipients import AddressErrors, validate_postal_address, written_recipient
 from pipeline.stages.jobs.columns import template_columns
 
+EXAMPLE_ADDRESS = ("A. de Vries", "Voorbeeldstraat 1", "1234 AB Voorbeeldstad")
 
-def example_rows(version: TemplateVersion, language: str, own_recipient: str | None) -> list[list[str]]:
+
+def example_address(contact_block: str | None) -> tuple[str, ...]:
+    """The address a letter's example row goes to: the service's contact block when its lines are a postal
+    address, else the example town's."""
+    lines = [line.strip() for line in (contact_block or "").splitlines() if line.strip()]
+    try:
+        validate_postal_address({f"address_line_{n}": line for n, line in enumerate(lines, start=1)})
+    except AddressErrors:
+        return EXAMPLE_ADDRESS
+    return tuple(lines)
+
+
+def example_rows(version: TemplateVersion, language: str, own_recipient: str | None,
+                 contact_block: str | None = None) -> list[list[str]]:
     columns = template_columns(version)
     rows = [columns.shown(language)]
-    if own_recipient and version.template.template_type != "letter":
-        rows.append([own_recipient] + [""] * len(columns.placeholders))
-    return rows
+    channel = version.template.template_type
+    if channel == "letter":
+        address = example_address(contact_block)
+        if len(address) > len(columns.recipient):  # more lines than the file has address columns
+            address = EXAMPLE_ADDRESS
+        recipient = [address[n] if n < len(address) else "" for n in range(len(columns.recipient))]
+    elif own_recipient:
+        recipient = [written_recipient(channel, own_recipient)]
+    else:
+        return rows
+    return [*rows, recipient + list(columns.placeholders)]
 
 
 def example_csv(rows: list[list[str]]) -> bytes:
