@@ -64,6 +64,7 @@ REFUSALS: dict[str, Words] = {
         "The address Open Notificaties would post to is %(length)s characters long; Open Notificaties takes at "
         "most %(limit)s. Ask the operator to shorten BASE_URL", length=v.get("length"), limit=v.get("limit")),
     "case_events_not_retryable": fixed(_l("Only an event that ended without a message can be tried again")),
+    "case_events_service_suspended": fixed(_l("The service is suspended (not active) and sends nothing")),
 }
 
 
@@ -110,6 +111,9 @@ def _sent(event: CaseEvent, detail: Mapping[str, Any]) -> str:
         return _filled(_("Not delivered: the message failed and the fallback by %(channel)s was refused: "
                          "%(reasons)s"), channel=_channel(refused), reasons=_reasons(refused))
     said = _filled(_("Message sent by %(channel)s"), channel=_channel({"channel": event.channel}))
+    for passed in detail.get(domain.PASSED_OVER) or []:
+        said += Markup(". ") + _filled(_("Not by %(channel)s: %(reasons)s"), channel=_channel(passed),
+                                       reasons=_reasons(passed))
     for left_out in detail.get(domain.FALLBACK_LEFT_OUT) or []:
         said += Markup(". ") + _filled(_("No fallback by %(channel)s: %(reasons)s"), channel=_channel(left_out),
                                        reasons=_reasons(left_out))
@@ -117,7 +121,11 @@ def _sent(event: CaseEvent, detail: Mapping[str, Any]) -> str:
 
 
 def _refused_send(detail: Mapping[str, Any]) -> str:
-    return _filled(_("Not sent: %(reasons)s"), reasons=_reasons(detail))
+    passed_over = detail.get(domain.PASSED_OVER) or []
+    if not passed_over:
+        return _filled(_("Not sent: %(reasons)s"), reasons=_reasons(detail))
+    return Markup(". ").join(_filled(_("Not sent by %(channel)s: %(reasons)s"), channel=_channel(refused),
+                                     reasons=_reasons(refused)) for refused in [*passed_over, detail])
 
 
 def outcome(event: CaseEvent) -> str:
