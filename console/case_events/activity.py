@@ -27,7 +27,7 @@ class RetryForm(FlaskForm):
 def _rows(found: list[CaseEvent]) -> list[dict[str, Any]]:
     return [{"event": event, "outcome": words.outcome(event),
              "scenario": words.SCENARIOS.get(event.scenario or "", ""),
-             "contact": words.CONTACT_STATES.get(event.contact_state or "", ""),
+             "contact": words.contact(event),
              "retryable": event.state in case_events.RETRYABLE} for event in found]
 
 

@@ -58,7 +58,12 @@ CONTACT_DUE = "due"  # final: to be recorded (again, after Open Klant was down)
 CONTACT_RECORDED = "recorded"
 CONTACT_REFUSED = "refused"
 CONTACT_NO_PARTY = "no-party"  # the citizen was found without a party in Open Klant to link it to
-CONTACT_STATES = (CONTACT_AWAITING, CONTACT_DUE, CONTACT_RECORDED, CONTACT_REFUSED, CONTACT_NO_PARTY)
+CONTACT_GAVE_UP = "gave-up"  # Open Klant stayed unreachable past the horizon
+CONTACT_STATES = (CONTACT_AWAITING, CONTACT_DUE, CONTACT_RECORDED, CONTACT_REFUSED, CONTACT_NO_PARTY,
+                  CONTACT_GAVE_UP)
+# An event's detail: what Open Klant last answered its klantcontact, while it waits and when it was refused
+# or given up ({api, status, code}).
+CONTACT_DETAIL = "klantcontact"
 
 # Our subscription at Open Notificaties, as read back.
 SUBSCRIPTION_HOLDS = "holds"
