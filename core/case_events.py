@@ -284,13 +284,23 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-def list_events(service_id: str, *, zaak: str | None = None, limit: int = 50) -> list[CaseEvent]:
-    """The service's events newest first; one case's when zaak (its identificatie) is given."""
+def list_events(service_id: str, *, zaak: str | None = None, older_than: uuid.UUID | None = None,
+                limit: int = 50) -> list[CaseEvent]:
+    """The service's events newest first; one case's when zaak (its identificatie) is given; those after
+    the event older_than (the last of the page before: a keyset, so a page costs the same however far
+    back), none when that is not one of the service's events."""
     service = find_service(service_id)
     query = CaseEvent.select().where(CaseEvent.service == service.id)
     if zaak is not None:
         query = query.where(CaseEvent.zaak_identificatie == zaak)
-    return list(query.order_by(CaseEvent.received_at.desc(), CaseEvent.id).limit(limit))
+    if older_than is not None:
+        cursor = CaseEvent.get_or_none((CaseEvent.id == older_than) & (CaseEvent.service == service.id))
+        if cursor is None:
+            return []
+        # The values through the fields' own conversion: a row value bypasses the one peewee applies to a field.
+        query = query.where(peewee.Tuple(CaseEvent.received_at, CaseEvent.id) < peewee.Tuple(
+            CaseEvent.received_at.db_value(cursor.received_at), CaseEvent.id.db_value(cursor.id)))
+    return list(query.order_by(CaseEvent.received_at.desc(), CaseEvent.id.desc()).limit(limit))
 
 
 def find_event(service_id: str, event_id: str) -> CaseEvent:
