@@ -28,6 +28,7 @@ from pipeline.domain import case_events as domain
 from pipeline.domain.errors import AuthError, BadRequestError, NoResultFound, Refusal, ValidationError
 from pipeline.infrastructure import outbound
 from pipeline.stages.case_events import subscription
+from pipeline.stages.case_events.subscription import CALLBACK_PATH, callback_url
 from workers.case_events import enqueue_event
 
 ROOTS = ("zaken_root", "catalogi_root", "klant_root")
@@ -35,7 +36,6 @@ MAX_ROOT = 1000
 MAX_CLIENT_ID = 255
 MAX_SECRET = 1000
 SECRET_CHANGED = "(changed)"  # what the history records of a credential that was set
-CALLBACK_PATH = "/case-events/"
 # Open Notificaties refuses a longer callbackUrl (Abonnement.callbackUrl maxLength: open-zaak/open-notificaties
 # src/openapi.yaml, as the Notificaties API 1.0 it implements), answering a bare 400.
 MAX_CALLBACK_URL = 200
@@ -51,11 +51,6 @@ NO_NRC = Refusal("case_events_no_nrc", "nrc_root is required to subscribe")
 CALLBACK_TOO_LONG = ("callback_url is {length} characters long, and Open Notificaties takes at most {limit}: "
                      "BASE_URL must be shorter")
 NOT_RETRYABLE = "event {event_id} is {state}: only one that ended without a message is tried again"
-
-
-def callback_url(link: CaseEventLink) -> str:
-    """The address Open Notificaties posts this link's messages to."""
-    return f"{get_settings().base_url}{CALLBACK_PATH}{link.id}"
 
 
 def callback_url_problem() -> Refusal | None:
@@ -221,9 +216,7 @@ def remove_link(service_id: str) -> None:
 
 
 def _keep_subscription(link: CaseEventLink, found: subscription.Found) -> CaseEventLink:
-    detail = {"status": found.status, "code": found.code} if found.status is not None or found.code else None
-    CaseEventLink.update(subscription_url=found.url, subscription_state=found.state, subscription_detail=detail,
-                         subscription_checked_at=utcnow()).where(CaseEventLink.id == link.id).execute()
+    subscription.keep(link, found)
     return CaseEventLink.get_by_id(link.id)
 
 
