@@ -19,7 +19,8 @@ from tests.zgw.linked import link
 from workers.case_events import check_case_event_subscriptions
 
 STATE = "Toestand Ontbreekt: Open Notificaties kent het niet (antwoord: HTTP 404)"
-HOURLY = "Deze dienst controleert elk uur of het abonnement nog staat; Abonnement controleren doet dat nu."
+HOURLY = ("Deze dienst controleert elk uur vanzelf of het abonnement nog staat; met Abonnement controleren gebeurt "
+          "dat meteen.")
 
 
 def _checked_long_ago(*links: CaseEventLink, hours: float = 2) -> None:
