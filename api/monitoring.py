@@ -25,6 +25,7 @@ from models.db import utcnow
 from observability import logs, metrics
 from pipeline.infrastructure import provider_settings
 from pipeline.stages import unknown_outcomes
+from pipeline.stages.case_events import watch as case_event_subscriptions
 from pipeline.stages.letters import held as held_print_batches
 from workers import queue_stats
 
@@ -82,6 +83,20 @@ class UnknownOutcomeCollector(Collector):
             count.add_metric([waiting.channel], waiting.count)
             oldest.add_metric([waiting.channel], waiting.oldest_seconds)
         yield from (count, oldest)
+
+
+class CaseEventSubscriptionCollector(Collector):
+    """Services linked to their ZGW APIs, by whether their subscription at Open Notificaties held when it
+    was last checked (hourly, pipeline/stages/case_events/watch.py): one not holding tells its citizens
+    nothing, with nothing failing here."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        links = GaugeMetricFamily("notify_case_event_subscriptions",
+                                  "Case-event links by their subscription's state at Open Notificaties when last "
+                                  "checked (holds, missing, different, refused, unreachable).", labels=["state"])
+        for state, count in case_event_subscriptions.states().items():
+            links.add_metric([state], count)
+        yield links
 
 
 class _RequestIds:
@@ -212,7 +227,7 @@ def register_monitoring(app: Flask) -> None:
     app.before_request(_request_started)
     app.after_request(_request_finished)
     app.teardown_request(lambda exc: logs.clear())
-    collectors = (QueueCollector(), HeldPrintCollector(), UnknownOutcomeCollector())
+    collectors = (QueueCollector(), HeldPrintCollector(), UnknownOutcomeCollector(), CaseEventSubscriptionCollector())
 
     @app.get("/_live")
     def live() -> tuple[Response, int]:

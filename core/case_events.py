@@ -28,6 +28,7 @@ from pipeline.domain import case_events as domain
 from pipeline.domain.errors import AuthError, BadRequestError, NoResultFound, Refusal, ValidationError
 from pipeline.infrastructure import outbound
 from pipeline.stages.case_events import subscription
+from pipeline.stages.case_events.subscription import CALLBACK_PATH, callback_url
 from workers.case_events import enqueue_event
 
 ROOTS = ("zaken_root", "catalogi_root", "klant_root")
@@ -35,7 +36,6 @@ MAX_ROOT = 1000
 MAX_CLIENT_ID = 255
 MAX_SECRET = 1000
 SECRET_CHANGED = "(changed)"  # what the history records of a credential that was set
-CALLBACK_PATH = "/case-events/"
 # Open Notificaties refuses a longer callbackUrl (Abonnement.callbackUrl maxLength: open-zaak/open-notificaties
 # src/openapi.yaml, as the Notificaties API 1.0 it implements), answering a bare 400.
 MAX_CALLBACK_URL = 200
@@ -51,11 +51,6 @@ NO_NRC = Refusal("case_events_no_nrc", "nrc_root is required to subscribe")
 CALLBACK_TOO_LONG = ("callback_url is {length} characters long, and Open Notificaties takes at most {limit}: "
                      "BASE_URL must be shorter")
 NOT_RETRYABLE = "event {event_id} is {state}: only one that ended without a message is tried again"
-
-
-def callback_url(link: CaseEventLink) -> str:
-    """The address Open Notificaties posts this link's messages to."""
-    return f"{get_settings().base_url}{CALLBACK_PATH}{link.id}"
 
 
 def callback_url_problem() -> Refusal | None:
@@ -221,9 +216,7 @@ def remove_link(service_id: str) -> None:
 
 
 def _keep_subscription(link: CaseEventLink, found: subscription.Found) -> CaseEventLink:
-    detail = {"status": found.status, "code": found.code} if found.status is not None or found.code else None
-    CaseEventLink.update(subscription_url=found.url, subscription_state=found.state, subscription_detail=detail,
-                         subscription_checked_at=utcnow()).where(CaseEventLink.id == link.id).execute()
+    subscription.keep(link, found)
     return CaseEventLink.get_by_id(link.id)
 
 
@@ -284,13 +277,23 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-def list_events(service_id: str, *, zaak: str | None = None, limit: int = 50) -> list[CaseEvent]:
-    """The service's events newest first; one case's when zaak (its identificatie) is given."""
+def list_events(service_id: str, *, zaak: str | None = None, older_than: uuid.UUID | None = None,
+                limit: int = 50) -> list[CaseEvent]:
+    """The service's events newest first; one case's when zaak (its identificatie) is given; those after
+    the event older_than (the last of the page before: a keyset, so a page costs the same however far
+    back), none when that is not one of the service's events."""
     service = find_service(service_id)
     query = CaseEvent.select().where(CaseEvent.service == service.id)
     if zaak is not None:
         query = query.where(CaseEvent.zaak_identificatie == zaak)
-    return list(query.order_by(CaseEvent.received_at.desc(), CaseEvent.id).limit(limit))
+    if older_than is not None:
+        cursor = CaseEvent.get_or_none((CaseEvent.id == older_than) & (CaseEvent.service == service.id))
+        if cursor is None:
+            return []
+        # The values through the fields' own conversion: a row value bypasses the one peewee applies to a field.
+        query = query.where(peewee.Tuple(CaseEvent.received_at, CaseEvent.id) < peewee.Tuple(
+            CaseEvent.received_at.db_value(cursor.received_at), CaseEvent.id.db_value(cursor.id)))
+    return list(query.order_by(CaseEvent.received_at.desc(), CaseEvent.id.desc()).limit(limit))
 
 
 def find_event(service_id: str, event_id: str) -> CaseEvent:

@@ -1,19 +1,22 @@
 """The case-events queue (issue 52): a recorded Open Notificaties message becomes a sent message
 (pipeline/stages/case_events/processing.py), and a final message a klantcontact in Open Klant
-(contact.py), started by the status-change listener below (workers.wire registers it). A queue of its
+(contact.py), started by the status-change listener below (workers.wire registers it); and hourly, on the
+periodic queue, whether each service's subscription at Open Notificaties still holds (watch.py). A queue of its
 own: reading the ZGW APIs waits on them, and must never hold up the sends. A ZGW API that is down
 makes the stage ask for a retry with back-off; the event row keeps what is due, and the sweep sends
 again what lost its message."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import dramatiq
 import peewee
 
 from models.db import utcnow
-from pipeline.stages.case_events import contact, processing, sweep
+from pipeline.domain import case_events as domain
+from pipeline.stages.case_events import contact, processing, sweep, watch
 from workers.actors import actor
 from workers.enqueue import enqueue_after_commit
 from workers.letters import enqueue_letter_pdf
@@ -22,6 +25,8 @@ from workers.sending import enqueue_deliveries
 log = logging.getLogger(__name__)
 
 QUEUE = "case-events"
+# A run of the subscriptions' check starts no check past watch.BUDGET_SECONDS; this stops one that hangs.
+CHECK_TIME_LIMIT_MS = int((watch.BUDGET_SECONDS + 300) * 1000)
 # The stage stops retrying at its horizon (processing.GIVE_UP_AFTER_ATTEMPTS); this only bounds a stage
 # that failed to say so.
 MAX_RETRIES = 200
@@ -93,3 +98,15 @@ def sweep_case_events() -> None:
     if to_process or to_record or purged:
         log.info("case events swept: %d to process, %d klantcontacten, %d deleted", len(to_process),
                  len(to_record), purged)
+
+
+@actor(queue_name="periodic", max_retries=0, time_limit=CHECK_TIME_LIMIT_MS)
+def check_case_event_subscriptions() -> None:
+    """Read back each service's subscription at Open Notificaties, and keep whether it still holds."""
+    found = watch.check_due(utcnow(), until=time.monotonic() + watch.BUDGET_SECONDS)
+    lost = {state: count for state, count in found.items() if state != domain.SUBSCRIPTION_HOLDS}
+    if lost:
+        log.warning("case-event subscriptions checked: %d hold, not holding: %s",
+                    found[domain.SUBSCRIPTION_HOLDS], ", ".join(f"{state} {count}" for state, count in lost.items()))
+    elif found:
+        log.info("case-event subscriptions checked: %d hold", found[domain.SUBSCRIPTION_HOLDS])

@@ -156,3 +156,8 @@ SCHEDULE.append(("warn-expiring-keys", _settings.slow_sweep_interval_seconds, wa
 from workers.case_events import sweep_case_events  # noqa: E402
 
 SCHEDULE.append(("sweep-case-events", _settings.sweep_interval_seconds, sweep_case_events))
+# Whether each service's subscription at Open Notificaties still holds (pipeline/stages/case_events/watch.py).
+from pipeline.stages.case_events.watch import CHECK_EVERY_SECONDS  # noqa: E402
+from workers.case_events import check_case_event_subscriptions  # noqa: E402
+
+SCHEDULE.append(("check-case-event-subscriptions", CHECK_EVERY_SECONDS, check_case_event_subscriptions))

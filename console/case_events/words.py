@@ -27,7 +27,8 @@ CONTACT_STATES = {domain.CONTACT_AWAITING: _l("Waiting for the message's outcome
                   domain.CONTACT_DUE: _l("Being recorded"),
                   domain.CONTACT_RECORDED: _l("Recorded in Open Klant"),
                   domain.CONTACT_REFUSED: _l("Open Klant refused it"),
-                  domain.CONTACT_NO_PARTY: _l("No party in Open Klant to record it on")}
+                  domain.CONTACT_NO_PARTY: _l("No party in Open Klant to record it on"),
+                  domain.CONTACT_GAVE_UP: _l("Not recorded: Open Klant stayed unreachable for three days")}
 SUBSCRIPTION_STATES = {domain.SUBSCRIPTION_HOLDS: _l("Holds"),
                        domain.SUBSCRIPTION_MISSING: _l("Missing: Open Notificaties does not know it"),
                        domain.SUBSCRIPTION_DIFFERENT: _l("Changed: it no longer posts case messages to this service"),
@@ -64,6 +65,7 @@ REFUSALS: dict[str, Words] = {
         "The address Open Notificaties would post to is %(length)s characters long; Open Notificaties takes at "
         "most %(limit)s. Ask the operator to shorten BASE_URL", length=v.get("length"), limit=v.get("limit")),
     "case_events_not_retryable": fixed(_l("Only an event that ended without a message can be tried again")),
+    "case_events_service_suspended": fixed(_l("The service is suspended (not active) and sends nothing")),
 }
 
 
@@ -110,6 +112,9 @@ def _sent(event: CaseEvent, detail: Mapping[str, Any]) -> str:
         return _filled(_("Not delivered: the message failed and the fallback by %(channel)s was refused: "
                          "%(reasons)s"), channel=_channel(refused), reasons=_reasons(refused))
     said = _filled(_("Message sent by %(channel)s"), channel=_channel({"channel": event.channel}))
+    for passed in detail.get(domain.PASSED_OVER) or []:
+        said += Markup(". ") + _filled(_("Not by %(channel)s: %(reasons)s"), channel=_channel(passed),
+                                       reasons=_reasons(passed))
     for left_out in detail.get(domain.FALLBACK_LEFT_OUT) or []:
         said += Markup(". ") + _filled(_("No fallback by %(channel)s: %(reasons)s"), channel=_channel(left_out),
                                        reasons=_reasons(left_out))
@@ -117,7 +122,24 @@ def _sent(event: CaseEvent, detail: Mapping[str, Any]) -> str:
 
 
 def _refused_send(detail: Mapping[str, Any]) -> str:
-    return _filled(_("Not sent: %(reasons)s"), reasons=_reasons(detail))
+    passed_over = detail.get(domain.PASSED_OVER) or []
+    if not passed_over:
+        return _filled(_("Not sent: %(reasons)s"), reasons=_reasons(detail))
+    return Markup(". ").join(_filled(_("Not sent by %(channel)s: %(reasons)s"), channel=_channel(refused),
+                                     reasons=_reasons(refused)) for refused in [*passed_over, detail])
+
+
+def contact(event: CaseEvent) -> str:
+    """What became of the event's klantcontact, as a sentence ("" when none is due)."""
+    state = event.contact_state or ""
+    answer: Mapping[str, Any] = (event.detail or {}).get(domain.CONTACT_DETAIL) or {}
+    if state == domain.CONTACT_DUE and answer:
+        return _waiting(answer, event.attempts)
+    if state == domain.CONTACT_REFUSED and answer.get("code") == domain.ADDRESS_REFUSED:
+        return _("Not recorded: Open Klant is at an address this service may not reach")
+    if state == domain.CONTACT_REFUSED and answer.get("status"):
+        return _("Open Klant refused it (HTTP %(status)s)", status=answer["status"])
+    return str(CONTACT_STATES.get(state, ""))
 
 
 def outcome(event: CaseEvent) -> str:

@@ -7,6 +7,8 @@ from markupsafe import Markup, escape
 
 DESCRIPTIONS = {
     "build_message_report": _l("Builds a messages report to download"),
+    "check_case_event_subscriptions": _l("Checks that each service's subscription at Open Notificaties "
+                                         "still holds (ZGW)"),
     "check_slow_receipts": _l("Checks which SMS gateways are slow to report delivery"),
     "confirm_sns_subscription": _l("Confirms the email provider's notification subscription"),
     "create_job_rows": _l("Turns a spreadsheet's rows into messages"),

@@ -9,9 +9,11 @@ never trusted for its shape.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from pipeline.domain.errors import Refusal
 
 # Scenarios, in the order the console lists them.
 RECEIVED, UPDATED, CLOSED = "received", "updated", "closed"
@@ -38,6 +40,14 @@ OPEN = frozenset({PENDING, WAITING})
 # A sent event's detail: the alternatives the send rules refused when it was sent, left out of its fallback
 # ([{channel, refusals}]); and when its message failed, the fallback step refused then ({channel, refusals}).
 FALLBACK_LEFT_OUT, FALLBACK_REFUSED = "fallback_left_out", "fallback_refused"
+# A sent or send-refused event's detail: the channels before the one sent (or the last one refused) that the
+# send rules refused for themselves, passed over for the next ([{channel, refusals}]).
+PASSED_OVER = "passed_over"
+# A suspended service (not active) sends nothing: its API keys are refused at the door, its case events here.
+SERVICE_SUSPENDED = Refusal("case_events_service_suspended", "Service is suspended: it sends nothing")
+# The refusals no channel escapes, by their codes: about the service, not the channel, so they end the event
+# instead of passing its channel over (trial mode reaches the team and guest list alone, whatever the channel).
+ENDS_EVENT = frozenset({"trial_mode_recipient", SERVICE_SUSPENDED.code})
 # The codes of an answer that never came (pipeline/infrastructure/zgw.py): we refused the address the
 # API's name resolves to (pipeline/infrastructure/outbound.py), or its certificate is not trusted.
 ADDRESS_REFUSED, CERTIFICATE = "address-refused", "certificate"
@@ -48,7 +58,12 @@ CONTACT_DUE = "due"  # final: to be recorded (again, after Open Klant was down)
 CONTACT_RECORDED = "recorded"
 CONTACT_REFUSED = "refused"
 CONTACT_NO_PARTY = "no-party"  # the citizen was found without a party in Open Klant to link it to
-CONTACT_STATES = (CONTACT_AWAITING, CONTACT_DUE, CONTACT_RECORDED, CONTACT_REFUSED, CONTACT_NO_PARTY)
+CONTACT_GAVE_UP = "gave-up"  # Open Klant stayed unreachable past the horizon
+CONTACT_STATES = (CONTACT_AWAITING, CONTACT_DUE, CONTACT_RECORDED, CONTACT_REFUSED, CONTACT_NO_PARTY,
+                  CONTACT_GAVE_UP)
+# An event's detail: what Open Klant last answered its klantcontact, while it waits and when it was refused
+# or given up ({api, status, code}).
+CONTACT_DETAIL = "klantcontact"
 
 # Our subscription at Open Notificaties, as read back.
 SUBSCRIPTION_HOLDS = "holds"
@@ -67,6 +82,11 @@ MAX_IDENTIFICATIE = 50  # a zaaktype's identificatie (Catalogi API)
 # The OMC's personalisation keys; a template writes them as ((zaak.identificatie)).
 PERSONALISATION_KEYS = ("zaak.identificatie", "zaak.omschrijving", "status.omschrijving", "klant.voornaam",
                         "klant.voorvoegselAchternaam", "klant.achternaam")
+
+
+def ends_event(refusals: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether a send's refusals (as kept) are ones no channel escapes."""
+    return any(refusal.get("code") in ENDS_EVENT for refusal in refusals)
 
 
 def is_case_status(message: Mapping[str, Any]) -> bool:

@@ -10,7 +10,7 @@ import uuid
 import config
 from models.case_event import CaseEvent, CaseEventLink
 from pipeline.domain import case_events as domain
-from pipeline.domain.errors import kept
+from pipeline.domain.errors import Refusal, kept
 from pipeline.domain.trial import trial_letters_message
 from tests.console.browser import assert_accessible
 from tests.factories import create_notification, create_sample_template
@@ -48,6 +48,15 @@ def test_the_outcomes_of_refusals_read_in_dutch_with_their_links(signed_in_membe
            channel="email", notification_id=failed.id, contact_state=domain.CONTACT_RECORDED)
     _event(link, "ZAAK-3", domain.API_REFUSED, {"api": "zaken", "status": None, "code": domain.ADDRESS_REFUSED})
     _event(link, "ZAAK-4", domain.WAITING, {"api": "klant", "status": None, "code": domain.CERTIFICATE}, attempts=3)
+    daily = kept(Refusal("daily_limit_exceeded", "Exceeded send limits (sms: 0) for today",
+                         {"kind": "sms", "limit": 0}))
+    _event(link, "ZAAK-5", domain.SENT, {domain.PASSED_OVER: [{"channel": "sms", "refusals": [daily]}],
+                                         domain.CONTACT_DETAIL: {"api": "klant", "status": 503, "code": None}},
+           channel="email", notification_id=email.id, contact_state=domain.CONTACT_GAVE_UP)
+    _event(link, "ZAAK-6", domain.SENT, {domain.CONTACT_DETAIL: {"api": "klant", "status": None,
+                                                                 "code": domain.ADDRESS_REFUSED}},
+           channel="email", notification_id=email.id, contact_state=domain.CONTACT_REFUSED)
+    _event(link, "ZAAK-7", domain.SEND_REFUSED, {"channel": "sms", "refusals": [kept(domain.SERVICE_SUSPENDED)]})
 
     page.goto(f"/services/{service.id}/case-events")
     text = page.inner_text("main")
@@ -57,6 +66,12 @@ def test_the_outcomes_of_refusals_read_in_dutch_with_their_links(signed_in_membe
     assert "Niet verstuurd: de Zaken API (Open Zaak) staat op een adres dat deze dienst niet mag bereiken" in text
     assert "Wacht: het certificaat van Open Klant wordt niet vertrouwd (3 keer geprobeerd)" in text
     assert page.locator("main td a[href='/trial-mode']").count() == 2
+    assert "Bericht verstuurd per e-mail. Niet per sms: De dienst heeft vandaag zijn daglimiet van 0 " \
+           "sms-berichten bereikt: probeer het morgen opnieuw" in text
+    assert "Klantcontact in Open Klant: Niet vastgelegd: Open Klant bleef drie dagen onbereikbaar" in text
+    assert "Klantcontact in Open Klant: Niet vastgelegd: Open Klant staat op een adres dat deze dienst niet mag " \
+           "bereiken" in text
+    assert "Niet verstuurd: De dienst is opgeschort (niet actief) en verstuurt niets" in text
     _checked(page, "events")
 
     long_base = "https://notify." + "-".join(["voorbeeldstad"] * 10) + ".nl"  # 157 characters: 206 in all

@@ -58,4 +58,5 @@ def test_the_series_the_alerts_watch_are_exported_from_the_start(client):
     for api in ("zaken", "catalogi", "klant"):
         for outcome in ("api-refused", "gave-up"):
             assert f'{OUTCOMES}{{api="{api}",outcome="{outcome}",scenario=""}}' in text
-    assert f'{CONTACTS}{{outcome="refused"}}' in text
+    for outcome in ("refused", "gave-up"):
+        assert f'{CONTACTS}{{outcome="{outcome}"}}' in text

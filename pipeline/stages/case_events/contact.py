@@ -77,9 +77,15 @@ def due_after(notification_id: str, new_status: str) -> str | None:
     event = _awaiting_event_of(notification_id)
     if event is None or _chain_goes_on(notification_id, new_status):
         return None
-    moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow()).where(
+    moved = CaseEvent.update(**_due_now()).where(
         (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
     return str(event.id) if moved else None
+
+
+def _due_now() -> dict[str, Any]:
+    """The klantcontact due now, with its tries counted from here: its horizon is its own, however long
+    the event waited for an API before the message went out."""
+    return {"contact_state": domain.CONTACT_DUE, "next_attempt_at": utcnow(), "updated_at": utcnow(), "attempts": 0}
 
 
 def due_after_refusal(notification_id: str, channel: str, refusals: list[dict[str, Any]]) -> str | None:
@@ -92,8 +98,7 @@ def due_after_refusal(notification_id: str, channel: str, refusals: list[dict[st
     if event is None:
         return None
     detail = {**(event.detail or {}), domain.FALLBACK_REFUSED: {"channel": channel, "refusals": refusals}}
-    moved = CaseEvent.update(contact_state=domain.CONTACT_DUE, next_attempt_at=utcnow(), updated_at=utcnow(),
-                             detail=detail).where(
+    moved = CaseEvent.update(detail=detail, **_due_now()).where(
         (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_AWAITING)).execute()
     return str(event.id) if moved else None
 
@@ -133,15 +138,38 @@ def _klantcontact(event: CaseEvent, message: Notification | None) -> dict[str, A
     }
 
 
-# Counted from the start, so that increase() sees a process's first refusal (an alert watches it).
+# Counted from the start, so that increase() sees a process's first refusal (an alert watches them).
 case_event_klantcontacts.labels(domain.CONTACT_REFUSED)
-WAITING = "waiting"  # Open Klant down: the klantcontact is tried again (counted, never kept)
+case_event_klantcontacts.labels(domain.CONTACT_GAVE_UP)
+WAITING = "waiting"  # Open Klant down: the klantcontact is tried again (counted at each try)
 
 
 def _set(event: CaseEvent, contact_state: str, **fields: Any) -> None:
     if CaseEvent.update(contact_state=contact_state, updated_at=utcnow(), **fields).where(
             (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_DUE)).execute():
         case_event_klantcontacts.labels(contact_state).inc()
+
+
+def _with_answer(event: CaseEvent, error: zgw.ZgwError) -> dict[str, Any]:
+    """The event's detail with what Open Klant answered (never a URL: the party's is not shown)."""
+    return {**(event.detail or {}), domain.CONTACT_DETAIL: {"api": error.api, "status": error.status,
+                                                            "code": error.code}}
+
+
+def _wait(event: CaseEvent, down: Unreachable) -> float | None:
+    """Open Klant down: try again with the events' back-off, or give up past their horizon. The seconds
+    to wait, or None when it gave up (kept, so the purge takes the event after its days)."""
+    if event.attempts + 1 >= processing.GIVE_UP_AFTER_ATTEMPTS:
+        log.warning("case event %s: klantcontact given up, the %s API answered %s", event.id, down.api, down.status)
+        _set(event, domain.CONTACT_GAVE_UP, next_attempt_at=None, detail=_with_answer(event, down))
+        return None
+    delay = processing.retry_delay(event.attempts + 1)
+    CaseEvent.update(attempts=event.attempts + 1, next_attempt_at=utcnow() + datetime.timedelta(seconds=delay),
+                     detail=_with_answer(event, down), updated_at=utcnow()).where(
+        (CaseEvent.id == event.id) & (CaseEvent.contact_state == domain.CONTACT_DUE)).execute()
+    log.info("case event %s: klantcontact waits, the %s API answered %s", event.id, down.api, down.status)
+    case_event_klantcontacts.labels(WAITING).inc()
+    return delay
 
 
 def record(event_id: object) -> float | None:
@@ -162,15 +190,11 @@ def record(event_id: object) -> float | None:
         made = zgw.request(klant, "POST", klant.url("maak-klantcontact"), what="maak-klantcontact",
                            json_body=_klantcontact(event, _last_of_chain(event.notification_id)), expect=(201,))
     except Unreachable as down:
-        delay = processing.retry_delay(event.attempts + 1)
-        CaseEvent.update(attempts=event.attempts + 1, next_attempt_at=utcnow() + datetime.timedelta(seconds=delay),
-                         updated_at=utcnow()).where(CaseEvent.id == event.id).execute()
-        log.info("case event %s: klantcontact waits, the %s API answered %s", event.id, down.api, down.status)
-        case_event_klantcontacts.labels(WAITING).inc()
-        return delay
+        return _wait(event, down)
     except Refused as refused:
-        log.warning("case event %s: klantcontact refused by the %s API with %s", event.id, refused.api, refused.status)
-        _set(event, domain.CONTACT_REFUSED, next_attempt_at=None)
+        log.warning("case event %s: klantcontact refused by the %s API with %s", event.id, refused.api,
+                    refused.code if refused.code == domain.ADDRESS_REFUSED else refused.status)
+        _set(event, domain.CONTACT_REFUSED, next_attempt_at=None, detail=_with_answer(event, refused))
         return None
     contact = made.get("klantcontact") if isinstance(made, dict) else None
     url = contact.get("url") if isinstance(contact, dict) else None

@@ -194,15 +194,22 @@ def _left_out(refused: ApiError, alternatives: int) -> int | None:
 
 def _send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],
           values: dict[str, str], known: dict[str, Any], enqueue: Mapping[str, Enqueue]) -> None:
-    """Send the plan's first channel with the others as its fallback. An alternative the send rules
-    refuse (a trial service's letter, an address the letter rules refuse) is left out and kept on the
-    event, so the citizen still hears by the channels that reach them; a refusal of the message itself
-    ends the event as send-refused. Each try shortens the plan, so it ends."""
+    """Send the plan's first channel with the others as its fallback. A channel the send rules refuse for
+    itself (its daily limit, an address it cannot take) is passed over for the next, and an alternative
+    refused (a trial service's letter) is left out of the fallback, each kept on the event, so the citizen
+    still hears by the channels that reach them. A refusal no channel escapes (domain.ENDS_EVENT), or of
+    the last channel, ends the event as send-refused. Each try shortens the plan, so it ends."""
+    if not service.active:
+        _finish(event, domain.SEND_REFUSED, {"channel": plan[0][0], "refusals": [kept(domain.SERVICE_SUSPENDED)]},
+                **known)
+        return
+    passed_over: list[dict[str, Any]] = []
     left_out: list[dict[str, Any]] = []
     while True:
+        detail = {key: found for key, found in ((domain.PASSED_OVER, passed_over), (domain.FALLBACK_LEFT_OUT, left_out))
+                  if found}
         try:
-            if _claim_and_send(event, service, plan, templates, values, {**known, "detail": (
-                    {domain.FALLBACK_LEFT_OUT: left_out} if left_out else None)}, enqueue):
+            if _claim_and_send(event, service, plan, templates, values, {**known, "detail": detail or None}, enqueue):
                 _count(domain.SENT, known["scenario"])
             return
         except RateLimitError:
@@ -210,11 +217,17 @@ def _send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templ
         except ApiError as refused:
             index = _left_out(refused, len(plan) - 1)
             refusals = [kept(message) for message in refused.messages]
-            if index is None:
-                _finish(event, domain.SEND_REFUSED, {"channel": plan[0][0], "refusals": refusals}, **known)
+            refusal = {"channel": plan[0][0] if index is None else plan[index + 1][0], "refusals": refusals}
+            if index is not None:
+                left_out.append(refusal)
+                plan = plan[:index + 1] + plan[index + 2:]
+            elif len(plan) > 1 and not domain.ends_event(refusals):
+                passed_over.append(refusal)
+                plan = plan[1:]
+            else:
+                _finish(event, domain.SEND_REFUSED, {**refusal, **({domain.PASSED_OVER: passed_over}
+                                                                   if passed_over else {})}, **known)
                 return
-            left_out.append({"channel": plan[index + 1][0], "refusals": refusals})
-            plan = plan[:index + 1] + plan[index + 2:]
 
 
 def _claim_and_send(event: CaseEvent, service: Service, plan: list[tuple[str, Any]], templates: Mapping[str, str],

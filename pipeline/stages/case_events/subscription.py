@@ -1,20 +1,30 @@
 """The service's own subscription (abonnement) at Open Notificaties (Notificaties API 1.0): made with
 `POST /abonnement` (our address, the Authorization value Open Notificaties is to send us, the zaken
-channel), read back with `GET /abonnement/{uuid}` to see whether it still holds. On creation Open
-Notificaties posts a test message to our address with that value, so the link is saved before."""
+channel), read back with `GET /abonnement/{uuid}` to see whether it still holds, and what it said kept
+on the link (`keep`). On creation Open Notificaties posts a test message to our address with that
+value, so the link is saved before."""
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 from typing import Any
 
+from config import get_settings
 from models.case_event import CaseEventLink
+from models.db import utcnow
 from pipeline.domain import case_events as domain
 from pipeline.infrastructure import zgw
 from pipeline.infrastructure.zgw import Api, OutsideRoots, Refused, Unreachable
 from pipeline.stages.case_events.reading import USER_REPRESENTATION_LENGTH
 
 log = logging.getLogger(__name__)
+
+CALLBACK_PATH = "/case-events/"
+
+
+def callback_url(link: CaseEventLink) -> str:
+    """The address Open Notificaties posts this link's messages to."""
+    return f"{get_settings().base_url}{CALLBACK_PATH}{link.id}"
 
 
 @dataclass(frozen=True)
@@ -95,3 +105,16 @@ def check(link: CaseEventLink, callback_url: str, service_name: str) -> Found:
     posts_zaken = any(isinstance(k, dict) and k.get("naam") == domain.ZAKEN_CHANNEL for k in kanalen)
     holds = found.get("callbackUrl") == callback_url and posts_zaken
     return Found(domain.SUBSCRIPTION_HOLDS if holds else domain.SUBSCRIPTION_DIFFERENT, link.subscription_url)
+
+
+def keep(link: CaseEventLink, found: Found, *, checked_url: str | None = None) -> bool:
+    """Keep what Open Notificaties said of the link's subscription, and when. With checked_url, only while
+    the link's subscription is still that one: a check must not put back the address of an abonnement a
+    re-subscription replaced meanwhile. Whether it was kept."""
+    detail = {"status": found.status, "code": found.code} if found.status is not None or found.code else None
+    condition = CaseEventLink.id == link.id
+    if checked_url is not None:
+        condition &= CaseEventLink.subscription_url == checked_url
+    return CaseEventLink.update(subscription_url=found.url, subscription_state=found.state,
+                                subscription_detail=detail, subscription_checked_at=utcnow()).where(
+        condition).execute() == 1
