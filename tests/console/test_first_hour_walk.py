@@ -17,7 +17,7 @@ and a service in trial mode can neither send to 1,000 strangers nor send letters
 
 Every page the walk loads is checked with axe-core at 1280 and 375 px and must fit the screen at both. With
 LOOK_UPDATE_DOCS=1 (as tests/look) each stop is also photographed at 1280 and 375 px into docs/look/
-(first-hour-NN-<page>-<width>.png, shown in the README); otherwise nothing is compared pixel-wise.
+(first-hour-NN-<page>-<width>.png, shown in docs/first-hour.md); otherwise nothing is compared pixel-wise.
 """
 from __future__ import annotations
 
@@ -117,9 +117,9 @@ def test_a_newcomers_first_hour(browser, console_server, live_server, local_mail
         context.close()
     assert refused == [], refused
     assert len(walk.shots) == len(set(walk.shots))  # one name per page: the files do not overwrite each other
-    readme = (ROOT / "README.md").read_text()
+    first_hour = (ROOT / "docs" / "first-hour.md").read_text()
     assert [name for number, name in enumerate(walk.shots, 1)
-            if f"docs/look/first-hour-{number:02d}-{name}-1280.png" not in readme] == []  # the README shows every page
+            if f"(look/first-hour-{number:02d}-{name}-1280.png)" not in first_hour] == []  # the page shows every one
 
 
 def _first_text(walk: Walk) -> str:

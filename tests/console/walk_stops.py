@@ -1,6 +1,6 @@
 """A browser walk's stops (tests/console/test_first_hour_walk.py): each page checked with axe-core and
 at 1280 and 375 px, and with LOOK_UPDATE_DOCS=1 (as tests/look) photographed at both widths into
-docs/look/ as first-hour-NN-<page>-<width>.png, which the README shows. The walk also counts what a
+docs/look/ as first-hour-NN-<page>-<width>.png, which docs/first-hour.md shows. The walk also counts what a
 person does: every page the browser loads and every form it sends."""
 from __future__ import annotations
 
