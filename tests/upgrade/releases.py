@@ -2,7 +2,7 @@
 
 The upgrade tests (tests/upgrade/) read this list: every release named here, and the current tree,
 must upgrade in place to the current release (the working tree). A release older than OLDEST_SUPPORTED is not tested,
-and the README says it does not upgrade in place.
+and docs/versions-and-dependencies.md says it does not upgrade in place.
 """
 from __future__ import annotations
 
