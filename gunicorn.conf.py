@@ -25,6 +25,10 @@ if _ip is None or (_ip.version == 6) != _bracketed:
           " 0.0.0.0 or [::]", file=sys.stderr)
     raise SystemExit(4)
 bind = f"{listen_address}:{os.environ.get('PORT', '6011')}"
+# No control socket (gunicornc): nothing here uses it, and its default path (~/.gunicorn/gunicorn.ctl) is
+# shared by every gunicorn of one user, so two deployments, or the web and the console, would take it
+# from each other.
+control_socket_disable = True
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 if os.environ.get("DATABASE_URL", "").startswith(("postgresql://", "postgres://")):
     worker_class = "api.gevent_worker.GeventWorker"
