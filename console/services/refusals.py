@@ -2,7 +2,7 @@
 
 On a console page each known refusal is a sentence in the page's language, without the API's field
 name (the form, or a spreadsheet's column, already shows where the problem is), and the trial-mode
-refusals with their link as a link. The API's English words are never read (architecture rule 17):
+refusals with their link as a link. The API's English words are never read (docs/architecture.md#refusals-carry-codes):
 a refusal without a code here is shown as the rule worded it.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ of rotation, an SMTP relay that is down) is tried again after a delay that grows
 has waited already, half as long again, between the provider backoff settings' bounds, until
 SEND_RETRY_WINDOW_SECONDS (4 hours, as long as GOV.UK Notify retries) after the send was due. After
 that it is a technical failure. Only a send that reached no provider waits here: one whose outcome is
-unknown waits for its receipt instead (rule 9).
+unknown waits for its receipt instead (docs/architecture.md#unknown-outcomes-wait-for-their-receipt).
 """
 from __future__ import annotations
 

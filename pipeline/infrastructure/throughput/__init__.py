@@ -1,4 +1,4 @@
-"""The seam for throughput (architecture rule 15): the plain operations rules and stages call to
+"""The seam for throughput (docs/architecture.md#speed-behind-one-seam): the plain operations rules and stages call to
 record notifications, count against the rate and daily limits, change statuses, read and claim the
 sends awaiting dispatch, and hand work in with other threads' (grouped()), whatever makes them fast.
 

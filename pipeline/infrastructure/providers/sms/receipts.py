@@ -34,7 +34,7 @@ _STATES: dict[str, str | None] = {
     "sent": None,
 }
 
-# The receipt body as data (architecture rule 7), for the inbound route to validate against.
+# The receipt body as data (docs/architecture.md#schemas-are-data), for the inbound route to validate against.
 RECEIPT_SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
