@@ -2,7 +2,8 @@
 
 Beside it, not in it: the previous release's workers read `notification` rows whole (`SELECT *`)
 and make them models by their column names, so a column added to `notification` would stop them
-while a rolling upgrade has both releases running (docs/architecture.md#migrations-are-frozen-expand-then-contract). A row exists only for a
+while a rolling upgrade has both releases running
+(docs/architecture.md#migrations-are-frozen-expand-then-contract). A row exists only for a
 message sent with alternatives, or sent as one.
 """
 from __future__ import annotations

@@ -196,7 +196,8 @@ def test_a_simulated_send_whose_worker_dies_before_recording_it_is_still_deliver
         sending.deliver_sms.fn(str(notification.id))
     monkeypatch.undo()
 
-    # The record was rolled back; the receipt records the send itself (docs/architecture.md#unknown-outcomes-wait-for-their-receipt).
+    # The record was rolled back; the receipt records the send itself
+    # (docs/architecture.md#unknown-outcomes-wait-for-their-receipt).
     wait_for(lambda: status_of(notification.id) == "delivered", timeout=20)
     assert Notification.get_by_id(notification.id).sent_by == "simulated"
 

@@ -1,4 +1,5 @@
-"""Nothing is built or registered at import (docs/architecture.md#nothing-built-at-import): each process's factory wires the
+"""Nothing is built or registered at import (docs/architecture.md#nothing-built-at-import): each process's
+factory wires the
 database, the broker and the listeners, and a process that only called its factory has them all."""
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ from typing import Any
 class Refusal(str):
     """A rule's refusal: the spec's English words (what the API answers and the CLI prints), carrying a
     stable code and the values in it, from which the console words it in its own language. No door
-    reads another door's text (docs/architecture.md#refusals-carry-codes); a plain str refusal has no words but its own."""
+    reads another door's text (docs/architecture.md#refusals-carry-codes); a plain str refusal has no words
+    but its own."""
     code: str
     values: Mapping[str, Any]
 

@@ -1,6 +1,7 @@
 """Every provider setting's rule: what makes it unusable, said in one line that names the setting.
 
-Each rule is checked in three places (docs/architecture.md#settings-that-cannot-work-stop-the-process): a process that uses the setting refuses
+Each rule is checked in three places (docs/architecture.md#settings-that-cannot-work-stop-the-process): a
+process that uses the setting refuses
 to start with it (`refuse_to_start`, from app.py, console/, workers/supervise.py), `/_status` names it
 (api/monitoring.py), and a request that needs it is answered 409 rather than failing inside (the SMS
 gateways' rule is also the admin API's, pipeline/infrastructure/providers/sms/gateways.py). An SMS gateway the

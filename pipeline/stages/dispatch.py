@@ -245,7 +245,8 @@ def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
     leave the record refused (delivered -> sending). Queued here, one applied before the commit
     waits for the record's lock (the row's, or SQLite's one writer) and finds the notification
     `sending`; a worker killed before the commit leaves it `created` for its redelivered message,
-    any receipt already queued recording the send itself (docs/architecture.md#unknown-outcomes-wait-for-their-receipt); one that cannot queue (Redis
+    any receipt already queued recording the send itself
+    (docs/architecture.md#unknown-outcomes-wait-for-their-receipt); one that cannot queue (Redis
     away) records nothing. Only the record that moved a notification queues its receipt.
     """
     now = utcnow()

@@ -1,7 +1,8 @@
 """The delivery-receipt stage: providers' reports move notifications along the transition table.
 
 A receipt is applied whatever the order in which it and the send's own answer arrive (architecture
-docs/architecture.md#unknown-outcomes-wait-for-their-receipt). A gateway may report before its answer to our send reaches us, or after a send whose
+docs/architecture.md#unknown-outcomes-wait-for-their-receipt). A gateway may report before its answer to our
+send reaches us, or after a send whose
 outcome we could not know: the notification is then still `created` with a claim. The receipt
 shows the provider has the message, so it is first recorded as sent (`sending`, with the
 provider's id) and then the receipt is applied. A receipt we cannot match yet (only the provider's

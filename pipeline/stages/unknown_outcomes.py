@@ -1,4 +1,5 @@
-"""Sends whose outcome is unknown: the request went out whole and no answer came (docs/architecture.md#unknown-outcomes-wait-for-their-receipt). Each keeps
+"""Sends whose outcome is unknown: the request went out whole and no answer came
+(docs/architecture.md#unknown-outcomes-wait-for-their-receipt). Each keeps
 its claim, so no worker sends it again blind, and is settled by the first of:
 - the provider's receipt, which names our reference (pipeline/stages/receipts.py);
 - the provider's lookup, where it has one (pipeline/infrastructure/providers/sms/lookups.py): asked once the send is

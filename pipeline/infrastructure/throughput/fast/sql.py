@@ -42,7 +42,8 @@ def row_model(model: type[M], names: tuple[str, ...], row: tuple) -> M:
         field = columns.get(name)
         if field is None:
             # A column a later release added (`SELECT *` returns it): this release keeps working
-            # beside that release's schema during a rolling upgrade (docs/architecture.md#migrations-are-frozen-expand-then-contract).
+            # beside that release's schema during a rolling upgrade
+            # (docs/architecture.md#migrations-are-frozen-expand-then-contract).
             continue
         data[field.name] = None if value is None else field.python_value(value)
     # peewee's documented constructor: it also fills Python-side defaults, each then replaced by the row's value.
