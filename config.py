@@ -5,6 +5,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 # Amazon's SNS endpoints, in every region and in China: sns.eu-west-1.amazonaws.com, sns.cn-north-1.amazonaws.com.cn.
@@ -143,10 +144,16 @@ class Settings:
 
 def load_settings() -> Settings:
     instance = _instance_dir()
+    console_port = int(os.environ.get("CONSOLE_PORT", "6012"))
+    return Settings(**_process(instance, console_port), **_queues(), **_sending(), **_providers(),
+                    **_letters(instance), **_console(console_port))
+
+
+def _process(instance: Path, console_port: int) -> dict[str, Any]:
+    """Where the data is, the secrets, the addresses the processes answer on."""
     port = int(os.environ.get("PORT", "6011"))
     base_url = os.environ.get("BASE_URL", f"http://127.0.0.1:{port}").rstrip("/")
-    console_port = int(os.environ.get("CONSOLE_PORT", "6012"))
-    return Settings(
+    return dict(
         database_url=os.environ.get("DATABASE_URL") or f"sqlite:///{instance / 'notify.db'}",
         redis_url=os.environ.get("REDIS_URL") or None,
         admin_client_id=os.environ.get("ADMIN_CLIENT_ID", "notify-admin"),
@@ -156,36 +163,35 @@ def load_settings() -> Settings:
         admin_url=os.environ.get("ADMIN_URL", f"http://127.0.0.1:{console_port}").rstrip("/"),
         port=port,
         instance_dir=instance,
-        queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
         cache_ttl_seconds=float(os.environ.get("CACHE_TTL_SECONDS", "2")),
+        document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
+        metrics_token=os.environ.get("METRICS_TOKEN") or None,
+        throughput=os.environ.get("THROUGHPUT", "fast").strip().lower() or "fast",
+    )
+
+
+def _queues() -> dict[str, Any]:
+    """The broker, its queues and the health figures read from them."""
+    return dict(
+        queue_namespace=os.environ.get("QUEUE_NAMESPACE", "notify"),
         queue_heartbeat_timeout_ms=int(os.environ.get("QUEUE_HEARTBEAT_TIMEOUT_MS", "60000")),
         worker_db_connections=int(os.environ.get("WORKER_DB_CONNECTIONS", "16")),
         queue_maintenance_chance=int(os.environ.get("QUEUE_MAINTENANCE_CHANCE", "1000")),
         queue_idle_poll_ms=int(os.environ.get("QUEUE_IDLE_POLL_MS", "100")),
         queue_quiet_poll_ms=int(os.environ.get("QUEUE_QUIET_POLL_MS", "1000")),
-        smtp_url=os.environ.get("SMTP_URL") or None,
-        sms_gateway_url=os.environ.get("SMS_GATEWAY_URL") or None,
-        sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,
-        provider_webhook_token=_persistent_secret("provider-webhook-token", "PROVIDER_WEBHOOK_TOKEN"),
-        clamd_url=os.environ.get("CLAMD_URL") or None,
-        email_from_domain=os.environ.get("EMAIL_FROM_DOMAIN", "notify.localhost"),
-        smtp_delivered_on_accept=os.environ.get("SMTP_DELIVERED_ON_ACCEPT", "1") not in ("0", "false", "no"),
+        broker_url=os.environ.get("BROKER_URL") or None,
+        status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
+        status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
+        message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
+    )
+
+
+def _sending() -> dict[str, Any]:
+    """How long a send, a receipt and a callback are retried and waited for."""
+    return dict(
         provider_max_retries=int(os.environ.get("PROVIDER_MAX_RETRIES", "10")),
         provider_min_backoff_ms=int(os.environ.get("PROVIDER_MIN_BACKOFF_MS", "5000")),
         provider_max_backoff_ms=int(os.environ.get("PROVIDER_MAX_BACKOFF_MS", "600000")),
-        default_sms_sender=os.environ.get("DEFAULT_SMS_SENDER", "Notify"),
-        print_drop_dir=Path(os.environ.get("PRINT_DROP_DIR", instance / "print")),
-        print_provider=os.environ.get("PRINT_PROVIDER", "simulated").strip().lower() or "simulated",
-        print_batch_seconds=int(os.environ.get("PRINT_BATCH_SECONDS", "60")),
-        file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
-        callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
-        callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
-        document_download_url=os.environ.get("DOCUMENT_DOWNLOAD_URL", base_url).rstrip("/") or base_url,
-        console_port=console_port,
-        console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
-        console_session_max_hours=float(os.environ.get("CONSOLE_SESSION_MAX_HOURS", "12")),
-        sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
-        sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
         outcome_unknown_timeout_seconds=int(os.environ.get("OUTCOME_UNKNOWN_TIMEOUT_SECONDS", "3600")),
         send_retry_window_seconds=int(os.environ.get("SEND_RETRY_WINDOW_SECONDS", str(4 * 3600))),
         receipt_hold_seconds=int(os.environ.get("RECEIPT_HOLD_SECONDS", "3600")),
@@ -193,32 +199,63 @@ def load_settings() -> Settings:
         stuck_after_seconds=int(os.environ.get("STUCK_AFTER_SECONDS", "120")),
         sending_timeout_seconds=int(os.environ.get("SENDING_TIMEOUT_SECONDS", str(72 * 3600))),
         slow_sweep_interval_seconds=int(os.environ.get("SLOW_SWEEP_INTERVAL_SECONDS", "3600")),
+        callbacks_allow_http_loopback=os.environ.get("CALLBACKS_ALLOW_HTTP_LOOPBACK", "0") in ("1", "true", "yes"),
+        callback_min_backoff_ms=int(os.environ.get("CALLBACK_MIN_BACKOFF_MS", "30000")),
+    )
+
+
+def _providers() -> dict[str, Any]:
+    """The email and SMS providers, the virus scanner, receipts' senders and the ZGW APIs' network."""
+    return dict(
+        smtp_url=os.environ.get("SMTP_URL") or None,
+        sms_gateway_url=os.environ.get("SMS_GATEWAY_URL") or None,
+        sms_gateway_token=os.environ.get("SMS_GATEWAY_TOKEN") or None,
+        provider_webhook_token=_persistent_secret("provider-webhook-token", "PROVIDER_WEBHOOK_TOKEN"),
+        clamd_url=os.environ.get("CLAMD_URL") or None,
+        email_from_domain=os.environ.get("EMAIL_FROM_DOMAIN", "notify.localhost"),
+        smtp_delivered_on_accept=os.environ.get("SMTP_DELIVERED_ON_ACCEPT", "1") not in ("0", "false", "no"),
+        default_sms_sender=os.environ.get("DEFAULT_SMS_SENDER", "Notify"),
+        sms_gateway_timeout_seconds=float(os.environ.get("SMS_GATEWAY_TIMEOUT_SECONDS", "10")),
+        sms_gateway_deduplicates=os.environ.get("SMS_GATEWAY_DEDUPLICATES", "0") in ("1", "true", "yes"),
         sms_gateways=os.environ.get("SMS_GATEWAYS") or None,
         sms_gateway_failure_threshold=int(os.environ.get("SMS_GATEWAY_FAILURE_THRESHOLD", "5")),
         sms_gateway_cooldown_seconds=int(os.environ.get("SMS_GATEWAY_COOLDOWN_SECONDS", "30")),
         smtp_fallback_url=os.environ.get("SMTP_FALLBACK_URL") or None,
-        broker_url=os.environ.get("BROKER_URL") or None,
-        metrics_token=os.environ.get("METRICS_TOKEN") or None,
-        status_worker_absent_seconds=float(os.environ.get("STATUS_WORKER_ABSENT_SECONDS", "60")),
-        status_queue_age_seconds=float(os.environ.get("STATUS_QUEUE_AGE_SECONDS", "300")),
         smtp_timeout_seconds=float(os.environ.get("SMTP_TIMEOUT_SECONDS", "30")),
-        message_report_background_rows=int(os.environ.get("MESSAGE_REPORT_BACKGROUND_ROWS", "10000")),
-        console_max_upload_bytes=int(os.environ.get("CONSOLE_MAX_UPLOAD_BYTES", "10000000")),
         sns_host_pattern=os.environ.get("SNS_HOST_PATTERN") or DEFAULT_SNS_HOST_PATTERN,
         sns_topic_arns=tuple(arn.strip() for arn in os.environ.get("SNS_TOPIC_ARNS", "").split(",") if arn.strip()),
         sns_ca_file=os.environ.get("SNS_CA_FILE") or None,
         sns_signing_ca_file=os.environ.get("SNS_SIGNING_CA_FILE") or None,
+        case_events_private_networks=tuple(network.strip() for network in os.environ.get(
+            "CASE_EVENTS_PRIVATE_NETWORKS", "").split(",") if network.strip()),
+        case_events_ca_file=os.environ.get("CASE_EVENTS_CA_FILE") or None,
+    )
+
+
+def _letters(instance: Path) -> dict[str, Any]:
+    """The print house and where files are kept."""
+    return dict(
+        print_drop_dir=Path(os.environ.get("PRINT_DROP_DIR", instance / "print")),
+        print_provider=os.environ.get("PRINT_PROVIDER", "simulated").strip().lower() or "simulated",
+        print_batch_seconds=int(os.environ.get("PRINT_BATCH_SECONDS", "60")),
+        file_storage_dir=Path(os.environ.get("FILE_STORAGE_DIR", instance / "files")),
         print_sftp_url=os.environ.get("PRINT_SFTP_URL") or None,
         print_sftp_key_file=Path(os.environ["PRINT_SFTP_KEY_FILE"]) if os.environ.get("PRINT_SFTP_KEY_FILE") else None,
         print_sftp_host_key=os.environ.get("PRINT_SFTP_HOST_KEY", "").strip() or None,
         print_sftp_timeout_seconds=float(os.environ.get("PRINT_SFTP_TIMEOUT_SECONDS", "30")),
+    )
+
+
+def _console(console_port: int) -> dict[str, Any]:
+    """The console's port, sessions, uploads and look."""
+    return dict(
+        console_port=console_port,
+        console_session_idle_minutes=int(os.environ.get("CONSOLE_SESSION_IDLE_MINUTES", "60")),
+        console_session_max_hours=float(os.environ.get("CONSOLE_SESSION_MAX_HOURS", "12")),
+        console_max_upload_bytes=int(os.environ.get("CONSOLE_MAX_UPLOAD_BYTES", "10000000")),
         local_mailbox_dir=Path(os.environ["LOCAL_MAILBOX_DIR"]) if os.environ.get("LOCAL_MAILBOX_DIR") else None,
         console_theme_css=Path(os.environ["CONSOLE_THEME_CSS"]) if os.environ.get("CONSOLE_THEME_CSS") else None,
         console_theme_class=os.environ.get("CONSOLE_THEME_CLASS", "").strip() or None,
-        throughput=os.environ.get("THROUGHPUT", "fast").strip().lower() or "fast",
-        case_events_private_networks=tuple(network.strip() for network in os.environ.get(
-            "CASE_EVENTS_PRIVATE_NETWORKS", "").split(",") if network.strip()),
-        case_events_ca_file=os.environ.get("CASE_EVENTS_CA_FILE") or None,
     )
 
 

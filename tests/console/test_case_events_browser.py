@@ -41,19 +41,23 @@ def test_a_member_links_the_service_and_reads_what_became_of_a_case(
                          ("#nrc_secret", zgw.nrc_secret)):
         page.fill(field, value)
     _checked(page, "connection")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():  # read the next page once loaded, not while it streams in
+        page.click("main form button[type=submit]")
     assert "Verbinding opgeslagen" in page.inner_text("main")
 
-    page.click("text=Abonneren")
+    with page.expect_navigation():
+        page.click("text=Abonneren")
     assert "Staat" in page.inner_text("main")
     page.click("text=Zaaktypen wijzigen")
     page.fill("#case_types", CASE_TYPE)
     _checked(page, "case-types")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     page.click("text=Sjablonen wijzigen")
     page.select_option("#received_sms", label="Zaak ontvangen (sms)")
     _checked(page, "templates")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "Zaak ontvangen (sms)" in page.inner_text("main")
     _checked(page, "settings-linked")
 

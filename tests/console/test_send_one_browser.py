@@ -97,7 +97,7 @@ def test_reply_to_a_received_text_in_its_conversation(signed_in_member, service,
     page.click("text=Antwoorden")
     assert_accessible(page)
     page.click("text=Bevestiging")
-    assert "+31612345678" in page.inner_text("main")
+    assert "06 12345678" in page.inner_text("main")
     page.fill("#placeholder_0", "maandag")
     page.click("button[value=preview]")
     assert_accessible(page)
