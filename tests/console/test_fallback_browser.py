@@ -36,7 +36,8 @@ def test_a_text_that_fails_falls_back_to_the_email_chosen_in_the_console(signed_
     page.fill("#fallback_email_address", "anna@example.nl")
     assert_accessible(page)
     _shot(page, "send-one-form")
-    page.click("button[value=preview]")
+    with page.expect_navigation():
+        page.click("button[value=preview]")
     assert "dan de e-mail Afspraak per e-mail naar anna@example.nl" in page.inner_text("main")
     assert_accessible(page)
     _shot(page, "send-one-preview")
@@ -74,7 +75,8 @@ def test_the_spreadsheet_pages_offer_the_alternatives_and_show_the_chain(signed_
          [phone(1), "", "", "", "", "Bob"]])}])
     assert_accessible(page)
     _shot(page, "upload")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "dan de brief Afspraakbrief: 1 rijen hebben een adres" in page.inner_text("main")
     assert_accessible(page)
     _shot(page, "check")

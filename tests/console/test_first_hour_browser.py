@@ -92,12 +92,14 @@ def test_refusals_read_as_sentences_with_the_trial_mode_link_once_per_kind(page)
     page.goto(f"/language/en?next=/services/{service.id}/send/{template.id}/one")
     page.fill("#phone_number", "06 123")
     page.fill("#placeholder_0", "Ann")
-    page.click("main form button[value=preview]")
+    with page.expect_navigation():
+        page.click("main form button[value=preview]")
     assert page.locator("#phone_number-error-1").inner_text() == "The number has too few digits"
     assert "phone_number" not in page.locator("main").inner_text()
     assert_accessible(page)
     page.fill("#phone_number", "06 98765432")
-    page.click("main form button[value=preview]")  # refused before the preview
+    with page.expect_navigation():
+        page.click("main form button[value=preview]")  # refused before the preview
     assert page.locator("#phone_number-error-1").inner_text() == (
         "In trial mode this service sends only to its team and its guest list")
     ways = page.locator("#trial-mode-ways")  # the links, apart from the error (its summary links to the field)
@@ -179,7 +181,8 @@ def test_times_are_shown_and_scheduled_on_the_services_clock(signed_in_member, s
     page.get_by_role("link", name="Wijzigen Tijdzone").click()
     assert_accessible(page)
     page.fill("#time_zone", "Mars/Olympus_Mons")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "Vul een tijdzone in met haar naam" in page.locator(".notify-error-summary").inner_text()
     assert_accessible(page)
     page.fill("#time_zone", "America/Curacao")

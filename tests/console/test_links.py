@@ -26,7 +26,8 @@ def test_an_invited_person_creates_an_account_with_email_codes(page, platform_ad
     page.fill("#name", "Nieuw Lid")
     page.fill("#password", "short")
     page.fill("#password_confirm", "other")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "Uw wachtwoord moet minstens 10 tekens lang zijn" in page.inner_text(".notify-error-summary")
     assert_accessible(page)
     page.fill("#name", "Nieuw Lid")
@@ -35,7 +36,8 @@ def test_an_invited_person_creates_an_account_with_email_codes(page, platform_ad
     page.click("main form button[type=submit]")
 
     page.wait_for_url("**/two-factor/set-up")
-    page.click("main form button[type=submit]")  # nothing chosen
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")  # nothing chosen
     assert "Kies hoe u bevestigt dat u het bent" in page.inner_text("main")
     assert_accessible(page)
     page.check("#auth_type-1")  # a code by email
@@ -113,7 +115,8 @@ def test_a_password_reset_by_email_signs_out_everywhere(page, make_user, real_pr
     page.click("text=Wachtwoord vergeten?")
     assert_accessible(page)
     page.fill("#email_address", user.email_address)
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert page.inner_text("h1") == "Kijk in uw e-mail"
     assert_accessible(page)
     [email] = emails_to(smtp, user.email_address)
@@ -139,7 +142,8 @@ def test_a_reset_for_an_unknown_address_looks_the_same_and_sends_nothing(page, r
     smtp, _ = real_providers
     page.goto("/forgot-password")
     page.fill("#email_address", "niemand@example.gov.nl")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert page.inner_text("h1") == "Kijk in uw e-mail"
     assert smtp.messages == []
 

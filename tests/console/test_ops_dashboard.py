@@ -79,7 +79,8 @@ def test_dead_letters_are_requeued_from_the_page(signed_in_admin):
     assert "RuntimeError: job j1 went wrong" in page.inner_text("main")
     assert_accessible(page)
     recovered.add("j1")
-    page.click("main section button:has-text('Opnieuw in de wachtrij')")
+    with page.expect_navigation():
+        page.click("main section button:has-text('Opnieuw in de wachtrij')")
     assert "Bericht opnieuw in zijn wachtrij gezet." in page.inner_text("main")
     assert dead_letters.list_dead("ops-test-console-dead") == []
     with running_worker():

@@ -41,7 +41,8 @@ def test_send_one_text_message_and_see_it_delivered(signed_in_member, service, s
     assert page.input_value("#placeholder_0") == "Anna"
     assert_accessible(page)
     page.fill("#phone_number", "06 12345678")
-    page.click("button[value=preview]")
+    with page.expect_navigation():
+        page.click("button[value=preview]")
     assert page.inner_text("[data-testid=message-body]") == "Beste Anna, uw afspraak is op vrijdag."
     assert_accessible(page)
     page.click("button[value=send]")

@@ -50,7 +50,8 @@ def test_an_emailed_code_works_once_and_a_wrong_one_is_refused(page, make_user, 
     [body] = emails_to(smtp, user.email_address)
     code = code_in(body)
     page.fill("#code", "000000" if code != "000000" else "111111")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "De code is onjuist of verlopen." in page.inner_text("main")
     assert page.get_attribute("#code", "aria-invalid") == "true"
     assert_accessible(page)
@@ -58,7 +59,8 @@ def test_an_emailed_code_works_once_and_a_wrong_one_is_refused(page, make_user, 
     page.click("text=Stuur een nieuwe code")
     bodies = emails_to(smtp, user.email_address, count=2)
     page.fill("#code", code)  # the first code was replaced by the new one
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "De code is onjuist of verlopen." in page.inner_text("main")
     page.fill("#code", code_in(bodies[1]))
     page.click("main form button[type=submit]")
@@ -70,13 +72,15 @@ def test_a_wrong_password_or_totp_code_does_not_sign_in(page, make_user):
     page.goto("/sign-in")
     page.fill("#email_address", user.email_address)
     page.fill("#password", "not the password")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "Het e-mailadres of wachtwoord is onjuist." in page.inner_text("main")
     assert_accessible(page)
 
     _password_step(page, user)
     page.fill("#code", "12345")
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "De code bestaat uit 6 cijfers" in page.inner_text("main")
     assert page.url.endswith("/two-factor")
     assert UserSession.select().count() == 0
@@ -180,7 +184,8 @@ def test_a_totp_code_is_refused_the_second_time(page, make_user):
     page.click("header button:has-text('Uitloggen')")
     _password_step(page, user)
     page.fill("#code", code)
-    page.click("main form button[type=submit]")
+    with page.expect_navigation():
+        page.click("main form button[type=submit]")
     assert "De code is onjuist of verlopen." in page.inner_text("main")
 
 
