@@ -23,11 +23,11 @@ from models.service import Service
 from pipeline.domain import statuses
 from pipeline.domain.errors import ApiError, kept
 from pipeline.domain.letters.content import filled_letter, postage_of
-from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, WithRow, record
 from pipeline.stages import send_checks
 from pipeline.stages.documents import prepare_files
+from pipeline.stages.new_notification import new_chain, new_notification
 
 # The final failures a chain goes on from; delivered, sent (international) and received end it.
 FALLS_BACK_ON = frozenset({statuses.PERMANENT_FAILURE, statuses.TEMPORARY_FAILURE, statuses.TECHNICAL_FAILURE})

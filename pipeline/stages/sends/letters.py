@@ -19,13 +19,13 @@ from pipeline.domain import statuses
 from pipeline.domain.errors import BadRequestError, Refusal
 from pipeline.domain.letters.content import DEFAULT_POSTAGE, filled_letter, postage_of
 from pipeline.domain.letters.precompiled import NotAPdf, check_is_pdf
-from pipeline.domain.new_notification import new_notification
 from pipeline.domain.recipients import PostalAddress
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages import send_checks
 from pipeline.stages.documents import prepare_files
+from pipeline.stages.new_notification import new_notification
 from pipeline.stages.sends.sender import Sender
 from pipeline.stages.sends.sending import scheduled_for_utc
 

@@ -12,7 +12,6 @@ from typing import Any
 
 from models.notification import Notification
 from pipeline.domain.errors import BadRequestError
-from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.domain.recipients import Recipient
 from pipeline.domain.refusals import INTERNATIONAL_SMS_NOT_ALLOWED
 from pipeline.domain.rendering import Rendered, sanitise_values, sanitised_content
@@ -21,6 +20,7 @@ from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
 from pipeline.stages import send_checks
 from pipeline.stages.documents import is_prepared_file, prepare_files
 from pipeline.stages.fallback import saving_links
+from pipeline.stages.new_notification import new_chain, new_notification
 from pipeline.stages.sends import alternatives as fallback
 from pipeline.stages.sends.sender import Sender
 
