@@ -13,7 +13,7 @@ from core.daily_figures import BILLED_KEY_TYPES, billing_counts
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.organisation import rate_table_of
-from pipeline.domain.prices import letter_cost, sms_cost
+from models.prices import letter_cost, sms_cost
 from pipeline.stages.fallback import FALLS_BACK_ON
 
 

@@ -10,8 +10,8 @@ from config import get_settings
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.organisation import rate_table_of
+from models.prices import letter_cost, sms_cost
 from pipeline.domain.formatting import iso
-from pipeline.domain.prices import letter_cost, sms_cost
 from pipeline.domain.statuses import public_status
 
 ADDRESS_LINES = 7
