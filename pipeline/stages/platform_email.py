@@ -21,19 +21,21 @@ def _current_version(template_key: str) -> TemplateVersion:
 def platform_email(template_key: str, email_address: str, personalisation: dict[str, str]) -> Notification:
     """A new, unsaved email of the platform template `template_key` to one address. Live key type: these
     are real emails to real people."""
+    service = ensure_platform_service()  # it makes the platform's templates too: first
     version = _current_version(template_key)
     rendered = render("email", version.body, version.subject, personalisation)
     # Our own addresses, not a caller's: taken as they are, in the form they are compared in.
     recipient = Recipient(email_address, format_email_for_comparison(email_address))
-    return new_notification(ensure_platform_service(), "email", recipient, body=rendered.body,
+    return new_notification(service, "email", recipient, body=rendered.body,
                             subject=rendered.subject, version=version, personalisation=personalisation)
 
 
 def platform_sms(template_key: str, phone_number: str, personalisation: dict[str, str]) -> Notification:
     """A new, unsaved text of the platform template `template_key` to one number, checked as the API checks
     one (raises InvalidRecipient), from the platform's default sender."""
+    service = ensure_platform_service()
     version = _current_version(template_key)
     rendered = render("sms", version.body, None, personalisation)
-    return new_notification(ensure_platform_service(), "sms", recipient_of("sms", phone_number), body=rendered.body,
+    return new_notification(service, "sms", recipient_of("sms", phone_number), body=rendered.body,
                             subject=None, version=version, personalisation=personalisation,
                             reply_to_text=get_settings().default_sms_sender)
