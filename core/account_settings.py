@@ -13,7 +13,11 @@ from core.accounts import close_resets, link, set_password
 from core.passwords import verify_password
 from models.db import database, is_uuid, utcnow
 from models.notification import Notification
+from models.platform import PLATFORM_SERVICE_ID
 from models.user import EmailChange, User, find_user_by_email, new_token, token_hash
+from pipeline.domain.recipients import InvalidRecipient, validate_email_address, validate_phone_number
+from pipeline.stages.failover import only_simulated
+from workers.platform_email import send_platform_email
 
 EMAIL_CHANGE_VALID = datetime.timedelta(hours=1)  # as a password reset link: the mailbox may be shared
 
@@ -30,7 +34,6 @@ def texts_reach_people() -> bool:
     """Whether a text message reaches its recipient: an SMS gateway is configured. Without one the
     simulated provider takes every text, so a code by text message could never arrive."""
     from config import get_settings
-    from pipeline.stages.failover import only_simulated
 
     return not only_simulated("sms", get_settings())
 
@@ -45,8 +48,6 @@ def codes_by_text_readable() -> bool:
 
 def platform_texts(limit: int = 50) -> list[Notification]:
     """The platform's own texts (codes), newest first, for the local mailbox."""
-    from models.platform import PLATFORM_SERVICE_ID
-
     return list(Notification.select().where((Notification.service == PLATFORM_SERVICE_ID)
                                             & (Notification.notification_type == "sms"))
                 .order_by(Notification.created_at.desc()).limit(limit))
@@ -54,8 +55,6 @@ def platform_texts(limit: int = 50) -> list[Notification]:
 
 def platform_texts_among(ids: Sequence[str]) -> list[Notification]:
     """Those of the platform's own texts with these ids (the codes one browser had sent), newest first."""
-    from models.platform import PLATFORM_SERVICE_ID
-
     wanted = [i for i in ids if is_uuid(i)]
     if not wanted:
         return []
@@ -74,8 +73,6 @@ def change_name(user: User, name: str) -> None:
 
 def normalised_mobile_number(raw: str) -> str:
     """The number in E.164, checked as the API checks the number of a text; AccountError("mobile") else."""
-    from pipeline.domain.recipients import InvalidRecipient, validate_phone_number
-
     try:
         return validate_phone_number(raw).e164
     except InvalidRecipient:
@@ -93,9 +90,6 @@ def set_mobile_number(user: User, e164: str | None) -> None:
 
 def request_email_change(user: User, new_address: str) -> None:
     """Send a link to the new address; the account's address changes only once it is followed."""
-    from pipeline.domain.recipients import InvalidRecipient, validate_email_address
-    from workers.platform_email import send_platform_email
-
     try:
         address = validate_email_address(new_address.strip()).lower()
     except InvalidRecipient:

@@ -7,6 +7,7 @@ import uuid
 
 from config import get_settings
 from models.db import database, utcnow
+from models.platform import current_language
 from models.service import Service
 from models.user import (
     SERVICE_PERMISSIONS,
@@ -19,6 +20,9 @@ from models.user import (
     revoke_sessions,
     token_hash,
 )
+from pipeline.domain.recipients import InvalidRecipient, validate_email_address
+from pipeline.domain.wall_clock import on_the_clock
+from workers.platform_email import send_platform_email
 
 INVITATION_VALID = datetime.timedelta(days=2)  # as Notify's invitations
 SETUP_LINK_VALID = datetime.timedelta(days=1)
@@ -35,8 +39,6 @@ def link(path: str) -> str:
 
 def invite(service_id: uuid.UUID | str, email_address: str, permissions: list[str], invited_by: User) -> Invitation:
     """Invite someone to a service with these permissions, by email (a link valid for two days)."""
-    from pipeline.domain.recipients import InvalidRecipient, validate_email_address
-
     service = Service.get_or_none(Service.id == service_id)
     if service is None:
         raise InvitationError("service not found")
@@ -69,10 +71,6 @@ def renew_invitation(invitation: Invitation, sent_by: User) -> Invitation:
 
 
 def _send_invitation(invitation: Invitation, service: Service, token: str, invited_by: User) -> None:
-    from models.platform import current_language
-    from pipeline.domain.wall_clock import on_the_clock
-    from workers.platform_email import send_platform_email
-
     address = invitation.email_address
     if address is None:  # only the first admin's set-up link has none, and it is printed, never emailed
         raise InvitationError("an invitation without an address is not emailed")
@@ -123,8 +121,6 @@ def accept(invitation: Invitation, user: User) -> None:
 def request_password_reset(email_address: str) -> None:
     """Email a reset link when the address has an account; says nothing either way (no way to find
     out who has an account)."""
-    from workers.platform_email import send_platform_email
-
     user = find_user_by_email(email_address)
     if user is None:
         return

@@ -16,13 +16,14 @@ from core.templates import find_template
 from models import audit
 from models.appearance import Appearance, EmailBrand, LetterBrand, appearance_of, set_appearance
 from models.db import database, utcnow
-from pipeline.domain.branding.email import brand_view
 from pipeline.domain.errors import BadRequestError, NoResultFound, ValidationError
 from pipeline.domain.i18n import N_, translator
-from pipeline.domain.letters.compose import letter_date, preview_letter
+from pipeline.domain.letters.compose import letter_date
 from pipeline.domain.letters.letterhead import LetterLogo
 from pipeline.domain.letters.pdf import LetterLayoutError, render_letter_pdf
 from pipeline.domain.rendering import render
+from pipeline.stages.email_brand import brand_view
+from pipeline.stages.letters.template_letters import preview_letter
 
 SAMPLE_SUBJECT = N_("Example message")
 SAMPLE_BODY = N_("This is what your recipients will see.")

@@ -8,10 +8,10 @@ from typing import Any
 from models.appearance import appearance_of
 from models.service import Service
 from models.template import TemplateVersion
-from pipeline.domain.branding.email import brand_view
 from pipeline.domain.errors import BadRequestError
 from pipeline.domain.refusals import missing_personalisation_message
 from pipeline.domain.rendering import missing_personalisation, render
+from pipeline.stages.email_brand import brand_view
 
 
 @dataclass(frozen=True)

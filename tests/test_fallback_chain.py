@@ -17,7 +17,7 @@ from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.service import Service
 from pipeline.domain.errors import kept
-from pipeline.domain.trial import trial_mode_message
+from pipeline.stages.send_checks import trial_mode_message
 from tests.conftest import status_of, wait_for
 from tests.factories import chain_of, create_key, create_notification, create_sample_template, create_service
 from tests.test_callbacks import receiver, register  # noqa: F401  (receiver: a fixture)

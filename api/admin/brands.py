@@ -28,8 +28,8 @@ from core.brands import (
     update_letter_brand,
 )
 from models.appearance import EmailBrand, LetterBrand, ServiceAppearance
-from pipeline.domain.branding.email import logo_path
 from pipeline.domain.formatting import iso
+from pipeline.stages.email_brand import logo_path
 
 
 def _decoded(data: dict[str, Any]) -> dict[str, Any]:

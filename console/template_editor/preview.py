@@ -17,13 +17,13 @@ from models.appearance import appearance_of
 from models.db import utcnow
 from models.service import LetterContact, Service
 from models.template import Template, TemplateVersion
-from pipeline.domain.branding.email import brand_view
 from pipeline.domain.cost import SMS_CHARACTER_LIMIT, non_gsm7_characters, sms_fragments
-from pipeline.domain.letters.compose import preview_letter
 from pipeline.domain.letters.page_images import page_images
 from pipeline.domain.letters.pdf import LetterLayoutError
 from pipeline.domain.rendering import placeholder_names, render
 from pipeline.domain.rendering.address_names import NAMES, spec_name
+from pipeline.stages.email_brand import brand_view
+from pipeline.stages.letters.template_letters import preview_letter
 
 _PLACEHOLDER = re.compile(r"\(\([^()]+\)\)")
 _TAG = re.compile(r"(<[^>]*>)")

@@ -18,9 +18,10 @@ from babel.numbers import format_decimal
 from babel.support import Translations
 from markupsafe import Markup
 
-from models.appearance import DEFAULT_LANGUAGE
-
 DUTCH, ENGLISH = "nl", "en"
+# A service that chose no language speaks Dutch. models/appearance.py stores the same default: the models
+# sit above this floor and may not be imported here (tests/test_layers.py holds the two equal).
+DEFAULT_LANGUAGE = DUTCH
 LANGUAGES = (DUTCH, ENGLISH)
 # Babel's plain "en" is American ("November 23, 2026"); recipients here expect the British order.
 LOCALES = {DUTCH: "nl_NL", ENGLISH: "en_GB"}

@@ -10,22 +10,40 @@ unknown waits for its receipt instead (docs/architecture.md#unknown-outcomes-wai
 from __future__ import annotations
 
 import datetime
-
-from config import Settings
-from models.notification import Notification
+from typing import Protocol
 
 GROWTH = 0.5  # the next wait is this share of the time waited so far
 JITTER = 0.25  # each wait is spread by up to this share either way, so a recovered provider is not stormed
 
 
-def due_at(notification: Notification) -> datetime.datetime:
+class Send(Protocol):
+    """What the window reads of a send (a notification's row); naive UTC times, as stored."""
+
+    @property
+    def created_at(self) -> datetime.datetime: ...
+    @property
+    def scheduled_for(self) -> datetime.datetime | None: ...
+
+
+class Bounds(Protocol):
+    """The settings the window is made of (config.Settings has them)."""
+
+    @property
+    def send_retry_window_seconds(self) -> int: ...
+    @property
+    def provider_min_backoff_ms(self) -> int: ...
+    @property
+    def provider_max_backoff_ms(self) -> int: ...
+
+
+def due_at(notification: Send) -> datetime.datetime:
     """When the send was due: its schedule, else its acceptance."""
     if notification.scheduled_for is not None and notification.scheduled_for > notification.created_at:
         return notification.scheduled_for
     return notification.created_at
 
 
-def next_attempt(notification: Notification, now: datetime.datetime, settings: Settings,
+def next_attempt(notification: Send, now: datetime.datetime, settings: Bounds,
                  draw: float) -> datetime.datetime | None:
     """When to try again (`draw` in [0, 1) spreads it), or None once the window has passed."""
     deadline = due_at(notification) + datetime.timedelta(seconds=settings.send_retry_window_seconds)

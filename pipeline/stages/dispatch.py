@@ -30,7 +30,6 @@ from models.service import sending_address
 from models.template import TemplateVersion
 from observability.metrics import provider_calls
 from pipeline.domain import statuses
-from pipeline.domain.branding.email import brand_view
 from pipeline.domain.cost import sms_fragments
 from pipeline.domain.rendering import render
 from pipeline.infrastructure import throughput
@@ -47,6 +46,7 @@ from pipeline.infrastructure.providers.errors import RateLimited
 from pipeline.infrastructure.providers.registry import email_provider, sms_provider
 from pipeline.infrastructure.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.stages import status_changes
+from pipeline.stages.email_brand import brand_view
 from pipeline.stages.receipts import apply_held_for
 from pipeline.stages.unsubscribe import hosted_url
 

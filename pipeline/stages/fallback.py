@@ -1,6 +1,6 @@
 """The next step of a fallback chain (issue 44): when a message with alternatives left reaches a final
 failure, its first alternative is sent as a notification of its own, under the same service and key
-type and by the same rules as any send (pipeline.domain.send_rules, today's limits); the rest of the
+type and by the same rules as any send (pipeline.stages.send_checks, today's limits); the rest of the
 alternatives go with it. A refusal is kept beside the failed message and ends the chain.
 
 A chain's links live beside each message (models.notification_fallback). Exactly once: the failed
@@ -20,13 +20,14 @@ from models.db import database, utcnow
 from models.notification import Notification
 from models.notification_fallback import NotificationFallback
 from models.service import Service
-from pipeline.domain import send_rules, statuses
+from pipeline.domain import statuses
 from pipeline.domain.errors import ApiError, kept
 from pipeline.domain.letters.content import filled_letter, postage_of
-from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, WithRow, record
+from pipeline.stages import send_checks
 from pipeline.stages.documents import prepare_files
+from pipeline.stages.new_notification import new_chain, new_notification
 
 # The final failures a chain goes on from; delivered, sent (international) and received end it.
 FALLS_BACK_ON = frozenset({statuses.PERMANENT_FAILURE, statuses.TEMPORARY_FAILURE, statuses.TECHNICAL_FAILURE})
@@ -92,25 +93,25 @@ def _daily(service: Service, channel: str) -> tuple[DailyCount, ...]:
 
 def _email(failed: Notification, alternative: dict, new_id: uuid.UUID) -> tuple[Notification, WithRow | None]:
     service = failed.service
-    send_rules.check_permission(service, "email")
-    version = send_rules.find_template(service, alternative["template_id"], "email")
-    recipient = send_rules.recipient("email", alternative["email_address"])
-    send_rules.check_recipient_allowed(service, failed.key_type, "email", recipient.normalised)
+    send_checks.check_permission(service, "email")
+    version = send_checks.find_template(service, alternative["template_id"], "email")
+    recipient = send_checks.recipient("email", alternative["email_address"])
+    send_checks.check_recipient_allowed(service, failed.key_type, "email", recipient.normalised)
     files = prepare_files(service, "email", new_id, alternative.get("personalisation") or {})
-    rendered = send_rules.checked_render("email", version, files.personalisation, [])
+    rendered = send_checks.checked_render("email", version, files.personalisation, [])
     row = new_notification(
         service, "email", recipient, body=rendered.body, subject=rendered.subject, version=version,
-        reply_to_text=send_rules.default_reply_to(service), personalisation=files.personalisation,
+        reply_to_text=send_checks.default_reply_to(service), personalisation=files.personalisation,
         notification_id=new_id, **_chained(failed))
     return row, files.save if files.pending else None
 
 
 def _letter(failed: Notification, alternative: dict, new_id: uuid.UUID) -> tuple[Notification, WithRow | None]:
     service = failed.service
-    send_rules.check_permission(service, "letter")
-    send_rules.check_letter_key_and_mode(service, failed.key_type)
+    send_checks.check_permission(service, "letter")
+    send_checks.check_letter_key_and_mode(service, failed.key_type)
     values = alternative.get("personalisation") or {}
-    version, address, contact_block = send_rules.letter_content(service, alternative["template_id"], values)
+    version, address, contact_block = send_checks.letter_content(service, alternative["template_id"], values)
     rendered, contact = filled_letter(version, contact_block, values)
     row = new_notification(
         service, "letter", address, body=rendered.body, subject=rendered.subject, version=version,

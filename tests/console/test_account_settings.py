@@ -209,7 +209,7 @@ def test_removing_the_number_drops_the_second_factor_by_text(make_user):
 
 
 def test_members_confirmed_mobile_numbers_are_the_trial_mode_team(service, make_user):
-    from pipeline.domain.trial import team_and_guest_list
+    from pipeline.stages.send_checks import team_and_guest_list
 
     member = make_user(service=service).user
     outsider = make_user().user

@@ -11,7 +11,7 @@ import config
 from models.case_event import CaseEvent, CaseEventLink
 from pipeline.domain import case_events as domain
 from pipeline.domain.errors import Refusal, kept
-from pipeline.domain.trial import trial_letters_message
+from pipeline.stages.send_checks import trial_letters_message
 from tests.console.browser import assert_accessible
 from tests.factories import create_notification, create_sample_template
 

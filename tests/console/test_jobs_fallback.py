@@ -12,8 +12,8 @@ import pytest
 from models.job import Job
 from models.notification import Notification
 from pipeline.domain.errors import kept
-from pipeline.domain.trial import trial_letters_message
 from pipeline.stages.jobs import lifecycle, rows
+from pipeline.stages.send_checks import trial_letters_message
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
 from tests.factories import chain_of, create_notification, create_sample_template, create_service, set_chain

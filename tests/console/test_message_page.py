@@ -13,11 +13,11 @@ from models.job import Job
 from models.notification import Notification
 from pipeline.domain import statuses
 from pipeline.domain.errors import kept
-from pipeline.domain.trial import trial_letters_message
 from pipeline.infrastructure.storage import LocalStorage, letter_pdf_key
 from pipeline.infrastructure.virus_scan import EicarScanner
 from pipeline.stages import status_changes
 from pipeline.stages.letters import stages
+from pipeline.stages.send_checks import trial_letters_message
 from tests.console.browser import assert_accessible
 from tests.console.service_pages import amsterdam, signed_in_client
 from tests.console.users import create_console_user

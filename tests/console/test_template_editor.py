@@ -13,8 +13,8 @@ from models.audit import AuditEvent
 from models.db import utcnow
 from models.service import LetterContact
 from models.template import Template, TemplateVersion
-from pipeline.domain.letters.compose import preview_letter
 from pipeline.domain.letters.page_images import page_images
+from pipeline.stages.letters.template_letters import preview_letter
 from tests.console.service_pages import csrf_token, signed_in_client
 from tests.console.users import create_console_user
 

@@ -1,13 +1,12 @@
 """What goes into a template letter's PDF: the service's language and letter brand, the letter's
-references, and a bilingual template's English part. Used by the PDF stage and by previews."""
+references, and a bilingual template's English part. Pure: the PDF stage and the previews read the rows
+and pass them in (pipeline/stages/letters/template_letters.py)."""
 from __future__ import annotations
 
 import datetime
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from models.appearance import Appearance, appearance_of
-from models.notification import Notification
-from models.template import TemplateVersion, contact_block_of
 from pipeline.domain.i18n import DUTCH, ENGLISH
 from pipeline.domain.letters.letterhead import LetterLogo, your_reference
 from pipeline.domain.letters.pdf import LetterPdf, LetterSection, render_letter_pdf
@@ -16,6 +15,37 @@ from pipeline.domain.rendering.address_names import NAMES
 from pipeline.domain.rendering.placeholders import normalised_values
 
 LETTER_TIMEZONE = ZoneInfo("Europe/Amsterdam")  # the date printed on a letter is the Dutch date
+
+
+class LetterBrand(Protocol):
+    """What a letter prints of a brand: its logo (a stored letter brand has it)."""
+
+    @property
+    def logo_png(self) -> bytes: ...
+    @property
+    def logo_width(self) -> int: ...
+    @property
+    def logo_height(self) -> int: ...
+
+
+class Appearance(Protocol):
+    """The service's language and letter brand (models.appearance.Appearance)."""
+
+    @property
+    def language(self) -> str: ...
+    @property
+    def letter_brand(self) -> LetterBrand | None: ...
+
+
+class BilingualVersion(Protocol):
+    """What a letter reads of its template version: whether it has an English part, and that part."""
+
+    @property
+    def bilingual(self) -> bool: ...
+    @property
+    def letter_english_body(self) -> str | None: ...
+    @property
+    def letter_english_subject(self) -> str | None: ...
 
 
 def preview_address(language: str) -> list[str]:
@@ -29,7 +59,7 @@ def letter_date(created_at: datetime.datetime) -> datetime.date:
     return created_at.replace(tzinfo=datetime.UTC).astimezone(LETTER_TIMEZONE).date()
 
 
-def compose_letter(*, appearance: Appearance, version: TemplateVersion | None, values: dict, address_lines: list[str],
+def compose_letter(*, appearance: Appearance, version: BilingualVersion | None, values: dict, address_lines: list[str],
                    subject: str, body: str, contact_block: str | None, date: datetime.date,
                    notification_id: str | None, reference: str | None, sender: str) -> LetterPdf:
     """``subject`` and ``body`` are already filled in; a bilingual version's English part is filled here."""
@@ -46,35 +76,4 @@ def compose_letter(*, appearance: Appearance, version: TemplateVersion | None, v
         our_reference=reference, your_reference=your_reference(normalised_values(values)),
         logo=LetterLogo(bytes(brand.logo_png), brand.logo_width, brand.logo_height) if brand else None,
         sender=sender,
-    )
-
-
-def render_notification_letter(notification: Notification) -> LetterPdf:
-    """The letter as the service's recipients get it."""
-    version = TemplateVersion.get_or_none((TemplateVersion.template == notification.template_id)
-                                          & (TemplateVersion.version == notification.template_version))
-    return compose_letter(
-        appearance=appearance_of(notification.service_id), version=version,
-        values=notification.personalisation or {},
-        address_lines=(notification.address or {}).get("lines") or notification.to.splitlines(),
-        subject=notification.subject or "", body=notification.body or "",
-        contact_block=notification.reply_to_text, date=letter_date(notification.created_at),
-        notification_id=str(notification.id), reference=notification.reference, sender=notification.service.name,
-    )
-
-
-def preview_letter(version: TemplateVersion, values: dict, *, appearance: Appearance, sender: str,
-                   now: datetime.datetime, reader_language: str = DUTCH) -> LetterPdf:
-    """A template letter as it would print today; missing values stay visible as ((placeholders)), a
-    missing address as the placeholders of reader_language (the language of the page showing it)."""
-    by_key = normalised_values(values)
-    lines = [str(by_key[f"addressline{n}"]) for n in range(1, 8) if by_key.get(f"addressline{n}")]
-    main = render("letter", version.body, version.subject, values)
-    block = contact_block_of(version)
-    contact = render("letter", block, None, values).body if block else None
-    return compose_letter(
-        appearance=appearance, version=version, values=values,
-        address_lines=lines or preview_address(reader_language),
-        subject=main.subject or "", body=main.body, contact_block=contact, date=letter_date(now),
-        notification_id=None, reference=None, sender=sender,
     )

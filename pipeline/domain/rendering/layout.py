@@ -22,7 +22,7 @@ _ENV = Environment(
 
 @dataclass(frozen=True)
 class EmailBrandView:
-    """What the header shows of a brand; built from the stored brand by pipeline.domain.branding.email."""
+    """What the header shows of a brand; built from the stored brand by pipeline.stages.email_brand."""
 
     name: str
     colour: str | None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.template import TemplateVersion
+from models.template import TemplateVersion, contact_block_of
 from pipeline.domain.cost import sms_too_long, sms_too_long_message
 from pipeline.domain.errors import Refusal
 from pipeline.domain.letters.content import ADDRESS_KEYS, letter_texts
@@ -59,7 +59,9 @@ def filled(channel: str, version: TemplateVersion, values: dict) -> tuple[str, s
 
 
 def _texts(channel: str, version: TemplateVersion) -> list[str]:
-    return letter_texts(version) if channel == "letter" else [version.subject or "", version.body]
+    if channel == "letter":
+        return letter_texts(version, contact_block_of(version))
+    return [version.subject or "", version.body]
 
 
 def content_problems(channel: str, version: TemplateVersion, values: dict) -> list[tuple[str | None, Refusal]]:

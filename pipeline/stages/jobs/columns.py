@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.template import TemplateVersion
+from models.template import TemplateVersion, contact_block_of
 from pipeline.domain.letters.content import letter_texts
 from pipeline.domain.rendering import normalise_key, placeholder_names
 from pipeline.domain.rendering.address_names import SPEC_NAMES, shown_name, spec_name
@@ -60,7 +60,9 @@ def find_column(header: list[str], column: str) -> int | None:
 
 def _names(version: TemplateVersion) -> list[str]:
     channel = version.template.template_type
-    return placeholder_names(*(letter_texts(version) if channel == "letter" else [version.subject or "", version.body]))
+    if channel == "letter":
+        return placeholder_names(*letter_texts(version, contact_block_of(version)))
+    return placeholder_names(version.subject or "", version.body)
 
 
 def placeholder_columns(version: TemplateVersion) -> list[str]:

@@ -22,11 +22,11 @@ from models.notification_fallback import NotificationFallback
 from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion, contact_block_of
 from pipeline.domain.letters.content import filled_letter, postage_of
-from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.domain.recipients import recipient_of, validate_postal_address
 from pipeline.infrastructure.throughput import Enqueue, record
 from pipeline.stages.fallback import saving_links
 from pipeline.stages.jobs.checking import filled
+from pipeline.stages.new_notification import new_chain, new_notification
 
 CHUNK_ROWS = 1000
 PARTS_PER_INSERT = 10  # parts (their ciphertexts) per INSERT statement

@@ -8,12 +8,12 @@ from models.service import Service
 from models.template import TemplateVersion
 from pipeline.domain.errors import Refusal
 from pipeline.domain.refusals import not_allowed_message
-from pipeline.domain.trial import team_and_guest_list, trial_letters_message, trial_mode_message
 from pipeline.infrastructure import daily_limits
 from pipeline.stages.jobs.alternatives import check_alternatives
 from pipeline.stages.jobs.checking import CheckedSheet, Problem, check_sheet
 from pipeline.stages.jobs.sheet_limits import SheetTooBig
 from pipeline.stages.jobs.spreadsheet import UnreadableFile, file_format, read_sheet
+from pipeline.stages.send_checks import team_and_guest_list, trial_letters_message, trial_mode_message
 
 BULK_CHANNELS = ("sms", "email", "letter")
 

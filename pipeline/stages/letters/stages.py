@@ -12,12 +12,12 @@ import uuid
 from models.db import utcnow
 from models.notification import Notification, unindexed_status
 from pipeline.domain import statuses
-from pipeline.domain.letters.compose import render_notification_letter
 from pipeline.domain.letters.pdf import MAX_SHEETS, LetterLayoutError
 from pipeline.domain.letters.precompiled import NotAPdf, validate_precompiled
 from pipeline.infrastructure.storage import BlobNotFound, Storage, letter_pdf_key
 from pipeline.infrastructure.virus_scan import Scanner
 from pipeline.stages import status_changes
+from pipeline.stages.letters.template_letters import render_notification_letter
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ send is accepted with the refusals each would get if it were sent alone, its pla
 
 What is stored is each alternative as it will be sent: its personalisation already merged over the
 first message's, so a later step of the chain needs nothing but its own entry. The chain itself is
-pipeline/stages/fallback.py's, which applies the same rules (pipeline.domain.send_rules) again when it
+pipeline/stages/fallback.py's, which applies the same rules (pipeline.stages.send_checks) again when it
 sends, since a service's settings may have changed in between.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from pipeline.domain import send_rules
 from pipeline.domain.errors import ApiError, Refusal, ValidationError
+from pipeline.stages import send_checks
 from pipeline.stages.documents import is_prepared_file, prepare_files
 from pipeline.stages.sends.sender import Sender
 
@@ -22,20 +22,20 @@ MAX_ALTERNATIVES = 2
 
 def _check_email(sender: Sender, alternative: dict[str, Any], values: dict) -> None:
     service = sender.service
-    send_rules.check_permission(service, "email")
-    version = send_rules.find_template(service, alternative["template_id"], "email")
-    recipient = send_rules.recipient("email", alternative["email_address"])
-    send_rules.check_recipient_allowed(service, sender.key_type, "email", recipient.normalised)
+    send_checks.check_permission(service, "email")
+    version = send_checks.find_template(service, alternative["template_id"], "email")
+    recipient = send_checks.recipient("email", alternative["email_address"])
+    send_checks.check_recipient_allowed(service, sender.key_type, "email", recipient.normalised)
     # Its files are checked now and stored with it when it is sent (nothing is kept of them here).
     files = prepare_files(service, "email", uuid.uuid4(), values)
-    send_rules.checked_render("email", version, files.personalisation, [])
+    send_checks.checked_render("email", version, files.personalisation, [])
 
 
 def _check_letter(sender: Sender, alternative: dict[str, Any], values: dict) -> None:
     service = sender.service
-    send_rules.check_permission(service, "letter")
-    send_rules.check_letter_key_and_mode(service, sender.key_type)
-    send_rules.letter_content(service, alternative["template_id"], values)
+    send_checks.check_permission(service, "letter")
+    send_checks.check_letter_key_and_mode(service, sender.key_type)
+    send_checks.letter_content(service, alternative["template_id"], values)
     prepare_files(service, "letter", uuid.uuid4(), values)  # a file to download has no place in a letter
 
 

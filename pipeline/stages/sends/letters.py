@@ -15,16 +15,17 @@ from typing import Any
 from models.notification import Notification
 from models.service import Service
 from models.template import TemplateVersion
-from pipeline.domain import send_rules, statuses
+from pipeline.domain import statuses
 from pipeline.domain.errors import BadRequestError, Refusal
 from pipeline.domain.letters.content import DEFAULT_POSTAGE, filled_letter, postage_of
 from pipeline.domain.letters.precompiled import NotAPdf, check_is_pdf
-from pipeline.domain.new_notification import new_notification
 from pipeline.domain.recipients import PostalAddress
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
+from pipeline.stages import send_checks
 from pipeline.stages.documents import prepare_files
+from pipeline.stages.new_notification import new_notification
 from pipeline.stages.sends.sender import Sender
 from pipeline.stages.sends.sending import scheduled_for_utc
 
@@ -37,16 +38,16 @@ _WHITESPACE = re.compile(rb"\s+")
 
 def _check_can_send_letters(sender: Sender) -> None:
     service = sender.service
-    send_rules.check_permission(service, "letter")
+    send_checks.check_permission(service, "letter")
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
-    send_rules.check_letter_key_and_mode(service, sender.key_type)
+    send_checks.check_letter_key_and_mode(service, sender.key_type)
 
 
 def check_may_send_letters(sender: Sender) -> None:
     """What the send checks of the sender before the letter itself, without counting a request
     against the rate limit: a console upload is refused before its file is looked at."""
-    send_rules.check_permission(sender.service, "letter")
-    send_rules.check_letter_key_and_mode(sender.service, sender.key_type)
+    send_checks.check_permission(sender.service, "letter")
+    send_checks.check_letter_key_and_mode(sender.service, sender.key_type)
 
 
 def _daily_counts(sender: Sender) -> tuple[DailyCount, ...]:
@@ -56,7 +57,7 @@ def _daily_counts(sender: Sender) -> tuple[DailyCount, ...]:
 
 
 def _letter_content(service: Service, body: dict) -> tuple[TemplateVersion, PostalAddress, str | None]:
-    return send_rules.letter_content(service, body["template_id"], body["personalisation"],
+    return send_checks.letter_content(service, body["template_id"], body["personalisation"],
                                      body.get("letter_contact_id"))
 
 

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.notification import Notification
-from pipeline.domain import send_rules
 from pipeline.domain.errors import BadRequestError
-from pipeline.domain.new_notification import new_chain, new_notification
 from pipeline.domain.recipients import Recipient
 from pipeline.domain.refusals import INTERNATIONAL_SMS_NOT_ALLOWED
 from pipeline.domain.rendering import Rendered, sanitise_values, sanitised_content
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
+from pipeline.stages import send_checks
 from pipeline.stages.documents import is_prepared_file, prepare_files
 from pipeline.stages.fallback import saving_links
-from pipeline.stages.sends import alternatives as fallback, send_checks
+from pipeline.stages.new_notification import new_chain, new_notification
+from pipeline.stages.sends import alternatives as fallback
 from pipeline.stages.sends.sender import Sender
 
 
@@ -45,15 +45,15 @@ def checked_content(sender: Sender, channel: str, body: dict[str, Any]) -> Rende
     and content), without recording or counting it: a console preview refuses what the send would,
     before the preview rather than after it."""
     service = sender.service
-    version = send_rules.find_template(service, body["template_id"], channel)
+    version = send_checks.find_template(service, body["template_id"], channel)
     _allowed_recipient(sender, channel, body)
-    return send_rules.checked_render(channel, version, body.get("personalisation") or {}, _sanitise_keys(body))
+    return send_checks.checked_render(channel, version, body.get("personalisation") or {}, _sanitise_keys(body))
 
 
 def _allowed_recipient(sender: Sender, channel: str, body: dict) -> Recipient:
     service = sender.service
-    recipient = send_rules.recipient(channel, body["phone_number" if channel == "sms" else "email_address"])
-    send_rules.check_recipient_allowed(service, sender.key_type, channel, recipient.normalised)
+    recipient = send_checks.recipient(channel, body["phone_number" if channel == "sms" else "email_address"])
+    send_checks.check_recipient_allowed(service, sender.key_type, channel, recipient.normalised)
     if recipient.international and not service.has_permission("international_sms"):
         raise BadRequestError(INTERNATIONAL_SMS_NOT_ALLOWED)
     return recipient
@@ -82,9 +82,9 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     """Check and record an sms or email, for an API key or a console user; raises pipeline.domain.errors'
     refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
     service = sender.service
-    send_rules.check_permission(service, channel)
+    send_checks.check_permission(service, channel)
     check_rate_limit(service.id, sender.key_type, service.rate_limit)
-    version = send_rules.find_template(service, body["template_id"], channel)
+    version = send_checks.find_template(service, body["template_id"], channel)
     recipient = _allowed_recipient(sender, channel, body)
     reply_to_text: str | None
     if channel == "sms":
@@ -93,7 +93,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
         reply_to_text = send_checks.reply_to(service, body.get("email_reply_to_id"))
     notification_id = uuid.uuid4()
     files = prepare_files(service, channel, notification_id, body.get("personalisation") or {})
-    rendered = send_rules.checked_render(channel, version, files.personalisation, _sanitise_keys(body))
+    rendered = send_checks.checked_render(channel, version, files.personalisation, _sanitise_keys(body))
     alternatives = fallback.checked_alternatives(sender, channel, body)
     daily = _daily_counts(sender, channel, recipient)
     row = new_notification(

@@ -1,4 +1,5 @@
-"""A stored email brand as the email layout shows it, with the public address of its logo."""
+"""A stored email brand as the email layout shows it, with the public address of its logo (BASE_URL):
+the stages floor, where a brand row and the settings may be read, hands the pure layout a view."""
 from __future__ import annotations
 
 from config import get_settings

@@ -1,11 +1,15 @@
-"""The rules of a send that hold wherever it starts: a request at a door (pipeline/stages/sends/sending.py,
-pipeline/stages/sends/letters.py) or the next step of a fallback chain (pipeline/stages/fallback.py), which a worker
-runs and which cannot reach core. Each raises pipeline.domain.errors' refusals in the spec's words."""
+"""Every check of a send, wherever it starts: a request at a door (pipeline/stages/sends/sending.py,
+pipeline/stages/sends/letters.py), a job's file (pipeline/stages/jobs/upload.py) or the next step of a
+fallback chain (pipeline/stages/fallback.py), which a worker runs and which cannot reach core.
+Permission, template, recipient, trial mode and the team key, content, and the senders it names. Each
+raises pipeline.domain.errors' refusals in the spec's words."""
 from __future__ import annotations
 
+from config import get_settings
 from models.cache import cached
-from models.service import LetterContact, ReplyToAddress, Service, default_of
+from models.service import GuestListEntry, LetterContact, ReplyToAddress, Service, SmsSender, TeamMember, default_of
 from models.template import TemplateVersion, contact_block_of, find_version
+from models.user import ServiceUser, User
 from pipeline.domain.cost import sms_too_long, sms_too_long_message
 from pipeline.domain.errors import BadRequestError, NotPermitted, Refusal, ValidationError
 from pipeline.domain.letters.content import letter_texts
@@ -21,7 +25,6 @@ from pipeline.domain.recipients.email_address import format_email_for_comparison
 from pipeline.domain.recipients.phone import format_phone_for_comparison
 from pipeline.domain.refusals import email_too_long_message, missing_personalisation_message, not_allowed_message
 from pipeline.domain.rendering import Rendered, missing_personalisation, render
-from pipeline.domain.trial import team_and_guest_list, trial_letters_message, trial_mode_message
 
 TEAM_KEY_REFUSAL = Refusal("team_key_recipient", "Cannot send to this recipient using a team-only API key.")
 
@@ -114,3 +117,55 @@ def default_reply_to(service: Service) -> str | None:
     """The reply-to address of an email that names none: the service's default, if it has one."""
     default = cached(("reply-to", service.id), lambda: default_of(ReplyToAddress, service))
     return default.email_address if default else None
+
+
+def sms_sender(service: Service, sms_sender_id: str | None) -> str:
+    if sms_sender_id:
+        sender = SmsSender.get_or_none((SmsSender.id == sms_sender_id) & (SmsSender.service == service))
+        if sender is None:
+            raise BadRequestError(f"sms_sender_id {sms_sender_id} does not exist in database for service id")
+        return sender.sms_sender
+    default = cached(("sms-sender", service.id), lambda: default_of(SmsSender, service))
+    return default.sms_sender if default else get_settings().default_sms_sender
+
+
+def reply_to(service: Service, email_reply_to_id: str | None) -> str | None:
+    if email_reply_to_id:
+        found = ReplyToAddress.get_or_none(
+            (ReplyToAddress.id == email_reply_to_id) & (ReplyToAddress.service == service)
+        )
+        if found is None:
+            raise BadRequestError(
+                f"email_reply_to_id {email_reply_to_id} does not exist in database for service id {service.id}"
+            )
+        return found.email_address
+    return default_reply_to(service)
+
+
+def team_and_guest_list(service: Service, channel: str) -> set[str]:
+    """The recipients in comparison form (format_*_for_comparison) the service may always reach."""
+    if channel == "email":
+        team = {format_email_for_comparison(m.email_address)
+                for m in TeamMember.select().where(TeamMember.service == service) if m.email_address}
+        # The service's console members are its team too, by their account's address...
+        team |= {format_email_for_comparison(u.email_address) for u in
+                 User.select(User.email_address).join(ServiceUser).where(ServiceUser.service == service)}
+    else:
+        team = {format_phone_for_comparison(m.mobile_number)
+                for m in TeamMember.select().where(TeamMember.service == service) if m.mobile_number}
+        # ... and by the mobile number their account confirmed with a code (core/account_settings.py).
+        team |= {format_phone_for_comparison(u.mobile_number) for u in
+                 User.select(User.mobile_number).join(ServiceUser).where(ServiceUser.service == service)
+                 if u.mobile_number}
+    guests = {g.recipient for g in GuestListEntry.select().where(GuestListEntry.service == service)}
+    return team | guests
+
+
+def trial_mode_message() -> Refusal:
+    return Refusal("trial_mode_recipient", "Cannot send to this recipient when service is in trial mode - "
+                   f"see {get_settings().admin_url}/trial-mode")
+
+
+def trial_letters_message() -> Refusal:
+    return Refusal("trial_mode_letters",
+                   f"Cannot send letters when service is in trial mode - see {get_settings().admin_url}/trial-mode")
