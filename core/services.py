@@ -6,7 +6,6 @@ on the same values, so the two never disagree.
 from __future__ import annotations
 
 import zoneinfo
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import peewee
@@ -102,19 +101,13 @@ def _save(service: Service, *, insert: bool, before: dict[str, Any] | None) -> N
         raise duplicate from None
 
 
-def create_service(name: str, *, templates: Sequence[Mapping[str, Any]] = (), **settings: Any) -> Service:
+def create_service(name: str, **settings: Any) -> Service:
     """A new service; it starts in trial mode unless the settings say otherwise. `settings` are those
-    of PLAIN_SETTINGS and `data_retention_days` ({channel: days}). `templates` are the keyword arguments
-    of core.templates.add_template for each template it starts with, made in the same transaction (the
-    console's examples; the admin API and the CLI start a service empty)."""
-    from core.templates import add_template  # core.templates finds services through this module
-
+    of PLAIN_SETTINGS and `data_retention_days` ({channel: days})."""
     service = Service()
     _apply(service, {"name": name, **settings})
     with database.atomic():
         _save(service, insert=True, before=None)
-        for template in templates:
-            add_template(str(service.id), **template)
     return service
 
 
