@@ -20,6 +20,19 @@ from models.service import Service
 UNKNOWN_UNITS = -1  # billable units not yet known (a notification not yet sent)
 COUNTED_FROM_THE_START = datetime.date(2000, 1, 1)  # step 180 on a database without notifications
 
+# (UTC day, notification type, key type, status, postage ("" if none), rate multiplier (1 if none),
+#  billable units (None until known)): what a day's notifications are counted by.
+HeldKey = tuple[datetime.date, str, str, str, str, int, int | None]
+
+
+def as_date(value: object) -> datetime.date:
+    """A day read back from the database."""
+    # PostgreSQL answers DATE() with a date; on SQLite peewee reads it back through created_at's field,
+    # as a datetime at midnight, or it is ISO text.
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    return value if isinstance(value, datetime.date) else datetime.date.fromisoformat(str(value))
+
 
 class _Kind(BaseModel):
     """The kind a count is of; each table below has its own."""

@@ -18,7 +18,7 @@ from tests.conftest import wait_for
 def fast_only() -> Fast:
     """The fast implementation; the test is skipped on THROUGHPUT=reference, where each thread's
     work is its own call and nothing is taken together."""
-    implementation = throughput.implementation()
+    implementation = throughput.seam()
     if not isinstance(implementation, Fast):
         pytest.skip("requests are taken together by the fast implementation only")
     return implementation

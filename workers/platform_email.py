@@ -10,7 +10,7 @@ from models.template import Template, latest_version
 from pipeline.domain.new_notification import new_notification
 from pipeline.domain.recipients import Recipient, format_email_for_comparison, recipient_of
 from pipeline.domain.rendering import render
-from pipeline.infrastructure.throughput import record
+from pipeline.infrastructure import throughput
 from workers.sending import enqueue_deliveries
 
 
@@ -25,7 +25,7 @@ def send_platform_email(template_key: str, email_address: str, personalisation: 
     recipient = Recipient(email_address, format_email_for_comparison(email_address))
     row = new_notification(service, "email", recipient, body=rendered.body, subject=rendered.subject,
                            version=version, personalisation=personalisation)
-    record([row], enqueue_deliveries)
+    throughput.seam().record([row], enqueue_deliveries)
     return row
 
 
@@ -38,5 +38,5 @@ def send_platform_sms(template_key: str, phone_number: str, personalisation: dic
     row = new_notification(service, "sms", recipient_of("sms", phone_number), body=rendered.body, subject=None,
                            version=version, personalisation=personalisation,
                            reply_to_text=get_settings().default_sms_sender)
-    record([row], enqueue_deliveries)
+    throughput.seam().record([row], enqueue_deliveries)
     return row

@@ -24,8 +24,9 @@ from pipeline.domain import send_rules, statuses
 from pipeline.domain.errors import ApiError, kept
 from pipeline.domain.letters.content import filled_letter, postage_of
 from pipeline.domain.new_notification import new_chain, new_notification
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
-from pipeline.infrastructure.throughput import Enqueue, WithRow, record
+from pipeline.infrastructure.throughput import Enqueue, WithRow
 from pipeline.stages.documents import prepare_files
 
 # The final failures a chain goes on from; delivered, sent (international) and received end it.
@@ -156,8 +157,9 @@ def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notifi
         with database.atomic():
             if not _claim(failed.id, row.id):
                 return None  # another delivery of this message took the step
-            record([row], enqueue[row.notification_type], _daily(failed.service, row.notification_type),
-                   saving_links({row.id: chain} if chain is not None else {}, with_row))
+            throughput.seam().record([row], enqueue[row.notification_type],
+                                     _daily(failed.service, row.notification_type),
+                                     saving_links({row.id: chain} if chain is not None else {}, with_row))
     except ApiError as refused:
         _refuse(failed.id, alternative["type"], refused)
         return None
