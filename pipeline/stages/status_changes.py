@@ -150,7 +150,7 @@ def _change_where(notification_ids: Collection[Any], new_status: str, values: di
 
 def _announced(moved_rows: list[tuple[Any, str]], new_status: str) -> list[str]:
     """The ids a batch move's RETURNING gave (id, notification type), each told to the listeners."""
-    moved = [str(Notification.id.python_value(row_id)) for row_id, _ in moved_rows]
+    moved = [str(row_id) for row_id, _ in moved_rows]
     for notification_id in moved:
         _notify(notification_id, new_status)
     return moved

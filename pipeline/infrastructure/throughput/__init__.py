@@ -93,7 +93,7 @@ class Throughput(Protocol):
     def change_statuses(self, notification_ids: list[Any], allowed: frozenset[str],
                         values: dict[str, Any]) -> list[tuple[Any, str]]:
         """UPDATE every one of the notifications whose status is one of allowed to values (a value may
-        be another column of the row, copied over): the id and type of each moved."""
+        be another column of the row, copied over): the id (a uuid.UUID) and type of each moved."""
 
     def change_each_status(self, allowed: frozenset[str], shared: dict[str, Any],
                            changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:

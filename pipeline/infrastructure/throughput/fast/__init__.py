@@ -11,6 +11,17 @@ from pipeline.infrastructure.throughput.fast import counters, dispatch, leases, 
 from pipeline.infrastructure.throughput.fast.batching import Batcher
 from pipeline.infrastructure.throughput.shared import Shared
 
+# Weakly: a group made per object (an outbox's adds) goes with its object.
+_batchers: weakref.WeakKeyDictionary[Grouped, Batcher] = weakref.WeakKeyDictionary()
+
+
+def batcher(group: Grouped[T, R]) -> Batcher[T, R]:
+    """The Batcher that serves group in this process."""
+    found = _batchers.get(group)
+    if found is None:  # made twice at once, one of them serves both
+        found = _batchers.setdefault(group, Batcher(group.name, group.process, linger_seconds=group.linger_seconds))
+    return found
+
 
 class Fast(Shared):
     # Each operation is a function of the module that says what makes it fast.
@@ -25,17 +36,5 @@ class Fast(Shared):
     claim = staticmethod(dispatch.claim)
     any_held_receipt = staticmethod(dispatch.any_held_receipt)
 
-    def __init__(self) -> None:
-        # Weakly: a group made per object (an outbox's adds) goes with its object.
-        self._batchers: weakref.WeakKeyDictionary[Grouped, Batcher] = weakref.WeakKeyDictionary()
-
     def submit_all(self, group: Grouped[T, R], items: Sequence[T]) -> list[R]:
-        return self.batcher(group).submit_all(items)
-
-    def batcher(self, group: Grouped[T, R]) -> Batcher[T, R]:
-        """The Batcher that serves group in this process."""
-        batcher = self._batchers.get(group)
-        if batcher is None:  # made twice at once, one of them serves both
-            batcher = self._batchers.setdefault(
-                group, Batcher(group.name, group.process, linger_seconds=group.linger_seconds))
-        return batcher
+        return batcher(group).submit_all(items)
