@@ -1,6 +1,7 @@
 """Each service's notifications still held, counted per UTC day of creation and per kind: what the
-dashboard and the usage page read for the days since the rollup (pipeline/stages/held_counts.py), never the
-notifications themselves.
+dashboard and the usage page read for the days since the rollup (pipeline/stages/held_counts.py; read and
+folded by the throughput seam, pipeline/infrastructure/throughput/shared.py), never the notifications
+themselves.
 
 The database keeps them (migration step 180): triggers on the notification table write a journal row
 for what each statement (PostgreSQL) or each row (SQLite) added, removed or moved between kinds, in the
