@@ -72,9 +72,11 @@ class Throughput(Protocol):
         """The one way a new notification is recorded: count each row against today's limits in daily
         (pipeline.infrastructure.daily_limits.daily_counts; raising TooManyRequestsError, counting
         nothing, when any would be exceeded), INSERT the rows and what with_row saves of each in one
-        transaction, and enqueue(rows) once it has committed. Inside a transaction of the caller the
-        rows join it (and enqueue runs after its commit); outside one the rows are committed before
-        this returns. Raises what any step raised, having given back the counts of rows not written."""
+        transaction, and hand the rows written to enqueue (an Enqueue starts their work once that
+        transaction commits; it may get them in one call with the rows other requests recorded with
+        it at the same moment). Inside a transaction of the caller the rows join it; outside one
+        they are committed before this returns. Raises what any step raised, having given back the
+        counts of rows not written."""
 
     def check_rate_limit(self, service_id: object, key_type: str, limit: int) -> None:
         """Count a request against its service's limit per key type, in fixed windows of
