@@ -198,8 +198,10 @@ def main() -> None:
     os.environ["DATABASE_URL"] = args.postgres
     from config import get_settings
     from models.db import init_database
+    from pipeline.infrastructure import throughput
 
     init_database(get_settings().database_url)
+    throughput.install(throughput.build(get_settings().throughput))  # the rollup's and the dashboard's reads
     for rows in args.rows:
         for order in args.order:
             measure(args.postgres, rows, order, keep=args.keep or args.reuse, reuse=args.reuse)

@@ -16,7 +16,7 @@ def observe_settings() -> None:
         return
     settings_listener.listen()
     try:
-        generation = throughput.settings_generation()
+        generation = throughput.seam().settings_generation()
     except redis.RedisError:
         return
     cache.observe(generation)

@@ -1,6 +1,7 @@
 """Each service's notifications still held, counted per UTC day of creation and per kind: what the
-dashboard and the usage page read for the days since the rollup (pipeline/stages/held_counts.py), never the
-notifications themselves.
+dashboard and the usage page read for the days since the rollup (pipeline/stages/held_counts.py; read and
+folded by the throughput seam, pipeline/infrastructure/throughput/shared.py), never the notifications
+themselves.
 
 The database keeps them (migration step 180): triggers on the notification table write a journal row
 for what each statement (PostgreSQL) or each row (SQLite) added, removed or moved between kinds, in the
@@ -19,6 +20,19 @@ from models.service import Service
 
 UNKNOWN_UNITS = -1  # billable units not yet known (a notification not yet sent)
 COUNTED_FROM_THE_START = datetime.date(2000, 1, 1)  # step 180 on a database without notifications
+
+# (UTC day, notification type, key type, status, postage ("" if none), rate multiplier (1 if none),
+#  billable units (None until known)): what a day's notifications are counted by.
+HeldKey = tuple[datetime.date, str, str, str, str, int, int | None]
+
+
+def as_date(value: object) -> datetime.date:
+    """A day read back from the database."""
+    # PostgreSQL answers DATE() with a date; on SQLite peewee reads it back through created_at's field,
+    # as a datetime at midnight, or it is ISO text.
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    return value if isinstance(value, datetime.date) else datetime.date.fromisoformat(str(value))
 
 
 class _Kind(BaseModel):

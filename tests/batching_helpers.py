@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pipeline.infrastructure import throughput
+from pipeline.infrastructure.throughput import fast
 from pipeline.infrastructure.throughput.fast import Fast
 from pipeline.infrastructure.throughput.fast.batching import Batcher
 from tests.conftest import wait_for
@@ -18,7 +19,7 @@ from tests.conftest import wait_for
 def fast_only() -> Fast:
     """The fast implementation; the test is skipped on THROUGHPUT=reference, where each thread's
     work is its own call and nothing is taken together."""
-    implementation = throughput.implementation()
+    implementation = throughput.seam()
     if not isinstance(implementation, Fast):
         pytest.skip("requests are taken together by the fast implementation only")
     return implementation
@@ -26,7 +27,8 @@ def fast_only() -> Fast:
 
 def batcher_of(group: throughput.Grouped) -> Batcher:
     """The Batcher serving a group in this process (fast_only)."""
-    return fast_only().batcher(group)
+    fast_only()
+    return fast.batcher(group)
 
 
 def wait_until_queued(batcher: Batcher, count: int) -> None:

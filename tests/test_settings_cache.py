@@ -14,7 +14,7 @@ from tests.factories import create_notification, create_service
 
 
 def _generation() -> bytes | None:
-    return throughput.settings_generation()
+    return throughput.seam().settings_generation()
 
 
 def test_an_entry_loaded_before_a_new_generation_is_not_used(caching):

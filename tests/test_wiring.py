@@ -36,6 +36,7 @@ socket.socket.connect = recording_connect
 
 import app, cli, console, scheduler, workers, workers.supervise
 from models.db import database
+from pipeline.infrastructure import throughput
 from pipeline.stages import status_changes
 from workers.broker import current_broker
 
@@ -51,8 +52,12 @@ try:
     actor = type(workers.sending.deliver_sms.broker).__name__
 except RuntimeError as error:
     actor = str(error)
+try:
+    seam = type(throughput.seam()).__name__
+except RuntimeError as error:
+    seam = str(error)
 print(json.dumps({"brokers": built, "connections": connected, "database": database.obj is not None,
-                  "wired": wired, "heard": heard, "actor": actor}))
+                  "wired": wired, "heard": heard, "actor": actor, "throughput": seam}))
 """
 
 
@@ -68,7 +73,9 @@ def test_importing_the_entry_points_builds_no_broker_nor_database_and_connects_n
     assert found == {"brokers": [], "connections": [], "database": False, "wired": False,
                      # only the listener the script registered itself: the callbacks' waits for the factory
                      "heard": [["a-notification", "delivered"]],
-                     "actor": "no broker yet: this process's factory calls workers.wire() to build it"}
+                     "actor": "no broker yet: this process's factory calls workers.wire() to build it",
+                     "throughput": "no throughput implementation yet: this process's factory calls workers.wire()"
+                                   " to install it"}
 
 
 def test_an_actor_sent_to_before_the_factory_ran_says_so():
@@ -108,3 +115,25 @@ def test_the_factory_wires_once_per_process():
     before = workers.wire()
     assert workers.wire() is before
     assert workers.sending.deliver_sms.broker is before
+
+
+def test_a_send_in_a_process_that_did_not_call_its_factory_says_so(service):
+    done = _run(f"""
+from models.db import database, init_database
+from config import get_settings
+from pipeline.stages import dispatch
+init_database(get_settings().database_url)
+with database.connection_context():
+    dispatch.release({str(create_notification(service=service).id)!r})
+""")
+    assert done.returncode != 0
+    assert "no throughput implementation yet: this process's factory calls workers.wire() to install it" in done.stderr
+
+
+def test_the_factory_installs_the_throughput_implementation_the_setting_names():
+    from config import get_settings
+    from pipeline.infrastructure import throughput
+
+    installed = throughput.seam()
+    assert type(installed).__name__ == {"fast": "Fast", "reference": "Reference"}[get_settings().throughput]
+    assert throughput.seam() is installed  # built once, at wiring

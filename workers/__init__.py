@@ -10,6 +10,7 @@ import dramatiq
 
 from config import get_settings
 from models.db import database, init_database
+from pipeline.infrastructure import throughput
 from pipeline.stages import notification_events, status_changes
 from pipeline.stages.fallback import on_refused
 from workers import (
@@ -38,13 +39,15 @@ _wired = False
 
 
 def wire() -> dramatiq.Broker:
-    """Build this process's database handle and broker, bind every actor to the broker, and register
-    the status-change and event listeners (the services' callbacks); once per process."""
+    """Build this process's database handle, throughput implementation (the THROUGHPUT setting's)
+    and broker, bind every actor to the broker, and register the status-change and event listeners
+    (the services' callbacks); once per process."""
     global _wired
     with _wiring:
         if not _wired:
             if database.obj is None:
                 init_database(get_settings().database_url)
+            throughput.install(throughput.build(get_settings().throughput))
             use_broker(build_broker())
             bind_actors(current_broker())
             # Each writes its follow-up in the change's transaction (status_changes.on_change).

@@ -134,13 +134,14 @@ def roll_up_days() -> None:
 
 SCHEDULE.append(("roll-up-days", _settings.slow_sweep_interval_seconds, roll_up_days))
 # The held counts (pipeline/stages/held_counts.py): the journal the database writes, added into the counts.
-from pipeline.stages.held_counts import FOLD_SECONDS, fold  # noqa: E402
+from pipeline.infrastructure import throughput  # noqa: E402
+from pipeline.stages.held_counts import FOLD_SECONDS  # noqa: E402
 
 
 @actor(queue_name="periodic", max_retries=0)
 def fold_held_counts() -> None:
     """Keep the journal short, so that the dashboard's read of today's counts stays a few rows."""
-    fold()
+    throughput.seam().fold_held_counts()
 
 
 SCHEDULE.append(("fold-held-counts", FOLD_SECONDS, fold_held_counts))

@@ -22,11 +22,13 @@ import peewee
 from models.api_key import KEY_TYPES
 from models.daily_rollup import BillingKey, DailyStatusCount, DailyUsage, RolledUpDay
 from models.db import database, is_postgres, utcnow
+from models.held_count import HeldKey, as_date
 from models.notification import Notification
 from models.plain_rows import tuple_rows
 from models.service import Service
 from pipeline.domain import statuses
-from pipeline.stages.held_counts import HeldKey, as_date, counted_from, kept_counts
+from pipeline.infrastructure import throughput
+from pipeline.stages.held_counts import counted_from
 
 # A letter costs once with the printer; one that never left (cancelled, failed its checks) costs nothing.
 BILLED_LETTER_STATUSES = (statuses.SENDING, statuses.DELIVERED, statuses.RETURNED_LETTER)
@@ -44,7 +46,7 @@ def held_counts(service_id: object, start: datetime.date, end: datetime.date,
     if start < first_counted:
         counts += counted_from_rows(service_id, start, min(end, first_counted), key_types)
     if end > first_counted:
-        counts += kept_counts(service_id, max(start, first_counted), end, key_types)
+        counts += throughput.seam().held_counts(service_id, max(start, first_counted), end, key_types)
     return counts
 
 

@@ -59,21 +59,21 @@ class Dispatched:
 
 def awaiting_dispatch(notification_id: str) -> Notification | None:
     """The notification while it is created and unclaimed; None once dispatched or claimed."""
-    [found] = throughput.awaiting_dispatch([uuid.UUID(str(notification_id))])
+    [found] = throughput.seam().awaiting_dispatch([uuid.UUID(str(notification_id))])
     return None if found is None else found()
 
 
 def awaiting_all(notification_ids: Sequence[str]) -> list[throughput.Loaded | None]:
     """awaiting_dispatch() for a group's notifications in one round: each one's, made a model when
     called (raising models.crypto.UNREADABLE for content that no longer decrypts), or None."""
-    return throughput.awaiting_dispatch([uuid.UUID(str(each)) for each in notification_ids])
+    return throughput.seam().awaiting_dispatch([uuid.UUID(str(each)) for each in notification_ids])
 
 
 def claim_awaiting(notification_id: str) -> Notification | None:
     """claim() and awaiting_dispatch() in one statement, for a live send bound for a real provider:
     the notification, now this worker's to send, while it was created and unclaimed; None
     otherwise, and for a test key's (whose send needs no claim)."""
-    [found] = throughput.claim_awaiting([uuid.UUID(str(notification_id))])
+    [found] = throughput.seam().claim_awaiting([uuid.UUID(str(notification_id))])
     return None if found is None else found()
 
 
@@ -119,12 +119,12 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
 def claim(notification: Notification) -> bool:
     """True when this worker now owns the notification's provider call."""
     notification.dispatch_started_at = utcnow()
-    return throughput.claim(notification.id, notification.dispatch_started_at)
+    return throughput.seam().claim(notification.id, notification.dispatch_started_at)
 
 
 def release(notification_id: str, retry_at: datetime.datetime | None = None) -> None:
     """Give the claim back; retry_at: when its delayed message tries again (the sweeps wait for it)."""
-    Notification.update(dispatch_started_at=None, retry_at=retry_at).where(Notification.id == notification_id).execute()
+    throughput.seam().release(notification_id, retry_at)
 
 
 def _email_message(notification: Notification) -> EmailMessageData:

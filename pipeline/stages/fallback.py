@@ -23,8 +23,9 @@ from models.service import Service
 from pipeline.domain import statuses
 from pipeline.domain.errors import ApiError, kept
 from pipeline.domain.letters.content import filled_letter, postage_of
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
-from pipeline.infrastructure.throughput import Enqueue, WithRow, record
+from pipeline.infrastructure.throughput import Enqueue, WithRow
 from pipeline.stages import send_checks
 from pipeline.stages.documents import prepare_files
 from pipeline.stages.new_notification import new_chain, new_notification
@@ -157,8 +158,9 @@ def send_next(notification_id: object, enqueue: Mapping[str, Enqueue]) -> Notifi
         with database.atomic():
             if not _claim(failed.id, row.id):
                 return None  # another delivery of this message took the step
-            record([row], enqueue[row.notification_type], _daily(failed.service, row.notification_type),
-                   saving_links({row.id: chain} if chain is not None else {}, with_row))
+            throughput.seam().record([row], enqueue[row.notification_type],
+                                     _daily(failed.service, row.notification_type),
+                                     saving_links({row.id: chain} if chain is not None else {}, with_row))
     except ApiError as refused:
         _refuse(failed.id, alternative["type"], refused)
         return None

@@ -151,7 +151,7 @@ def apply_held_for(provider: str, provider_id: str) -> int:
     """Once a send's answer gave us the provider's id: the receipts that came before it. Asked on
     every send: a receipt held by another process a moment ago must not wait for the sweep.
     Almost always there is none, so first only a look."""
-    if not throughput.any_held_receipt(provider, provider_id):
+    if not throughput.seam().any_held_receipt(provider, provider_id):
         return 0
     return apply_held(HeldReceipt.select().where((HeldReceipt.provider == provider)
                                                  & (HeldReceipt.provider_id == provider_id)))

@@ -76,7 +76,7 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
     new_status (a redelivered message: nothing to do). Raises IllegalTransition otherwise.
     """
     with _with_follow_ups(new_status):
-        changed = throughput.change_status(notification_id, ALLOWED[new_status], _values(new_status, fields))
+        changed = throughput.seam().change_status(notification_id, ALLOWED[new_status], _values(new_status, fields))
         if changed is not None:
             _notify(str(notification_id), new_status)
     if changed is not None:
@@ -129,7 +129,7 @@ def transition_many(notification_ids: Collection[Any], new_status: str, *,
     values = _values(new_status, fields)
     with _with_follow_ups(new_status):
         if where is None and also is None:
-            moved_rows = throughput.change_statuses(list(notification_ids), ALLOWED[new_status], values)
+            moved_rows = throughput.seam().change_statuses(list(notification_ids), ALLOWED[new_status], values)
         else:
             moved_rows = _change_where(notification_ids, new_status, values, where, also)
         moved = _announced(moved_rows, new_status)
@@ -150,7 +150,7 @@ def _change_where(notification_ids: Collection[Any], new_status: str, values: di
 
 def _announced(moved_rows: list[tuple[Any, str]], new_status: str) -> list[str]:
     """The ids a batch move's RETURNING gave (id, notification type), each told to the listeners."""
-    moved = [str(Notification.id.python_value(row_id)) for row_id, _ in moved_rows]
+    moved = [str(row_id) for row_id, _ in moved_rows]
     for notification_id in moved:
         _notify(notification_id, new_status)
     return moved
@@ -177,7 +177,7 @@ def transition_each(new_status: str, changes: Sequence[tuple[Any, Mapping[str, A
     unique = [changes[index] for index in first.values()]
     shared = _values(new_status, {})  # the status and its timestamps, alike for every row
     with _with_follow_ups(new_status):
-        moved_rows = throughput.change_each_status(ALLOWED[new_status], shared, unique)
+        moved_rows = throughput.seam().change_each_status(ALLOWED[new_status], shared, unique)
         announced = _announced(moved_rows, new_status)
     moved = set(_moved(moved_rows, announced, new_status, set(first)))
     return [str(notification_id) in moved and first[str(notification_id)] == index

@@ -16,8 +16,7 @@ from models.api_key import ApiKey
 from models.db import utcnow
 from models.notification import Notification
 from pipeline.domain.errors import TooManyRequestsError
-from pipeline.infrastructure import daily_limits, redis_state
-from pipeline.infrastructure.throughput import record
+from pipeline.infrastructure import daily_limits, redis_state, throughput
 from tests.conftest import gunicorn_server
 from tests.factories import auth_headers, create_key, create_sample_template, create_service
 from tests.responses import errors
@@ -173,7 +172,7 @@ def test_sends_recorded_together_are_counted_each_in_turn(service):
         start.wait()
         try:
             row = _unsaved_sms(service)
-            record([row], enqueued.extend, daily)
+            throughput.seam().record([row], enqueued.extend, daily)
             return str(row.id)
         except TooManyRequestsError as exc:
             return str(exc)
@@ -191,9 +190,9 @@ def test_a_send_the_database_refuses_gives_back_its_count(service):
     row = _unsaved_sms(service)
     row.service_id = uuid.uuid4()  # no such service: the INSERT is refused
     with pytest.raises(peewee.IntegrityError):
-        record([row], lambda rows: None, daily)
+        throughput.seam().record([row], lambda rows: None, daily)
     assert _daily_count(service) == 0
-    record([_unsaved_sms(service)], lambda rows: None, daily)
+    throughput.seam().record([_unsaved_sms(service)], lambda rows: None, daily)
     assert _daily_count(service) == 1
 
 

@@ -1,7 +1,7 @@
-"""The held counts (pipeline/stages/held_counts.py): kept by the database as notifications are written, by every
-kind of write, equal at every moment to a count of the rows; folded without changing a figure; and a
-database that held notifications before step 180 is counted from the next day, its older days read from
-their rows."""
+"""The held counts (pipeline/stages/held_counts.py; read and folded by the throughput seam): kept by the
+database as notifications are written, by every kind of write, equal at every moment to a count of the
+rows; folded without changing a figure; and a database that held notifications before step 180 is
+counted from the next day, its older days read from their rows."""
 from __future__ import annotations
 
 import datetime
@@ -16,6 +16,7 @@ from models.migrations import migrate
 from models.notification import Notification
 from models.service import Service
 from pipeline.domain import statuses
+from pipeline.infrastructure import throughput
 from pipeline.stages import held_counts, retention, status_changes
 from pipeline.stages.daily_rollup import counted_from_rows, held_counts as figures_held
 from tests.factories import create_notification, create_service
@@ -43,7 +44,7 @@ def at(days_ago: int) -> datetime.datetime:
 
 
 def assert_counts_are_the_rows(service: Service) -> None:
-    kept = held_counts.kept_counts(service.id, WEEK_AGO, TOMORROW, KEY_TYPES)
+    kept = throughput.seam().held_counts(service.id, WEEK_AGO, TOMORROW, KEY_TYPES)
     assert kept == counted_from_rows(service.id, WEEK_AGO, TOMORROW, KEY_TYPES)
 
 
@@ -64,13 +65,13 @@ def test_every_kind_of_write_moves_the_counts_with_the_rows():
     Notification.update(billable_units=3).where(Notification.id == letter.id).execute()  # as the letter stage
     assert_counts_are_the_rows(service)
 
-    assert held_counts.fold() > 0
+    assert throughput.seam().fold_held_counts() > 0
     assert not HeldCountChange.select().exists()
     assert_counts_are_the_rows(service)
     # Five days ago is past the 3-day retention: its rows are deleted, and so are their counts.
     assert retention.purge_notifications(now=NOW).notifications == 4
     assert_counts_are_the_rows(service)
-    held_counts.fold()
+    throughput.seam().fold_held_counts()
     assert_counts_are_the_rows(service)
     assert not HeldCount.select().where(HeldCount.count == 0).exists()  # a kind come to zero is deleted
 
@@ -81,7 +82,7 @@ def test_todays_figures_follow_each_status_change_without_a_rollup():
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(sending=1)
     status_changes.transition(sent.id, statuses.DELIVERED)
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(delivered=1)
-    held_counts.fold()
+    throughput.seam().fold_held_counts()
     assert recent_figures(service.id, NOW)["sms"] == ChannelFigures(delivered=1)
 
 
@@ -89,12 +90,12 @@ def test_a_deleted_services_counts_go_with_it_and_the_fold_skips_its_journal():
     kept, deleted = create_service(name="kept"), create_service(name="deleted")
     create_notification(service=kept, status="delivered")
     create_notification(service=deleted, status="delivered")
-    held_counts.fold()
+    throughput.seam().fold_held_counts()
     with database.atomic():
         Notification.delete().where(Notification.service == deleted.id).execute()
         Service.delete().where(Service.id == deleted.id).execute()
     create_notification(service=kept, status="sending")
-    held_counts.fold()
+    throughput.seam().fold_held_counts()
     assert {row.service_id for row in HeldCount.select()} == {kept.id}
     assert_counts_are_the_rows(kept)
 

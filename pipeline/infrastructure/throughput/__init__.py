@@ -1,22 +1,27 @@
-"""The seam for throughput (docs/architecture.md#speed-behind-one-seam): the plain operations rules and stages call to
-record notifications, count against the rate and daily limits, change statuses, read and claim the
-sends awaiting dispatch, and hand work in with other threads' (grouped()), whatever makes them fast.
+"""The seam for throughput (docs/architecture.md#speed-behind-one-seam): the plain operations rules and
+stages call to record notifications, count against the rate and daily limits, change statuses, read
+and claim the sends awaiting dispatch, read and fold the held counts, and hand work in with other
+threads' (grouped()), whatever makes them fast. Outside it and the migrations no code writes SQL.
 
-Two implementations of one interface, chosen by the THROUGHPUT setting:
+The interface, Throughput, says what each operation means, once. Two implementations of it, one
+chosen by the THROUGHPUT setting and installed by each process's factory (workers.wire()), reached
+through seam():
 - `reference` (reference.py): the peewee ORM and a Redis round trip of each request's own; what
-  the operations mean, and what the tests also run on.
+  the tests also run on.
 - `fast` (fast/): requests of one moment share a round trip (group commit), INSERTs by cached SQL,
   rate-limit tokens leased per process. The default: what the benchmarks measure.
+Where speed does not matter, both are one (shared.py).
 """
 from __future__ import annotations
 
 import datetime
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from config import get_settings
+from models.held_count import HeldKey
 from models.notification import Notification
 from pipeline.domain.errors import RateLimitError, Refusal
 from pipeline.infrastructure.daily_limits import DailyCount
@@ -54,45 +59,88 @@ class Grouped(Generic[T, R]):
 
     def submit_all(self, items: Sequence[T]) -> list[R]:
         """Outcomes of items handed in together, in order; the first exception among them raised."""
-        return implementation().submit_all(self, items)
+        return seam().submit_all(self, items)
 
 
 class Throughput(Protocol):
+    """The operations, each one's contract written here once; reference.py and fast/ implement them
+    alike (tests/test_throughput_conformance.py runs both through the same cases). Reached through
+    seam(), the implementation this process's wiring installed."""
+
     def record(self, rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
                with_row: WithRow | None = None) -> None:
-        """See record()."""
+        """The one way a new notification is recorded: count each row against today's limits in daily
+        (pipeline.infrastructure.daily_limits.daily_counts; raising TooManyRequestsError, counting
+        nothing, when any would be exceeded), INSERT the rows and what with_row saves of each in one
+        transaction, and hand the rows written to enqueue (an Enqueue starts their work once that
+        transaction commits; it may get them in one call with the rows other requests recorded with
+        it at the same moment). Inside a transaction of the caller the rows join it; outside one
+        they are committed before this returns. Raises what any step raised, having given back the
+        counts of rows not written."""
 
     def check_rate_limit(self, service_id: object, key_type: str, limit: int) -> None:
-        """See check_rate_limit()."""
+        """Count a request against its service's limit per key type, in fixed windows of
+        RATE_WINDOW_SECONDS shared by every web process; raises RateLimitError past the limit."""
 
     def settings_generation(self) -> bytes | None:
-        """See settings_generation()."""
+        """The settings generation (models.cache) Redis holds: None before the first one."""
+
+    # Status changes: pipeline.domain.statuses decides which are allowed (`allowed`: the statuses a row
+    # may move from) and what follows one; these only write them, each a compare-and-set on the status.
 
     def change_status(self, notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
-        """See change_status()."""
+        """UPDATE the notification to values (field name to value) if its status is one of allowed:
+        its type if it moved, else None (not found, or in another status)."""
 
     def change_statuses(self, notification_ids: list[Any], allowed: frozenset[str],
                         values: dict[str, Any]) -> list[tuple[Any, str]]:
-        """See change_statuses()."""
+        """UPDATE every one of the notifications whose status is one of allowed to values (a value may
+        be another column of the row, copied over): the id (a uuid.UUID) and type of each moved."""
 
     def change_each_status(self, allowed: frozenset[str], shared: dict[str, Any],
                            changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
-        """See change_each_status()."""
+        """change_statuses() with values of each notification's own in changes (the same fields for
+        all, an id at most once, at least one change) besides the shared ones, in one transaction:
+        the id and type of each moved."""
+
+    # The sends awaiting dispatch: `created` and not claimed (dispatch_started_at empty).
 
     def awaiting_dispatch(self, notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
-        """See awaiting_dispatch()."""
+        """Each notification while it awaits dispatch, else None, in the order asked. An id asked for
+        twice (its message delivered twice at once) is found once: one send goes on. Content that no
+        longer decrypts raises models.crypto.UNREADABLE when its Loaded is called, not here."""
 
     def claim_awaiting(self, notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
-        """See claim_awaiting()."""
+        """awaiting_dispatch(), each notification found claimed now (dispatch_started_at) in the same
+        statement, for live sends bound for a real provider (a test key's is never claimed: None)."""
 
     def claim(self, notification_id: Any, at: datetime.datetime) -> bool:
-        """See claim()."""
+        """Claim a notification that awaits dispatch (dispatch_started_at = at): whether this call did."""
+
+    def release(self, notification_id: Any, retry_at: datetime.datetime | None) -> None:
+        """Give a claim back (dispatch_started_at emptied, whatever the status) and set retry_at: when
+        the send's delayed message tries again (None: none waits), which the sweeps wait for."""
 
     def any_held_receipt(self, provider: str, provider_id: str) -> bool:
-        """See any_held_receipt()."""
+        """Whether a receipt that came before its send's answer is held for this provider's id."""
+
+    # The held counts (models/held_count.py, pipeline/stages/held_counts.py).
+
+    def held_counts(self, service_id: object, start: datetime.date, end: datetime.date,
+                    key_types: Sequence[str]) -> Counter[HeldKey]:
+        """The service's held notifications created from day start up to (not including) day end, of
+        the key types, per day and kind, kinds of none left out: the counts plus the journal not yet
+        folded, read in one snapshot (a fold committing meanwhile neither hides nor doubles a row)."""
+
+    def fold_held_counts(self) -> int:
+        """Add the journal into the counts and empty it: the journal rows folded (0 when another fold
+        is under way, which this one does not wait for). A kind that comes to zero is deleted; journal
+        rows of a service deleted meanwhile are dropped."""
 
     def submit_all(self, group: Grouped[T, R], items: Sequence[T]) -> list[R]:
-        """See Grouped.submit_all()."""
+        """The outcomes of group.process for items, in order, the first exception among them raised:
+        with `fast` in one call with the items other threads hand in at the same moment (group commit,
+        fast/batching.py), with `reference` in a call of their own. Called by Grouped.submit_all()."""
 
 
 def rate_limit_refusal(key_type: str, limit: int) -> RateLimitError:
@@ -107,94 +155,34 @@ def setting_problem(name: str) -> str | None:
     return None if name in IMPLEMENTATIONS else f"must be one of {', '.join(IMPLEMENTATIONS)}, not {name!r}"
 
 
-_chosen: dict[str, Throughput] = {}
+def build(name: str) -> Throughput:
+    """A new implementation of the name THROUGHPUT gives (setting_problem() refuses any other at start-up)."""
+    if name == "reference":
+        from pipeline.infrastructure.throughput.reference import Reference
+        return Reference()
+    from pipeline.infrastructure.throughput.fast import Fast
+    return Fast()
 
 
-def implementation() -> Throughput:
-    """The implementation the THROUGHPUT setting names (refused at start-up when it names none)."""
-    name = get_settings().throughput
-    chosen = _chosen.get(name)
-    if chosen is None:
-        if name == "reference":
-            from pipeline.infrastructure.throughput.reference import Reference
-            chosen = Reference()
-        else:
-            from pipeline.infrastructure.throughput.fast import Fast
-            chosen = Fast()
-        chosen = _chosen.setdefault(name, chosen)
-    return chosen
+NOT_WIRED = "no throughput implementation yet: this process's factory calls workers.wire() to install it"
+_installed: Throughput | None = None
 
 
-def record(rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
-           with_row: WithRow | None = None) -> None:
-    """The one way a new notification is recorded: count each row against today's limits in daily
-    (pipeline.infrastructure.daily_limits.daily_counts; raising TooManyRequestsError, counting nothing, when any
-    would be exceeded), INSERT the rows and what with_row saves of each in one transaction, and
-    enqueue(rows) once it has committed. Inside a transaction of the caller the rows join it (and
-    enqueue runs after its commit); outside one the rows are committed before this returns.
-    Raises what any step raised, having given back the counts of rows not written."""
-    implementation().record(rows, enqueue, daily, with_row)
+def install(implementation: Throughput) -> None:
+    """What seam() gives from now on in this process: its factory's choice (workers.wire())."""
+    global _installed
+    _installed = implementation
 
 
-def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
-    """Count a request against its service's limit per key type, in fixed windows of
-    RATE_WINDOW_SECONDS shared by every web process; raises RateLimitError past the limit."""
-    implementation().check_rate_limit(service_id, key_type, limit)
-
-
-def settings_generation() -> bytes | None:
-    """The settings generation (models.cache) Redis holds."""
-    return implementation().settings_generation()
-
-
-# Status changes: pipeline.domain.statuses decides which are allowed (`allowed`: the statuses a row may move
-# from) and what follows one; these only write them, each a compare-and-set on the row's status.
-
-def change_status(notification_id: Any, allowed: frozenset[str], values: dict[str, Any]) -> str | None:
-    """UPDATE the notification to values if its status is one of allowed: its type if it moved, else None."""
-    return implementation().change_status(notification_id, allowed, values)
-
-
-def change_statuses(notification_ids: list[Any], allowed: frozenset[str],
-                    values: dict[str, Any]) -> list[tuple[Any, str]]:
-    """UPDATE every one of the notifications whose status is one of allowed to values (a value may be
-    another column of the row, copied over): the id and type of each moved."""
-    return implementation().change_statuses(notification_ids, allowed, values)
-
-
-def change_each_status(allowed: frozenset[str], shared: dict[str, Any],
-                       changes: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[tuple[Any, str]]:
-    """change_statuses() with values of each notification's own (the same fields for all, an id at
-    most once) besides the shared ones: the id and type of each moved."""
-    return implementation().change_each_status(allowed, shared, changes)
-
-
-# The sends awaiting dispatch: `created` and not claimed (dispatch_started_at empty).
-
-def awaiting_dispatch(notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
-    """Each notification while it awaits dispatch, else None. An id asked for twice (its message
-    delivered twice at once) is found once: one send goes on."""
-    return implementation().awaiting_dispatch(notification_ids)
-
-
-def claim_awaiting(notification_ids: Sequence[uuid.UUID]) -> list[Loaded | None]:
-    """awaiting_dispatch(), each notification found claimed now (dispatch_started_at) in the same
-    statement, for live sends bound for a real provider (a test key's is never claimed: None)."""
-    return implementation().claim_awaiting(notification_ids)
-
-
-def claim(notification_id: Any, at: datetime.datetime) -> bool:
-    """Claim a notification that awaits dispatch (dispatch_started_at = at): whether this call did."""
-    return implementation().claim(notification_id, at)
-
-
-def any_held_receipt(provider: str, provider_id: str) -> bool:
-    """Whether a receipt that came before its send's answer is held for this provider's id."""
-    return implementation().any_held_receipt(provider, provider_id)
+def seam() -> Throughput:
+    """The implementation this process's factory installed; RuntimeError(NOT_WIRED) before it did."""
+    if _installed is None:
+        raise RuntimeError(NOT_WIRED)
+    return _installed
 
 
 def grouped(name: str, process: Callable[[list[T]], Sequence[R | BaseException]], *,
             linger_seconds: float = 0.0) -> Grouped[T, R]:
-    """See Grouped. Building one builds nothing else: the implementation is chosen per call."""
+    """See Grouped. Building one builds nothing else (it may be made at import): the implementation
+    is the one installed when its items are handed in."""
     return Grouped(name, process, linger_seconds)
-

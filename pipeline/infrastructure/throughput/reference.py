@@ -1,5 +1,5 @@
 """The reference implementation of the throughput seam: the peewee ORM and a Redis round trip of
-each request's own. What the operations mean; the fast implementation must behave the same."""
+each request's own, the plainest way to do what each operation of Throughput says."""
 from __future__ import annotations
 
 import datetime
@@ -27,11 +27,12 @@ from pipeline.infrastructure.throughput import (
     WithRow,
     rate_limit_refusal,
 )
+from pipeline.infrastructure.throughput.shared import Shared
 
 BATCH_SIZE = 100  # rows per INSERT of a job's chunk: SQLite takes at most 32,766 parameters in one
 
 
-class Reference:
+class Reference(Shared):
     def record(self, rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
                with_row: WithRow | None = None) -> None:
         counted = daily_limits.reserve_sends(daily, len(rows))

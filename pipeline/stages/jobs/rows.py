@@ -23,7 +23,8 @@ from models.service import ReplyToAddress, Service, SmsSender, default_of
 from models.template import Template, TemplateVersion, contact_block_of
 from pipeline.domain.letters.content import filled_letter, postage_of
 from pipeline.domain.recipients import recipient_of, validate_postal_address
-from pipeline.infrastructure.throughput import Enqueue, record
+from pipeline.infrastructure import throughput
+from pipeline.infrastructure.throughput import Enqueue
 from pipeline.stages.fallback import saving_links
 from pipeline.stages.jobs.checking import filled
 from pipeline.stages.new_notification import new_chain, new_notification
@@ -140,7 +141,8 @@ def create_chunk(job_id: object, chunk: int, enqueue: Enqueue, enqueue_next: Cal
         # first, waits its turn instead of failing a read transaction that another writer overtook).
         if not JobRows.delete().where((JobRows.job == job.id) & (JobRows.part == chunk)).execute():
             return 0
-        record(new, enqueue, with_row=saving_links(chains))  # counted against today's limits when the job started
+        # Counted against today's limits when the job started.
+        throughput.seam().record(new, enqueue, with_row=saving_links(chains))
         (Job.update(rows_processed=Job.rows_processed + len(new), progressed_at=now)
          .where(Job.id == job.id).execute())
         processed = Job.select(Job.rows_processed).where(Job.id == job.id).scalar()

@@ -20,9 +20,10 @@ from pipeline.domain.errors import BadRequestError, Refusal
 from pipeline.domain.letters.content import DEFAULT_POSTAGE, filled_letter, postage_of
 from pipeline.domain.letters.precompiled import NotAPdf, check_is_pdf
 from pipeline.domain.recipients import PostalAddress
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
 from pipeline.infrastructure.storage import letter_pdf_key, letter_storage
-from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
+from pipeline.infrastructure.throughput import Enqueue
 from pipeline.stages import send_checks
 from pipeline.stages.documents import prepare_files
 from pipeline.stages.new_notification import new_notification
@@ -39,7 +40,7 @@ _WHITESPACE = re.compile(rb"\s+")
 def _check_can_send_letters(sender: Sender) -> None:
     service = sender.service
     send_checks.check_permission(service, "letter")
-    check_rate_limit(service.id, sender.key_type, service.rate_limit)
+    throughput.seam().check_rate_limit(service.id, sender.key_type, service.rate_limit)
     send_checks.check_letter_key_and_mode(service, sender.key_type)
 
 
@@ -84,7 +85,7 @@ def send_letter(sender: Sender, body: dict[str, Any], enqueue_pdf: Enqueue) -> N
         personalisation=values,  # the PDF stage fills in a bilingual letter's English part and "Uw kenmerk"
         postage=postage_of(address, version),
     )
-    record([notification], enqueue_pdf, _daily_counts(sender))
+    throughput.seam().record([notification], enqueue_pdf, _daily_counts(sender))
     return notification
 
 
@@ -133,7 +134,7 @@ def _record_precompiled(sender: Sender, reference: str, data: bytes, postage: st
     # Stored before the row commits, so the scan stage always finds the file it is sent for.
     storage.put(letter_pdf_key(notification.id), data)
     try:
-        record([notification], enqueue_scan, _daily_counts(sender))
+        throughput.seam().record([notification], enqueue_scan, _daily_counts(sender))
     except BaseException:
         storage.delete(letter_pdf_key(notification.id))
         raise

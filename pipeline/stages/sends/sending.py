@@ -15,8 +15,9 @@ from pipeline.domain.errors import BadRequestError
 from pipeline.domain.recipients import Recipient
 from pipeline.domain.refusals import INTERNATIONAL_SMS_NOT_ALLOWED
 from pipeline.domain.rendering import Rendered, sanitise_values, sanitised_content
+from pipeline.infrastructure import throughput
 from pipeline.infrastructure.daily_limits import DailyCount, daily_counts
-from pipeline.infrastructure.throughput import Enqueue, check_rate_limit, record
+from pipeline.infrastructure.throughput import Enqueue
 from pipeline.stages import send_checks
 from pipeline.stages.documents import is_prepared_file, prepare_files
 from pipeline.stages.fallback import saving_links
@@ -83,7 +84,7 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     refusals. The body has the v2 API's shape. The caller's enqueue runs once the row has committed."""
     service = sender.service
     send_checks.check_permission(service, channel)
-    check_rate_limit(service.id, sender.key_type, service.rate_limit)
+    throughput.seam().check_rate_limit(service.id, sender.key_type, service.rate_limit)
     version = send_checks.find_template(service, body["template_id"], channel)
     recipient = _allowed_recipient(sender, channel, body)
     reply_to_text: str | None
@@ -106,7 +107,8 @@ def send_notification(sender: Sender, channel: str, body: dict[str, Any], enqueu
     )
     chain = new_chain(row, alternatives)
     # A send with files, or alternatives, commits them with its row, in one transaction.
-    record([row], enqueue, daily, with_row=saving_links({row.id: chain} if chain is not None else {},
-                                                        files.save if files.pending else None))
+    throughput.seam().record([row], enqueue, daily,
+                             with_row=saving_links({row.id: chain} if chain is not None else {},
+                                                   files.save if files.pending else None))
     sanitised = sanitised_content(files.personalisation, _sanitise_keys(body)) if channel == "email" else {}
     return Accepted(row, body, rendered, sanitised)

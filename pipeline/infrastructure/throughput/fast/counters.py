@@ -54,6 +54,6 @@ def count(*counters: Counter) -> list[int]:
 
 
 def settings_generation() -> bytes | None:
-    """The settings generation (models.cache), read in the round trip the counters of the requests
-    waiting at the same moment make: under load, many requests share one read."""
+    """Read in the round trip the counters of the requests waiting at the same moment make: under
+    load, many requests share one read."""
     return _counters.submit((cache.generation_key(), ()))[0]

@@ -62,12 +62,9 @@ def _take_lease(lease_key: tuple[object, str], window: int, limit: int) -> bool:
 
 
 def check_rate_limit(service_id: object, key_type: str, limit: int) -> None:
-    """Fixed 60-second windows per service and key type, counted in Redis for every web process.
-
-    Each process takes tokens from the window's Redis counter in leases (see lease_size) and hands
+    """Each process takes tokens from the window's Redis counter in leases (see lease_size) and hands
     them out itself, so most requests make no round trip. More than the limit is never accepted;
-    once it is reached, a process refuses without asking Redis until the next window.
-    """
+    once it is reached, a process refuses without asking Redis until the next window."""
     window = int(time.time()) // RATE_WINDOW_SECONDS
     lease_key = (service_id, key_type)
     allowed = _local_token(lease_key, window, limit)

@@ -65,9 +65,9 @@ _writer = Batcher("notification-writer", _write, linger_seconds=0.002)
 
 def record(rows: list[Notification], enqueue: Enqueue, daily: tuple[DailyCount, ...] = (),
            with_row: WithRow | None = None) -> None:
-    """pipeline.infrastructure.throughput.record: a lone row outside a transaction, with nothing
-    saved beside it, shares its round trips with the sends of other requests waiting at the same
-    moment; other rows are written in the caller's transaction (or one of their own)."""
+    """A lone row outside a transaction, with nothing saved beside it, shares its round trips with
+    the sends of other requests waiting at the same moment; other rows are written in the caller's
+    transaction (or one of their own)."""
     if len(rows) == 1 and with_row is None and not database.in_transaction():
         _writer.submit((rows[0], enqueue, daily))
         return

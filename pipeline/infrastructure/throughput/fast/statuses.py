@@ -32,7 +32,7 @@ def change_statuses(notification_ids: list[Any], allowed: frozenset[str],
         f'{_update_allowed(allowed, values, p)}'
         f' AND {column(Notification.id)} IN ({", ".join([p] * len(notification_ids))})'
         f' RETURNING {column(Notification.id)}, {column(Notification.notification_type)}'))
-    return database.execute_sql(sql, [*_params(values), *map(Notification.id.db_value, notification_ids)]).fetchall()
+    return _moved(database.execute_sql(sql, [*_params(values), *map(Notification.id.db_value, notification_ids)]))
 
 
 def change_each_status(allowed: frozenset[str], shared: dict[str, Any],
@@ -48,7 +48,12 @@ def change_each_status(allowed: frozenset[str], shared: dict[str, Any],
         params.extend(columns[name].db_value(fields[name]) for name in names)
     params += _params(shared)
     params += ids
-    return database.execute_sql(sql, params).fetchall()
+    return _moved(database.execute_sql(sql, params))
+
+
+def _moved(cursor: Any) -> list[tuple[Any, str]]:
+    """The (id, type) rows a RETURNING gave, each id made a UUID as the ORM reads it."""
+    return [(Notification.id.python_value(row_id), notification_type) for row_id, notification_type in cursor]
 
 
 def _update_each(allowed: frozenset[str], shared: tuple[str, ...], names: tuple[str, ...], rows: int, p: str) -> str:
