@@ -30,7 +30,7 @@ def texts_reach_people() -> bool:
     """Whether a text message reaches its recipient: an SMS gateway is configured. Without one the
     simulated provider takes every text, so a code by text message could never arrive."""
     from config import get_settings
-    from pipeline.stages.failover import only_simulated
+    from pipeline.stages.routing import only_simulated
 
     return not only_simulated("sms", get_settings())
 
