@@ -48,7 +48,7 @@ def deliver_together(notification_ids: Sequence[str], channel: str | None, gatew
     a channel with no real provider), with the sends the worker's other threads hand it at the same
     moment. Returns the ids to send one by one, with deliver()."""
     if channel is None or routing.only_simulated(channel):
-        return _simulated_together.take(notification_ids, gateways)
+        return _simulated_together.hand_in(notification_ids, gateways)
     return list(notification_ids)
 
 

@@ -89,17 +89,21 @@ def take(notification_id: str) -> Notification | None:
     """The claim step of delivery: the notification, now this worker's to send (claimed as it is read,
     in one statement); None when there is nothing to send: already dispatched, claimed by another
     worker, gone (reported), or content that no longer decrypts (a technical failure)."""
+    key, claimed_at = uuid.UUID(str(notification_id)), None
+    [loaded] = throughput.claim_awaiting([key])
+    if loaded is None:  # a test key's, which claim_awaiting leaves; or not awaiting dispatch
+        [loaded], claimed_at = throughput.awaiting_dispatch([key]), utcnow()
+        if loaded is not None and not throughput.claim(key, claimed_at):
+            return None
+    if loaded is None:
+        report_gone([notification_id])
+        return None
     try:
-        notification = claim_awaiting(notification_id)
-        if notification is None:  # a test key's, which claim_awaiting leaves; or not awaiting dispatch
-            notification = awaiting_dispatch(notification_id)
-            if notification is not None and not claim(notification):
-                return None
+        notification = loaded()
     except crypto.UNREADABLE:
         unreadable(notification_id)
         return None
-    if notification is None:
-        report_gone([notification_id])
+    notification.dispatch_started_at = notification.dispatch_started_at or claimed_at
     return notification
 
 

@@ -39,7 +39,11 @@ def send(notification: Notification, provider: SmsProvider | EmailProvider, *,
         message = _sms_message(notification) if channel == "sms" else _email_message(notification)
         if not keep_connection:
             give_back_connection()
-        reference = _hand_over(provider, message)
+        # The provider was chosen for the message's channel (pipeline/stages/routing.py).
+        if isinstance(message, SmsMessageData):
+            reference = cast(SmsProvider, provider).send_sms(message)
+        else:
+            reference = cast(EmailProvider, provider).send_email(message)
     except RateLimited:  # the gateway's "too many requests": counted apart from its failures
         outcome = "rate-limited"
         raise
@@ -83,9 +87,3 @@ def _sms_message(notification: Notification) -> SmsMessageData:
         sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
     )
 
-
-def _hand_over(provider: SmsProvider | EmailProvider, message: SmsMessageData | EmailMessageData) -> str:
-    # The provider was chosen for the message's channel (pipeline/stages/routing.py).
-    if isinstance(message, SmsMessageData):
-        return cast(SmsProvider, provider).send_sms(message)
-    return cast(EmailProvider, provider).send_email(message)

@@ -166,7 +166,7 @@ class Round(throughput.Grouped[Group[H], Outcome], Generic[H, S]):
         super().__init__("simulate-together", self._groups)
         self.steps = steps
 
-    def take(self, notification_ids: Sequence[str], hands: H) -> list[str]:
+    def hand_in(self, notification_ids: Sequence[str], hands: H) -> list[str]:
         """A group's sends; returns the ids to send one by one instead (the route now goes elsewhere).
         Those no longer awaiting dispatch are reported here, in the thread of their own message."""
         one_by_one, gone = self.submit((tuple(notification_ids), hands))
