@@ -16,7 +16,6 @@ The outcome depends on the recipient, like GOV.UK Notify's test numbers and addr
 """
 from __future__ import annotations
 
-import logging
 import os
 import random
 import threading
@@ -41,8 +40,6 @@ from pipeline.infrastructure.providers.errors import (
     SmsMessageData,
     SmsProvider,
 )
-
-log = logging.getLogger(__name__)
 
 
 def simulated_outcome(recipient: str) -> str:
