@@ -39,8 +39,8 @@ def deliver(notification_id: str, channel: str | None, gateways: routing.Gateway
     if notification is None:
         return
     route = routing.route(notification, gateways)
-    outcome = failover.send(notification, route)
-    outcomes.record(notification, outcome, route)
+    answer = failover.send(notification, route)
+    outcomes.record(notification, answer, route)
 
 
 def deliver_together(notification_ids: Sequence[str], channel: str | None, gateways: routing.Gateways) -> list[str]:

@@ -22,7 +22,6 @@ from pipeline.infrastructure.providers import (
     EmailProvider,
     FinalProviderError,
     OutcomeUnknownError,
-    ProviderError,
     RetryableProviderError,
     SmsProvider,
 )
@@ -42,12 +41,16 @@ class RetryAtSameProvider(OutcomeUnknownError):
     """The outcome is unknown at a provider that drops repeats: send again, to that provider only."""
 
 
-def send(notification: Notification, route: Route) -> Dispatched | ProviderError:
-    """The provider's answer (what it took) or its error (what the last one tried raised); never
-    raises a provider's error."""
+# What a send comes back with: what the provider took, or the error of the last provider tried, of
+# one of the three kinds (docs/architecture.md#provider-errors-sorted-at-the-client-boundary).
+Answer = Dispatched | RetryableProviderError | OutcomeUnknownError | FinalProviderError
+
+
+def send(notification: Notification, route: Route) -> Answer:
+    """The providers' answer; a provider's error is returned, not raised."""
     try:
         return _send(notification, route.providers, circuit=route.circuit, pacing=route.pacing)
-    except ProviderError as error:
+    except (RetryableProviderError, OutcomeUnknownError, FinalProviderError) as error:
         return error
 
 
