@@ -16,7 +16,7 @@ from models.notification import Notification
 from models.platform import PLATFORM_SERVICE_ID
 from models.user import EmailChange, User, find_user_by_email, new_token, token_hash
 from pipeline.domain.recipients import InvalidRecipient, validate_email_address, validate_phone_number
-from pipeline.stages.failover import only_simulated
+from pipeline.stages.routing import only_simulated
 from workers.platform_email import send_platform_email
 
 EMAIL_CHANGE_VALID = datetime.timedelta(hours=1)  # as a password reset link: the mailbox may be shared

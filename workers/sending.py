@@ -13,7 +13,9 @@ from config import get_settings
 from models.db import utcnow
 from models.notification import Notification
 from models.outages import UNAVAILABLE
-from pipeline.stages import delivery, dispatch, failover
+from pipeline.stages import delivery, dispatch
+from pipeline.stages.outcomes import TryAgain
+from pipeline.stages.routing import Gateways
 from workers.actors import Actor, actor
 from workers.enqueue import add_after_commit, enqueue_after_commit, enqueued_together, start_flush
 from workers.receipts import (
@@ -39,14 +41,14 @@ RETRIES = {
 }
 
 
-GATEWAYS = delivery.Gateways(circuit=circuit, pacing=pacing, slow=slow, queue_receipts=queue_simulated_receipts)
+GATEWAYS = Gateways(circuit=circuit, pacing=pacing, slow=slow, queue_receipts=queue_simulated_receipts)
 
 
 def deliver(notification_id: str, channel: str | None = None) -> None:
     """The delivery stage for one notification, its wait turned into Dramatiq's retry."""
     try:
         delivery.deliver(notification_id, channel, GATEWAYS)
-    except delivery.TryAgain as again:
+    except TryAgain as again:
         raise dramatiq.Retry(str(again), delay=again.delay_ms) from None
 
 
@@ -88,16 +90,15 @@ GROUP_RETRIES = {"max_retries": 0}
 def _deliver_each(notification_ids: list[str], channel: str, one: Actor) -> None:
     """Send each notification of a group's message as its own message would. One that must wait out
     an outage, or meets an error, goes on (with those after it, for an error: the database or Redis
-    may be away) on messages of one send each, which retry and give up as a lone send's does. Where
-    only the simulator sends, the group's sends go through each step together."""
-    if failover.only_simulated(channel, get_settings()):
-        try:
-            notification_ids = delivery.simulate_together(notification_ids, GATEWAYS)
-        except Exception as exc:
-            log.warning("sending %s together failed (%r): %d sends of its group retry on messages of their own",
-                        notification_ids[0], exc, len(notification_ids))
-            _on_their_own(one, notification_ids, _settings.provider_min_backoff_ms)
-            return
+    may be away) on messages of one send each, which retry and give up as a lone send's does. The
+    sends their provider takes together go first, all at once."""
+    try:
+        notification_ids = delivery.deliver_together(notification_ids, channel, GATEWAYS)
+    except Exception as exc:
+        log.warning("sending %s together failed (%r): %d sends of its group retry on messages of their own",
+                    notification_ids[0], exc, len(notification_ids))
+        _on_their_own(one, notification_ids, _settings.provider_min_backoff_ms)
+        return
     for position, notification_id in enumerate(notification_ids):
         try:
             deliver(notification_id, channel)

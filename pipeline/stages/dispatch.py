@@ -6,49 +6,35 @@ Dramatiq's retry. A send whose outcome is unknown (or a worker that dies holding
 claim and waits for the receipt, which moves it on (pipeline/stages/receipts.py); the sweep fails it only
 when none comes within OUTCOME_UNKNOWN_TIMEOUT_SECONDS, rather than risk a second send.
 
-A simulated send has no effect outside this service, so it needs no claim: its one write is the
-move out of `created`, a compare-and-set that only one worker wins, and only the winner queues
-the receipt. Test-key sends are moved a batch at a time (send_simulated).
+Delivery (pipeline/stages/delivery.py) takes two of its steps here: the claim (take()) and the
+record of what the provider answered (record_sent(), record_together()). A send the simulator
+takes has no effect outside this service, so it needs no claim: its one write is the move out of
+`created`, a compare-and-set that only one worker wins, and only the winner queues the receipt
+(record_together()). Test-key sends are moved a batch at a time (send_simulated).
 """
 from __future__ import annotations
 
 import datetime
-import time
+import logging
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from peewee import PeeweeException, fn
 
-from config import get_settings
-from models.appearance import cached_appearance_of
-from models.db import database, give_back_connection, utcnow
+from models import crypto
+from models.db import database, utcnow
 from models.notification import Notification
-from models.platform import language_of as platform_language_of
-from models.service import sending_address
-from models.template import TemplateVersion
-from observability.metrics import provider_calls
+from observability import logs, metrics
 from pipeline.domain import statuses
 from pipeline.domain.cost import sms_fragments
-from pipeline.domain.rendering import render
 from pipeline.infrastructure import throughput
-from pipeline.infrastructure.providers import (
-    EmailMessageData,
-    EmailProvider,
-    FinalProviderError,
-    OutcomeUnknownError,
-    RetryableProviderError,
-    SmsMessageData,
-    SmsProvider,
-)
-from pipeline.infrastructure.providers.errors import RateLimited
-from pipeline.infrastructure.providers.registry import email_provider, sms_provider
 from pipeline.infrastructure.providers.simulated import SimulatedSmsProvider, simulated_receipt
 from pipeline.stages import status_changes
-from pipeline.stages.email_brand import brand_view
 from pipeline.stages.receipts import apply_held_for
-from pipeline.stages.unsubscribe import hosted_url
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -63,29 +49,12 @@ def awaiting_dispatch(notification_id: str) -> Notification | None:
     return None if found is None else found()
 
 
-def awaiting_all(notification_ids: Sequence[str]) -> list[throughput.Loaded | None]:
-    """awaiting_dispatch() for a group's notifications in one round: each one's, made a model when
-    called (raising models.crypto.UNREADABLE for content that no longer decrypts), or None."""
-    return throughput.seam().awaiting_dispatch([uuid.UUID(str(each)) for each in notification_ids])
-
-
 def claim_awaiting(notification_id: str) -> Notification | None:
     """claim() and awaiting_dispatch() in one statement, for a live send bound for a real provider:
     the notification, now this worker's to send, while it was created and unclaimed; None
     otherwise, and for a test key's (whose send needs no claim)."""
     [found] = throughput.seam().claim_awaiting([uuid.UUID(str(notification_id))])
     return None if found is None else found()
-
-
-def provider_for(notification: Notification) -> SmsProvider | EmailProvider:
-    """The simulated provider for test keys, and where no real provider is configured."""
-    choose = sms_provider if notification.notification_type == "sms" else email_provider
-    return choose(get_settings(), simulated=notification.key_type == "test")
-
-
-def is_simulated(provider: SmsProvider | EmailProvider) -> bool:
-    """A simulated send has no effect outside this service."""
-    return provider.name == "simulated"
 
 
 def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -116,6 +85,47 @@ def send_simulated(notification_ids: list[str]) -> tuple[list[dict[str, Any]], l
     return receipts, one_by_one
 
 
+def take(notification_id: str) -> Notification | None:
+    """The claim step of delivery: the notification, now this worker's to send (claimed as it is read,
+    in one statement); None when there is nothing to send: already dispatched, claimed by another
+    worker, gone (reported), or content that no longer decrypts (a technical failure)."""
+    key, claimed_at = uuid.UUID(str(notification_id)), None
+    [loaded] = throughput.seam().claim_awaiting([key])
+    if loaded is None:  # a test key's, which claim_awaiting leaves; or not awaiting dispatch
+        [loaded], claimed_at = throughput.seam().awaiting_dispatch([key]), utcnow()
+        if loaded is not None and not throughput.seam().claim(key, claimed_at):
+            return None
+    if loaded is None:
+        report_gone([notification_id])
+        return None
+    try:
+        notification = loaded()
+    except crypto.UNREADABLE:
+        unreadable(notification_id)
+        return None
+    notification.dispatch_started_at = notification.dispatch_started_at or claimed_at
+    return notification
+
+
+def unreadable(notification_id: str) -> None:
+    """Content that no longer decrypts (SECRET_KEY changed, a damaged row) can never be sent."""
+    log.exception("content of %s cannot be read; marking technical-failure", notification_id)
+    status_changes.transition(notification_id, statuses.TECHNICAL_FAILURE)
+
+
+def report_gone(notification_ids: list[str]) -> None:
+    """Of the notifications a message named that were not awaiting dispatch, those that do not exist
+    at all (deleted by retention, or never in this database: a deployment sharing the queues) are
+    logged and counted, never dropped in silence. One query, only on this path."""
+    if not notification_ids:
+        return
+    found = {str(row.id) for row in Notification.select(Notification.id).where(Notification.id.in_(notification_ids))}
+    for notification_id in notification_ids:
+        if notification_id not in found:
+            log.warning("no notification %s for message %s: nothing sent", notification_id, logs.current("message_id"))
+            metrics.messages_without_notification.labels(logs.current("actor") or "").inc()
+
+
 def claim(notification: Notification) -> bool:
     """True when this worker now owns the notification's provider call."""
     notification.dispatch_started_at = utcnow()
@@ -125,65 +135,6 @@ def claim(notification: Notification) -> bool:
 def release(notification_id: str, retry_at: datetime.datetime | None = None) -> None:
     """Give the claim back; retry_at: when its delayed message tries again (the sweeps wait for it)."""
     throughput.seam().release(notification_id, retry_at)
-
-
-def _email_message(notification: Notification) -> EmailMessageData:
-    version = TemplateVersion.get((TemplateVersion.template == notification.template_id)
-                                  & (TemplateVersion.version == notification.template_version))
-    service = notification.service
-    appearance = cached_appearance_of(service.id)
-    # The console's own emails are written in one language each, whatever the platform service's setting.
-    language = platform_language_of(notification.template_id) or appearance.language
-    html = render("email", version.body, version.subject, notification.personalisation or {},
-                  language=language, service_name=service.name,
-                  brand=brand_view(appearance.email_brand)).html
-    assert notification.normalised_to is not None  # set at accept for every email
-    return EmailMessageData(
-        notification_id=str(notification.id), to=notification.normalised_to,
-        from_address=f'"{service.name}" <{sending_address(service)}>', reply_to=notification.reply_to_text,
-        subject=notification.subject or "", text_body=notification.body or "", html_body=html or "",
-        one_click_unsubscribe_url=notification.one_click_unsubscribe_url or hosted_url(service, str(notification.id)),
-    )
-
-
-def _sms_message(notification: Notification) -> SmsMessageData:
-    assert notification.normalised_to is not None  # set at accept for every text
-    return SmsMessageData(
-        notification_id=str(notification.id), to=notification.normalised_to,
-        sender=notification.reply_to_text or get_settings().default_sms_sender, body=notification.body or "",
-    )
-
-
-def _hand_over(provider: SmsProvider | EmailProvider, message: SmsMessageData | EmailMessageData) -> str:
-    # The provider was chosen for the message's channel (provider_for(), failover.route()).
-    if isinstance(message, SmsMessageData):
-        return cast(SmsProvider, provider).send_sms(message)
-    return cast(EmailProvider, provider).send_email(message)
-
-
-def send(notification: Notification, provider: SmsProvider | EmailProvider) -> Dispatched:
-    """Call the provider once; raises the provider's Retryable/FinalProviderError."""
-    channel, started, outcome = notification.notification_type, time.perf_counter(), "sent"
-    try:
-        message = _sms_message(notification) if channel == "sms" else _email_message(notification)
-        if not is_simulated(provider):
-            give_back_connection()  # no query until the provider answers
-        reference = _hand_over(provider, message)
-    except RateLimited:  # the gateway's "too many requests": counted apart from its failures
-        outcome = "rate-limited"
-        raise
-    except RetryableProviderError:
-        outcome = "retryable-error"
-        raise
-    except FinalProviderError:
-        outcome = "final-error"
-        raise
-    except OutcomeUnknownError:
-        outcome = "outcome-unknown"
-        raise
-    finally:
-        provider_calls.labels(provider.name, channel, outcome).observe(time.perf_counter() - started)
-    return Dispatched(provider=provider.name, reference=reference)
 
 
 def _by_status(asked: Sequence[tuple[str, Any, dict[str, Any]]]) -> dict[str, list[int]]:
@@ -231,15 +182,15 @@ def record_all_sent(sends: Sequence[tuple[Notification, Dispatched]]) -> list[bo
     moved = _sent_together.submit_all(asked)
     _fill_in_details(sends, asked, moved, now)
     for _, dispatched in sends:
-        if dispatched.provider != SimulatedSmsProvider.name:  # the simulator's receipts name our id: never held
-            apply_held_for(dispatched.provider, dispatched.reference)
+        apply_held_for(dispatched.provider, dispatched.reference)
     return moved
 
 
-def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
-                     queue_receipts: Callable[[list[tuple[Notification, Dispatched]]], None]) -> None:
-    """record_all_sent() for sends the simulator took; queue_receipts(the sends this record moved out
-    of `created`) queues their receipts inside the record's transaction, after its UPDATE.
+def record_together(sends: Sequence[tuple[Notification, Dispatched]],
+                    then: Callable[[list[tuple[Notification, Dispatched]]], None]) -> None:
+    """record_all_sent() in one transaction of its own, for sends whose provider reports from here
+    (the simulator): then(the sends this record moved out of `created`) queues their receipts inside
+    the transaction, after its UPDATE.
 
     Queued before the record, a receipt could overtake a slow record, record the send itself and
     leave the record refused (delivered -> sending). Queued here, one applied before the commit
@@ -260,7 +211,7 @@ def record_simulated(sends: Sequence[tuple[Notification, Dispatched]],
         _fill_in_details(sends, asked, moved, now)
         taken = [send for send, was_moved in zip(sends, moved, strict=True) if was_moved]
         if taken:
-            queue_receipts(taken)
+            then(taken)
 
 
 def _asked(sends: Sequence[tuple[Notification, Dispatched]],

@@ -1,9 +1,8 @@
-"""Provider failover for texts and emails: the next provider is tried only for a call that certainly
-did not reach the one before it (RetryableProviderError), so no message reaches two providers.
+"""The send step of delivery, with failover: the providers of a send's route (pipeline/stages/routing.py)
+are called in turn, and the next one is tried only for a call that certainly did not reach the one
+before it (RetryableProviderError), so no message reaches two providers.
 
-Texts go to the SMS gateways in use (pipeline/infrastructure/providers/sms/gateways.py) in the order
-selection.order gives them: drawn by share, without those out of rotation, slow ones with half
-their share. Each gateway is called at its pace (pipeline/infrastructure/providers/sms/pacing.py): a gateway with no
+Each gateway is called at its pace (pipeline/infrastructure/providers/sms/pacing.py): a gateway with no
 room now, or one that answered 429, is passed over like one that is down, without counting against
 it. Emails go to the SMTP relay, then to SMTP_FALLBACK_URL's. A call whose outcome is unknown is
 never failed over: the notification is pinned to that gateway (its `sent_by`, set while it is still
@@ -14,9 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Iterator
 
-from config import Settings
 from models.notification import Notification, unindexed_status
 from models.outages import REDIS_UNAVAILABLE
 from pipeline.domain import statuses
@@ -28,11 +26,11 @@ from pipeline.infrastructure.providers import (
     SmsProvider,
 )
 from pipeline.infrastructure.providers.errors import TECHNICAL_FAILURE, Paced, RateLimited
-from pipeline.infrastructure.providers.registry import email_providers, sms_gateway, sms_provider
-from pipeline.infrastructure.providers.sms import gateways, selection
 from pipeline.infrastructure.providers.sms.circuit import CircuitBreaker
 from pipeline.infrastructure.providers.sms.pacing import Pacing
-from pipeline.stages import dispatch
+from pipeline.stages import handover
+from pipeline.stages.dispatch import Dispatched
+from pipeline.stages.routing import Route
 
 log = logging.getLogger(__name__)
 
@@ -43,36 +41,21 @@ class RetryAtSameProvider(OutcomeUnknownError):
     """The outcome is unknown at a provider that drops repeats: send again, to that provider only."""
 
 
-def route(notification: Notification, settings: Settings, *, circuit: CircuitBreaker | None,
-          slow: Callable[[], Collection[str]] = tuple, draw: float = 0.0) -> list[Provider]:
-    """The providers to try for this notification, in turn. Test keys and a channel with no real
-    provider get the simulator; an empty list: no gateway can take the text now. `slow` is asked
-    only when there are gateways to choose from (it costs a Redis round trip)."""
-    if notification.key_type == "test":
-        return [dispatch.provider_for(notification)]
-    if notification.notification_type == "email":
-        return list(email_providers(settings))
-    rows = gateways.in_use(settings)
-    if not rows:
-        return [sms_provider(settings)]
-    by_name = {row.name: row for row in rows}
-    if notification.sent_by in by_name:  # pinned: that gateway may already have it
-        return [sms_gateway(settings, by_name[notification.sent_by])]
-    order = selection.order(gateways.candidates(rows), international=notification.international,
-                            unavailable=circuit.unavailable(by_name) if circuit else (), slow=slow(), draw=draw)
-    return [sms_gateway(settings, by_name[name]) for name in order]
+# What a send comes back with: what the provider took, or the error of the last provider tried, of
+# one of the three kinds (docs/architecture.md#provider-errors-sorted-at-the-client-boundary).
+Answer = Dispatched | RetryableProviderError | OutcomeUnknownError | FinalProviderError
 
 
-def only_simulated(channel: str, settings: Settings) -> bool:
-    """Whether route() sends a live key's notification on this channel to the simulator: no real
-    provider is configured for it."""
-    if channel == "email":
-        return not settings.smtp_url
-    return not gateways.in_use(settings) and not settings.sms_gateway_url
+def send(notification: Notification, route: Route) -> Answer:
+    """The providers' answer; a provider's error is returned, not raised."""
+    try:
+        return _send(notification, route.providers, circuit=route.circuit, pacing=route.pacing)
+    except (RetryableProviderError, OutcomeUnknownError, FinalProviderError) as error:
+        return error
 
 
-def send(notification: Notification, providers: list[Provider], *,
-         circuit: CircuitBreaker | None, pacing: Pacing | None = None) -> dispatch.Dispatched:
+def _send(notification: Notification, providers: list[Provider], *,
+          circuit: CircuitBreaker | None, pacing: Pacing | None) -> Dispatched:
     """Call the providers in turn until one takes the message; raises what the last one raised."""
     if not providers:
         raise RetryableProviderError("no SMS gateway can take this text now: all are out of rotation")
@@ -112,10 +95,10 @@ def send(notification: Notification, providers: list[Provider], *,
     raise last
 
 
-def _paced_send(notification: Notification, provider: Provider, pacing: Pacing | None) -> dispatch.Dispatched:
+def _paced_send(notification: Notification, provider: Provider, pacing: Pacing | None) -> Dispatched:
     permit = pacing.acquire(provider.name) if pacing is not None else None
     try:
-        return dispatch.send(notification, provider)
+        return handover.send(notification, provider)
     finally:
         if pacing is not None:
             pacing.release(permit)

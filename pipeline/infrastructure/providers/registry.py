@@ -68,22 +68,23 @@ def sms_gateway(settings: Settings, gateway: SmsGateway) -> SmsProvider:
     """The client of one of several gateways (pipeline/infrastructure/providers/sms/gateways.py), of its type; its
     receipts come to webhooks under its own name."""
     callback_url = webhook_urls(settings, gateway)["delivery_reports"]
+    key = ("sms", gateway.type, gateway.name, gateway.url, gateway.token, gateway.account_sid,
+           gateway.messaging_service_sid, callback_url, settings.sms_gateway_timeout_seconds,
+           settings.sms_gateway_deduplicates)
+    return _cached(key, lambda: _gateway_client(settings, gateway, callback_url))
+
+
+def _gateway_client(settings: Settings, gateway: SmsGateway, callback_url: str) -> SmsProvider:
     timeout, name, url, token = settings.sms_gateway_timeout_seconds, gateway.name, gateway.url, gateway.token
-    key = ("sms", gateway.type, name, url, token, gateway.account_sid, gateway.messaging_service_sid, callback_url,
-           timeout, settings.sms_gateway_deduplicates)
-
-    def build() -> SmsProvider:
-        if gateway.type == types.SPRYNG:
-            return SpryngGateway(url, token or "", timeout=timeout, name=name)
-        if gateway.type == types.CM:
-            return CmGateway(url, token or "", timeout=timeout, name=name)
-        if gateway.type == types.TWILIO:
-            return TwilioGateway(url, gateway.account_sid or "", token or "", status_callback=callback_url,
-                                 messaging_service_sid=gateway.messaging_service_sid, timeout=timeout, name=name)
-        return HttpSmsGateway(url, token, callback_url=callback_url, timeout=timeout,
-                              deduplicates=settings.sms_gateway_deduplicates, name=name)
-
-    return _cached(key, build)
+    if gateway.type == types.SPRYNG:
+        return SpryngGateway(url, token or "", timeout=timeout, name=name)
+    if gateway.type == types.CM:
+        return CmGateway(url, token or "", timeout=timeout, name=name)
+    if gateway.type == types.TWILIO:
+        return TwilioGateway(url, gateway.account_sid or "", token or "", status_callback=callback_url,
+                             messaging_service_sid=gateway.messaging_service_sid, timeout=timeout, name=name)
+    return HttpSmsGateway(url, token, callback_url=callback_url, timeout=timeout,
+                          deduplicates=settings.sms_gateway_deduplicates, name=name)
 
 
 def sms_provider(settings: Settings, *, simulated: bool = False) -> SmsProvider:
