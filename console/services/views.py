@@ -18,8 +18,8 @@ from console.send_one.flow import own_details
 from console.services.examples import example_templates
 from core.organisations import join_by_domain
 from core.service_users import add_creator
-from core.services import create_service, update_service
-from core.templates import add_template, current_versions
+from core.services import update_service
+from core.templates import create_service_with, current_versions
 from models.db import database
 from models.service import Service
 from models.user import membership, services_of
@@ -40,9 +40,7 @@ class NewServiceForm(ServiceNameForm):
 def _create(name: str, examples: bool) -> Service:
     user = current_user()
     with database.atomic():
-        service = create_service(name)
-        for template in example_templates(user.name) if examples else ():
-            add_template(str(service.id), **template)
+        service = create_service_with(name, example_templates(user.name) if examples else ())
         add_creator(service.id, user)
         join_by_domain(service, user.email_address)
     return service

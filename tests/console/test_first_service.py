@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.account_settings import set_mobile_number
-from core.services import create_service as create_service_rule
-from core.templates import current_versions
+from core.templates import create_service_with, current_versions
 from models.audit import AuditEvent
 from models.notification import Notification
 from models.service import Service
@@ -70,7 +69,7 @@ def test_the_admin_api_starts_a_service_without_templates(client):
 
 def test_a_template_the_rules_refuse_makes_no_service_either():
     with pytest.raises(ValidationError):
-        create_service_rule("Loket", templates=[{"template_type": "email", "name": "Zonder onderwerp", "body": "Hoi"}])
+        create_service_with("Loket", [{"template_type": "email", "name": "Zonder onderwerp", "body": "Hoi"}])
     assert Service.get_or_none(Service.name == "Loket") is None
 
 
@@ -110,7 +109,7 @@ def test_without_a_mobile_number_the_service_page_links_to_adding_one(console_ap
 
 def test_a_live_service_a_member_who_may_not_send_or_a_platform_admin_of_no_team_is_offered_no_test(console_app):
     live = create_service(trial_mode=False)
-    create_service_rule("Proef", templates=[{"template_type": "sms", "name": "Hallo", "body": "Hallo"}])
+    create_service_with("Proef", [{"template_type": "sms", "name": "Hallo", "body": "Hallo"}])
     trial = Service.get(Service.name == "Proef")
     for service, permissions in ((live, ["view_activity", "send_messages"]), (trial, ["view_activity"])):
         user = create_console_user(service=service, permissions=permissions)
