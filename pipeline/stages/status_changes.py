@@ -6,6 +6,7 @@ both move it, and an illegal move is refused: counted and logged at DEBUG when i
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -80,7 +81,8 @@ def transition(notification_id: Any, new_status: str, **fields: Any) -> bool:
         if changed is not None:
             _notify(str(notification_id), new_status)
     if changed is not None:
-        status_transitions.labels(changed, new_status).inc()
+        # Counted once the change commits: a round rolled back and taken again counts it once.
+        database.after_commit(status_transitions.labels(changed, new_status).inc)
         return True
     current = Notification.select(Notification.status).where(Notification.id == notification_id).first()
     if current is not None and current.status == new_status:
@@ -159,7 +161,8 @@ def _announced(moved_rows: list[tuple[Any, str]], new_status: str) -> list[str]:
 def _moved(moved_rows: list[tuple[Any, str]], moved: list[str], new_status: str, wanted: set[str]) -> list[str]:
     """A batch move's ids, counted; those of `wanted` that did not move are logged where refused."""
     for notification_type, count in Counter(notification_type for _, notification_type in moved_rows).items():
-        status_transitions.labels(notification_type, new_status).inc(count)  # once per type: each is a lock and a write
+        # Once per type (each is a lock and a write), once the change commits (a rolled-back round counts none).
+        database.after_commit(functools.partial(status_transitions.labels(notification_type, new_status).inc, count))
     if len(moved) < len(wanted):
         _log_refused(wanted - set(moved), new_status)
     return moved
